@@ -1,0 +1,370 @@
+"""The Backend protocol: what hmodel asks of a store, in bytes only."""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Iterator, Mapping, Sequence
+
+import attrs
+
+from hmodel.errors import IllegalArgumentError, UnsupportedOperationError
+from hmodel.schema.family import Family
+from hmodel.schema.table import Table
+
+__all__ = [
+    "Backend",
+    "Cell",
+    "Delete",
+    "Increment",
+    "Mutation",
+    "Put",
+    "Region",
+    "RowResult",
+    "Scan",
+    "family_of",
+    "prefix_stop",
+    "split_column",
+]
+
+
+def split_column(column: bytes) -> tuple[bytes, bytes | None]:
+    """Split ``b"f:q"`` into ``(b"f", b"q")``; a bare family ``b"f"`` gives ``(b"f", None)``.
+
+    ``b"f:"`` is the column with the empty qualifier, as in HBase: ``(b"f", b"")``.
+    Only the first colon separates; qualifiers may contain colons.
+    """
+    family, sep, qualifier = column.partition(b":")
+    return (family, qualifier) if sep else (family, None)
+
+
+def family_of(column: bytes) -> bytes:
+    """Return the family part of ``b"f:q"`` (or of a bare ``b"f"``)."""
+    return column.partition(b":")[0]
+
+
+def prefix_stop(prefix: bytes) -> bytes:
+    r"""Return the smallest row greater than every row that starts with ``prefix``.
+
+    That is the exclusive stop row of a prefix scan: increment the last byte that is not
+    ``0xff`` and drop what follows. A prefix of only ``0xff`` bytes (or an empty prefix)
+    has no such row; ``b""`` is returned, meaning "to the end of the table".
+
+    >>> prefix_stop(b"ab")
+    b'ac'
+    >>> prefix_stop(b"a\xff")
+    b'b'
+    >>> prefix_stop(b"\xff")
+    b''
+    """
+    trimmed = prefix.rstrip(b"\xff")
+    if not trimmed:
+        return b""
+    return trimmed[:-1] + bytes([trimmed[-1] + 1])
+
+
+@attrs.frozen
+class Cell:
+    """One version of one cell: its value and its timestamp in epoch milliseconds."""
+
+    value: bytes
+    timestamp: int
+
+
+@attrs.frozen
+class RowResult:
+    """One row as read: its key and, per column ``b"f:q"``, the latest visible cell.
+
+    ``cells`` iterates in column order (family, then qualifier, as unsigned bytes).
+    """
+
+    row: bytes
+    cells: Mapping[bytes, Cell]
+
+    def value(self, column: bytes) -> bytes | None:
+        """Return the value of ``column``, or ``None`` if the row has no such cell."""
+        cell = self.cells.get(column)
+        return None if cell is None else cell.value
+
+
+@attrs.frozen
+class Put:
+    """Write ``value`` into ``row``/``column``.
+
+    Args:
+        row: The rowkey.
+        column: ``b"family:qualifier"`` (a family alone is rejected).
+        value: The cell value.
+        timestamp: The cell timestamp in epoch ms; ``None`` lets the server stamp it with
+            its current time.
+        ttl: Per-cell TTL in **milliseconds** (F8); the cell expires at
+            ``timestamp + ttl`` and never outlives its family's TTL. ``None``: family TTL only.
+    """
+
+    row: bytes
+    column: bytes
+    value: bytes
+    timestamp: int | None = None
+    ttl: int | None = None
+
+
+@attrs.frozen
+class Delete:
+    """Delete cells of ``row``, as HBase deletes do (delete markers).
+
+    Args:
+        row: The rowkey.
+        column: ``b"f:q"`` deletes every version of that column with a timestamp
+            ``<= timestamp`` (HBase ``Delete.addColumns``); a bare family ``b"f"`` does the
+            same for the whole family (``Delete.addFamily``); ``None`` for the whole row.
+        timestamp: Upper bound (inclusive) of the versions deleted; ``None`` means "now",
+            i.e. every version stored so far.
+    """
+
+    row: bytes
+    column: bytes | None = None
+    timestamp: int | None = None
+
+
+Mutation = Put | Delete
+
+
+@attrs.frozen
+class Increment:
+    """Add ``amount`` to the 8-byte big-endian counter at ``row``/``column`` (F10)."""
+
+    row: bytes
+    column: bytes
+    amount: int = 1
+
+
+@attrs.frozen
+class Region:
+    """A region of a table: rows ``>= start`` and ``< end`` (``b""`` end = end of table)."""
+
+    start: bytes
+    end: bytes
+
+
+@attrs.frozen
+class Scan:
+    """What a scan reads. Bounds are always given in forward (unsigned byte) order.
+
+    Args:
+        start: First row, **inclusive**. ``b""``: from the start of the table.
+        stop: Row to stop at, **exclusive**. ``b""``: to the end of the table.
+        columns: Columns ``b"f:q"`` or whole families ``b"f"`` to return; empty: all.
+        filter: A filter in the HBase filter language (I4), e.g.
+            ``"SingleColumnValueFilter('i', 'n', =, 'binary:bob', true, true)"``.
+        before: Only cells with a timestamp **strictly less** than this (the Thrift1
+            ``timestamp`` argument, ``setTimeRange(0, before)``); ``None``: all.
+        reverse: Return rows from the highest to the lowest; the range is still
+            ``start`` (inclusive) to ``stop`` (exclusive).
+        limit: At most this many rows; ``None``: no limit.
+        batch_size: Rows fetched per round trip (HBase scanner caching), >= 1.
+
+    Scans return the latest visible version of each column (Thrift1 scans cannot return
+    more); use :meth:`Backend.get_versions` for history.
+    """
+
+    start: bytes = b""
+    stop: bytes = b""
+    columns: tuple[bytes, ...] = attrs.field(default=(), converter=tuple)
+    filter: str | None = None
+    before: int | None = None
+    reverse: bool = False
+    limit: int | None = None
+    batch_size: int = 1000
+
+    def __attrs_post_init__(self) -> None:
+        if self.batch_size < 1:
+            raise IllegalArgumentError("batch_size must be >= 1", value=self.batch_size)
+        if self.limit is not None and self.limit < 0:
+            raise IllegalArgumentError("limit must be >= 0", value=self.limit)
+
+    @classmethod
+    def prefix(cls, prefix: bytes, **options: object) -> Scan:
+        """A scan of exactly the rows that start with ``prefix`` (other options as given)."""
+        return cls(start=prefix, stop=prefix_stop(prefix), **options)  # type: ignore[arg-type]
+
+    def contains(self, row: bytes) -> bool:
+        """Whether ``row`` lies inside ``[start, stop)``."""
+        return row >= self.start and (not self.stop or row < self.stop)
+
+
+class Backend(abc.ABC):
+    """A store that behaves like HBase, spoken to in bytes.
+
+    Every method but :meth:`scan` is **one round trip** to the store (retries of idempotent
+    requests after a dropped connection aside). A scan is one round trip to open it plus
+    one per ``batch_size`` rows. Columns are ``b"family:qualifier"``; rows, qualifiers and
+    values are arbitrary bytes; timestamps are epoch milliseconds.
+
+    Implementations: :class:`hmodel.backend.memory.MemoryBackend` (in-process engine) and
+    :class:`hmodel.backend.thrift.ThriftBackend` (HBase's Thrift1 server via happybase).
+    Errors are :class:`~hmodel.errors.BackendError` subclasses, with the original as cause.
+    """
+
+    #: Optional capabilities beyond the protocol's core, e.g. ``{"check_and_delete"}``.
+    capabilities: frozenset[str] = frozenset()
+
+    # --- admin ----------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def create_table(self, table: Table) -> None:
+        """Create ``table`` with its families, their options and its split points.
+
+        Raises:
+            TableExistsError: A table of that name exists.
+        """
+
+    @abc.abstractmethod
+    def delete_table(self, name: str) -> None:
+        """Disable (if enabled) and delete the table ``name`` (``namespace:name`` allowed).
+
+        Raises:
+            TableNotFoundError: No such table.
+        """
+
+    @abc.abstractmethod
+    def table_exists(self, name: str) -> bool:
+        """Whether a table called ``name`` exists."""
+
+    @abc.abstractmethod
+    def list_tables(self) -> list[str]:
+        """Names of all tables, sorted."""
+
+    @abc.abstractmethod
+    def describe_families(self, name: str) -> dict[str, Family]:
+        """The families of table ``name`` with the options the store reports.
+
+        A backend reports what it can see: over Thrift1 only VERSIONS, TTL, COMPRESSION,
+        IN_MEMORY, BLOOMFILTER and BLOCKCACHE are visible, the rest are defaults.
+        """
+
+    @abc.abstractmethod
+    def regions(self, name: str) -> list[Region]:
+        """The table's regions in key order; they cover the whole key space."""
+
+    # --- reads ----------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def get(
+        self,
+        table: str,
+        rows: Sequence[bytes],
+        *,
+        columns: Sequence[bytes] = (),
+        before: int | None = None,
+    ) -> list[RowResult]:
+        """Read the latest visible version of each column of several rows, in one round trip.
+
+        Args:
+            table: Table name.
+            rows: Rowkeys; duplicates are allowed.
+            columns: ``b"f:q"`` columns or ``b"f"`` families; empty: all columns.
+            before: Only cells with timestamp strictly less than this.
+
+        Returns:
+            One :class:`RowResult` per requested row that has at least one visible cell,
+            in the order requested. Missing rows are left out.
+        """
+
+    @abc.abstractmethod
+    def get_versions(
+        self,
+        table: str,
+        row: bytes,
+        column: bytes,
+        *,
+        max_versions: int,
+        before: int | None = None,
+    ) -> list[Cell]:
+        """Read up to ``max_versions`` visible versions of one column, newest first.
+
+        Args:
+            table: Table name.
+            row: The rowkey.
+            column: ``b"f:q"``.
+            max_versions: At most this many versions (>= 1); the family's ``VERSIONS``
+                caps what is kept anyway.
+            before: Only versions with timestamp strictly less than this.
+        """
+
+    @abc.abstractmethod
+    def scan(self, table: str, scan: Scan) -> Iterator[RowResult]:
+        """Iterate the rows of ``scan``'s range in key order (or reverse order).
+
+        Rows with no visible cell after column selection and filtering are not returned.
+        Closing the iterator (or exhausting it) releases the server-side scanner.
+        """
+
+    # --- writes ---------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def mutate(self, table: str, mutations: Sequence[Mutation]) -> None:
+        """Apply puts and deletes to any rows of ``table``.
+
+        Mutations of one row are applied atomically (HBase row atomicity); there is no
+        atomicity across rows. Within one call, all puts are applied before all deletes,
+        as HBase's Thrift1 server does. Puts and deletes without a timestamp take the
+        server's current time. One round trip per distinct ``(timestamp, ttl)`` pair
+        among the mutations (Thrift1 ``mutateRowsTs`` carries one timestamp and one set of
+        attributes per call); mutations sharing them travel together.
+
+        Raises:
+            TableNotFoundError: No such table.
+            ColumnFamilyNotFoundError: A column names an unknown family; nothing of the
+                call is applied.
+        """
+
+    @abc.abstractmethod
+    def increment(self, table: str, row: bytes, column: bytes, amount: int = 1) -> int:
+        """Atomically add ``amount`` to a counter cell and return its new value (F10).
+
+        A missing cell counts as 0. Never retried blindly.
+
+        Raises:
+            CounterError: The cell holds a value that is not 8 bytes long.
+        """
+
+    @abc.abstractmethod
+    def increment_many(self, table: str, increments: Sequence[Increment]) -> None:
+        """Apply several increments in one round trip; each is atomic on its own."""
+
+    @abc.abstractmethod
+    def check_and_put(
+        self, table: str, row: bytes, column: bytes, expected: bytes | None, put: Put
+    ) -> bool:
+        """Atomically apply ``put`` if ``column`` of ``row`` currently holds ``expected``.
+
+        ``expected=None`` requires the cell to be absent. ``put`` must be on the same row;
+        it may write another column. Returns whether the put was applied.
+        """
+
+    @abc.abstractmethod
+    def append(self, table: str, row: bytes, values: Mapping[bytes, bytes]) -> dict[bytes, bytes]:
+        """Atomically append bytes to cells of one row; return the new values. Never retried."""
+
+    def check_and_delete(
+        self, table: str, row: bytes, column: bytes, expected: bytes | None, delete: Delete
+    ) -> bool:
+        """Atomically apply ``delete`` if ``column`` of ``row`` holds ``expected``.
+
+        Optional: only backends with ``"check_and_delete"`` in :attr:`capabilities`.
+
+        Raises:
+            UnsupportedOperationError: Always, unless the backend supports it
+                (HBase's Thrift1 API has no checkAndDelete).
+        """
+        raise UnsupportedOperationError(
+            f"{type(self).__name__} cannot check-and-delete", table=table, row=row
+        )
+
+    def close(self) -> None:  # noqa: B027 -- optional hook, most backends hold nothing
+        """Release connections and other resources; the backend is unusable afterwards."""
+
+    def __enter__(self) -> Backend:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

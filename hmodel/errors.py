@@ -1,0 +1,189 @@
+"""The one exception tree of hmodel, rooted at :class:`HModelError`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "BackendError",
+    "CodecError",
+    "ColumnFamilyNotFoundError",
+    "ConflictError",
+    "ConnectionLostError",
+    "CounterError",
+    "DeclarationError",
+    "DecodeError",
+    "EncodeError",
+    "FilterError",
+    "HModelError",
+    "IllegalArgumentError",
+    "KeyDecodeError",
+    "KeyEncodeError",
+    "NotFoundError",
+    "QueryError",
+    "RowKeyError",
+    "SchemaError",
+    "TableExistsError",
+    "TableNotFoundError",
+    "TokenError",
+    "UnsupportedOperationError",
+    "ValidationError",
+]
+
+
+def _show(value: Any) -> str:
+    """Render a context value for a message: bytes as Python literals, long values shortened."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+class HModelError(Exception):
+    """Root of every error hmodel raises.
+
+    Each error names what it concerns. The context attributes are ``None`` when they do
+    not apply, and the non-``None`` ones are appended to the message, so a log line says
+    which table, row, column, field or key component was involved.
+
+    Args:
+        message: What went wrong, in one sentence.
+        table: The table name involved, if any.
+        row: The rowkey involved, as bytes, if any.
+        column: The column (``b"family:qualifier"`` or a family name) involved, if any.
+        field: The model field (or key component) name involved, if any.
+        value: The offending value, if any (rendered with ``repr``, shortened).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        table: str | None = None,
+        row: bytes | None = None,
+        column: bytes | str | None = None,
+        field: str | None = None,
+        value: Any = None,
+    ) -> None:
+        self.message = message
+        self.table = table
+        self.row = row
+        self.column = column
+        self.field = field
+        self.value = value
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        parts = [self.message]
+        context = [
+            f"{name}={_show(getattr(self, name))}"
+            for name in ("table", "row", "column", "field", "value")
+            if getattr(self, name) is not None
+        ]
+        if context:
+            parts.append(f"({', '.join(context)})")
+        return " ".join(parts)
+
+
+# --- declarations -------------------------------------------------------------------------
+
+
+class DeclarationError(HModelError):
+    """A table, family, key or model declaration is invalid; raised at declaration time."""
+
+
+class SchemaError(DeclarationError):
+    """A table or family option is invalid (F3, F4), e.g. ``VERSIONS=0``."""
+
+
+# --- bytes <-> values ---------------------------------------------------------------------
+
+
+class CodecError(HModelError):
+    """A value could not be turned into bytes, or bytes into a value."""
+
+
+class EncodeError(CodecError):
+    """A value cannot be encoded: wrong type, out of range, too long."""
+
+
+class DecodeError(CodecError):
+    """Stored bytes cannot be decoded: corrupt, truncated or of another type."""
+
+
+class RowKeyError(CodecError):
+    """A rowkey could not be composed or parsed (K1-K11)."""
+
+
+class KeyEncodeError(RowKeyError, EncodeError):
+    """A key component value is missing, of the wrong type, out of range or too long."""
+
+
+class KeyDecodeError(RowKeyError, DecodeError):
+    """A rowkey's bytes do not parse under the key declaration (truncated, bad salt bucket...)."""
+
+
+# --- user input to repositories -------------------------------------------------------------
+
+
+class ValidationError(HModelError):
+    """A model instance or a call's arguments are invalid.
+
+    Wrong field type, unknown field, missing required field or key field.
+    """
+
+
+class QueryError(ValidationError):
+    """A query is invalid: unknown field in a condition, bounds on a non-key field, ..."""
+
+
+class TokenError(ValidationError):
+    """A resume token is malformed, was tampered with, or belongs to another query."""
+
+
+class NotFoundError(HModelError):
+    """A row asked for with ``required=True`` does not exist."""
+
+
+class ConflictError(HModelError):
+    """An optimistic-locking check failed: the stored version is not the one that was read."""
+
+
+# --- backend --------------------------------------------------------------------------------
+
+
+class BackendError(HModelError):
+    """The storage backend (in-memory engine or HBase over Thrift) refused or failed a request.
+
+    The original exception, when there is one, is kept as ``__cause__``.
+    """
+
+
+class TableNotFoundError(BackendError):
+    """The table does not exist (HBase ``TableNotFoundException``)."""
+
+
+class TableExistsError(BackendError):
+    """The table already exists (HBase ``TableExistsException`` / Thrift ``AlreadyExists``)."""
+
+
+class ColumnFamilyNotFoundError(BackendError):
+    """A column names a family the table does not have (HBase ``NoSuchColumnFamilyException``)."""
+
+
+class IllegalArgumentError(BackendError):
+    """The server rejected the arguments of a request (Thrift ``IllegalArgument``)."""
+
+
+class CounterError(IllegalArgumentError):
+    """An increment hit a cell that is not an 8-byte long (F10), or the counter overflowed."""
+
+
+class FilterError(IllegalArgumentError):
+    """A filter string does not parse, or names a filter the engine does not support (I4)."""
+
+
+class UnsupportedOperationError(BackendError):
+    """The backend cannot perform this operation (e.g. check-and-delete over Thrift1)."""
+
+
+class ConnectionLostError(BackendError):
+    """The connection to the HBase Thrift server failed or was dropped."""

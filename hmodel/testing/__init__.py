@@ -1,0 +1,1 @@
+"""Test support: the pytest plugin, the contract suite and the HBase-compatible Thrift server."""

@@ -1,0 +1,1 @@
+"""The hmodel pytest plugin: backend fixtures for application tests."""
