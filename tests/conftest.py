@@ -1,0 +1,66 @@
+"""Backend fixtures shared by the whole suite: one test body, every backend (ARCHITECTURE 6)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from hmodel.backend.base import Backend
+
+# Each target is tried in turn. The thrift targets appear as soon as the server and the
+# Thrift backend exist; the real-HBase one is skipped with a reason unless HBase is reachable.
+BACKEND_TARGETS = [
+    "memory",
+    "thrift",
+    pytest.param("hbase", marks=pytest.mark.hbase),
+]
+
+
+@pytest.fixture(scope="session")
+def fake_hbase_server() -> Iterator[object]:
+    """One project Thrift server for the session; tests clean up the tables they create."""
+    from hmodel.testing.thrift_server import FakeHBaseServer
+
+    with FakeHBaseServer(host="127.0.0.1", port=0) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def real_hbase_address() -> Iterator[tuple[str, int]]:
+    """A real HBase Thrift1 server: ``HMODEL_TEST_HBASE=host:port`` or a testcontainer."""
+    from hmodel.testing.hbase_container import real_hbase
+
+    with real_hbase() as address:
+        yield address
+
+
+def _drop_all(backend: Backend) -> None:
+    for name in backend.list_tables():
+        backend.delete_table(name)
+
+
+@pytest.fixture(params=BACKEND_TARGETS)
+def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
+    """A clean backend: the memory engine, Thrift to the project server, or real HBase."""
+    target = request.param
+    if target == "memory":
+        from hmodel.backend.memory import MemoryBackend
+
+        yield MemoryBackend()
+        return
+    from hmodel.backend.thrift import ThriftBackend
+
+    if target == "thrift":
+        server = request.getfixturevalue("fake_hbase_server")
+        host, port = server.host, server.port  # type: ignore[attr-defined]
+    else:
+        host, port = request.getfixturevalue("real_hbase_address")
+    thrift = ThriftBackend(host, port, table_prefix=os.environ.get("HMODEL_TEST_PREFIX"))
+    _drop_all(thrift)
+    try:
+        yield thrift
+    finally:
+        _drop_all(thrift)
+        thrift.close()
