@@ -154,7 +154,9 @@ class Scan:
         stop: Row to stop at, **exclusive**. ``b""``: to the end of the table.
         columns: Columns ``b"f:q"`` or whole families ``b"f"`` to return; empty: all.
         filter: A filter in the HBase filter language (I4), e.g.
-            ``"SingleColumnValueFilter('i', 'n', =, 'binary:bob', true, true)"``.
+            ``"SingleColumnValueFilter('i', 'n', =, 'binary:bob', true, true)"``. As
+            ``bytes`` it may carry arbitrary bytes inside quoted literals (HBase parses filter
+            strings as bytes); a ``str`` is encoded as UTF-8.
         before: Only cells with a timestamp **strictly less** than this (the Thrift1
             ``timestamp`` argument, ``setTimeRange(0, before)``); ``None``: all.
         reverse: Return rows from the highest to the lowest; the range is still
@@ -169,7 +171,7 @@ class Scan:
     start: bytes = b""
     stop: bytes = b""
     columns: tuple[bytes, ...] = attrs.field(default=(), converter=tuple)
-    filter: str | None = None
+    filter: str | bytes | None = None
     before: int | None = None
     reverse: bool = False
     limit: int | None = None
@@ -206,6 +208,10 @@ class Backend(abc.ABC):
 
     #: Optional capabilities beyond the protocol's core, e.g. ``{"check_and_delete"}``.
     capabilities: frozenset[str] = frozenset()
+
+    #: Round trips made so far: one per protocol call, one per scan batch (and scan open).
+    #: Incremented by the implementations; read it before and after a call to see its cost.
+    round_trips: int = 0
 
     # --- admin ----------------------------------------------------------------------
 
