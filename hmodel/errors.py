@@ -23,6 +23,7 @@ __all__ = [
     "QueryError",
     "RowKeyError",
     "SchemaError",
+    "TableDisabledError",
     "TableExistsError",
     "TableNotFoundError",
     "TokenError",
@@ -159,6 +160,10 @@ class BackendError(HModelError):
 
 class TableNotFoundError(BackendError):
     """The table does not exist (HBase ``TableNotFoundException``)."""
+
+
+class TableDisabledError(BackendError):
+    """The table is disabled: reads and writes are refused (HBase ``TableNotEnabledException``)."""
 
 
 class TableExistsError(BackendError):
