@@ -1,0 +1,170 @@
+"""Wrappers that change a value component's layout: descending order, reversed digits (K5, K7)."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+import attrs
+
+from hmodel.errors import DeclarationError, KeyDecodeError
+from hmodel.keys.component import Order, ValueComponent
+
+__all__ = ["Descending", "Reversed"]
+
+T = TypeVar("T")
+
+_INVERT = bytes(255 - b for b in range(256))
+
+
+def _value_component(component: object) -> ValueComponent[Any]:
+    if not isinstance(component, ValueComponent):
+        raise DeclarationError(
+            "only a value component (Str, Bytes, Int, Timestamp, ...) can be wrapped",
+            value=component,
+        )
+    return component
+
+
+@attrs.frozen
+class Descending(ValueComponent[T]):
+    """Any value component with every byte inverted (``b -> 0xFF - b``): largest first (K7).
+
+    Because every component's encodings are prefix-free, two encodings differ at a byte
+    inside both, and inverting the bytes reverses that comparison: the order is exactly
+    reversed for whole keys, and the inverted encodings stay prefix-free. That holds for
+    variable-width strings too: their escape ``00 FF`` becomes ``FF 00`` and their
+    terminator ``00 00`` becomes ``FF FF``, so ``"ab"`` sorts before ``"a"``.
+
+    For a signed :class:`~hmodel.keys.Int` of 4 (8) bytes the stored bytes are exactly
+    Java's ``Integer.MAX_VALUE - v`` (``Long.MAX_VALUE - v``) for ``v >= 0``, the hot-list
+    idiom, but without its overflow for negative ``v``.
+
+    Args:
+        component: The value component to invert, e.g. ``Int("score", size=4)``.
+
+    Raises:
+        DeclarationError: ``component`` is not a value component.
+    """
+
+    component: ValueComponent[T] = attrs.field(converter=_value_component)
+
+    @property
+    def name(self) -> str:
+        """The wrapped component's name."""
+        return self.component.name
+
+    @property
+    def fixed_width(self) -> int | None:
+        """The wrapped component's width."""
+        return self.component.fixed_width
+
+    @property
+    def python_type(self) -> type[T]:
+        """The wrapped component's value type."""
+        return self.component.python_type
+
+    @property
+    def order(self) -> Order:
+        """The reverse of the wrapped component's order."""
+        return self.component.order.flipped()
+
+    def encode(self, value: Any) -> bytes:
+        """Return the wrapped encoding with every byte inverted.
+
+        Raises:
+            KeyEncodeError: As the wrapped component.
+        """
+        return self.component.encode(value).translate(_INVERT)
+
+    def decode(self, buf: bytes, pos: int) -> tuple[T, int]:
+        """Invert the bytes from ``pos`` on and let the wrapped component read them.
+
+        Raises:
+            KeyDecodeError: As the wrapped component.
+        """
+        width = self.component.fixed_width
+        tail = buf[pos:] if width is None else buf[pos : pos + width]
+        value, used = self.component.decode(tail.translate(_INVERT), 0)
+        return value, pos + used
+
+
+@attrs.frozen
+class Reversed(ValueComponent[T]):
+    """A value stored least-significant part first, to spread sequential ids (K5).
+
+    Text and bytes are reversed character by character before the wrapped component
+    encodes them: ``Reversed(Str("user_id", width=10))`` stores ``"1234567890"`` as
+    ``"0987654321"``. Other components (integers, timestamps) must be fixed-width and
+    have their encoded bytes reversed, least significant byte first. Decoding undoes it.
+
+    Order is not kept: sequential ids land far apart, which is the point (writes spread
+    over regions), so ranges cannot bound a reversed component; only an exact value in a
+    key prefix can be scanned for. Gets by the natural id still work.
+
+    Args:
+        component: The value component to reverse.
+
+    Raises:
+        DeclarationError: ``component`` is not a value component, or is a variable-width
+            one that is not text or bytes.
+    """
+
+    component: ValueComponent[T] = attrs.field(converter=_value_component)
+
+    def __attrs_post_init__(self) -> None:
+        if not self._textual and self.component.fixed_width is None:
+            raise DeclarationError(
+                "Reversed needs text, bytes or a fixed-width component",
+                field=self.component.name,
+                value=self.component,
+            )
+
+    @property
+    def _textual(self) -> bool:
+        return self.component.python_type in (str, bytes)
+
+    @property
+    def name(self) -> str:
+        """The wrapped component's name."""
+        return self.component.name
+
+    @property
+    def fixed_width(self) -> int | None:
+        """The wrapped component's width."""
+        return self.component.fixed_width
+
+    @property
+    def python_type(self) -> type[T]:
+        """The wrapped component's value type."""
+        return self.component.python_type
+
+    @property
+    def order(self) -> Order:
+        """Unordered: byte order says nothing about value order."""
+        return Order.UNORDERED
+
+    def encode(self, value: Any) -> bytes:
+        """Return the encoding of the reversed value (text) or the reversed encoding.
+
+        Raises:
+            KeyEncodeError: As the wrapped component.
+        """
+        if self._textual and isinstance(value, (str, bytes)):
+            return self.component.encode(value[::-1])
+        if self._textual:
+            return self.component.encode(value)  # the wrapped component names the bad type
+        return self.component.encode(value)[::-1]
+
+    def decode(self, buf: bytes, pos: int) -> tuple[T, int]:
+        """Read the wrapped component and undo the reversal.
+
+        Raises:
+            KeyDecodeError: As the wrapped component.
+        """
+        if self._textual:
+            value, end = self.component.decode(buf, pos)
+            if not isinstance(value, (str, bytes)):  # pragma: no cover - python_type says so
+                raise KeyDecodeError("reversed value is not text", field=self.name, value=value)
+            return value[::-1], end  # type: ignore[return-value]
+        width = self.component.fixed_width or 0
+        return self.component.decode(buf[pos : pos + width][::-1], 0)[0], pos + width
