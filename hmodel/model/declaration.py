@@ -1,0 +1,506 @@
+"""The ``@model`` class decorator: checks a declaration and makes the class an attrs class."""
+
+from __future__ import annotations
+
+import inspect
+import sys
+import typing
+import weakref
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any, NoReturn, TypeVar
+
+import attrs
+
+from hmodel.codecs import Codec, codec_for_type
+from hmodel.errors import DeclarationError, HModelError, ValidationError
+from hmodel.keys import Key
+from hmodel.model.annotation import check_value, describe, dict_types, is_classvar, split_optional
+from hmodel.model.column import ColumnName, parse_column, parse_family
+from hmodel.model.info import (
+    ColumnField,
+    CounterField,
+    KeyField,
+    MapField,
+    ModelInfo,
+    StoredField,
+    VersionField,
+)
+from hmodel.model.specifier import ColumnSpec, CounterSpec, MapSpec, Spec, field
+from hmodel.schema import Table
+
+if sys.version_info >= (3, 11):
+    from typing import dataclass_transform
+else:
+    from typing_extensions import dataclass_transform
+
+__all__ = ["model", "model_info", "model_infos_for"]
+
+T = TypeVar("T")
+
+_INFO = "__hmodel_model__"
+_METADATA = "hmodel"
+_MISSING = object()
+
+# Models by table, in declaration order; weak so that models declared in a function (tests)
+# disappear with their class.
+_REGISTRY: dict[Table, list[weakref.ref[type[Any]]]] = {}
+
+
+@dataclass_transform(kw_only_default=True, field_specifiers=(field,))
+def model(
+    table: Table,
+    *,
+    key: Key,
+    ttl: timedelta | None = None,
+    name: str | None = None,
+) -> Callable[[type[T]], type[T]]:
+    """Declare a model class: its rows live in ``table`` under rowkeys built by ``key``.
+
+    The class becomes an attrs class (slots, ``__eq__``, ``__repr__``, keyword-only
+    ``__init__``) and type checkers treat it like a dataclass. Its annotated attributes are:
+
+    * **key fields**: the names in ``key.fields``, declared by a bare annotation
+      (``user_id: str``); they live in the rowkey, not in columns (K1), and cannot be
+      reassigned on an instance (K10: a key change is a delete plus an insert);
+    * **column fields**: ``nickname: str = field("i:n")`` (F2, F7);
+    * **map fields**: ``fans: dict[str, str] = map_field("f")`` (F6);
+    * **counters**: ``views: int = counter("i:v")`` (F10);
+    * at most one **version field**: ``version: int = version_field("i:_v")``.
+
+    ``ClassVar`` attributes are left alone. Several models may share one table (R1, record
+    types): give each key a different :class:`~hmodel.keys.Const` tag after the shared
+    leading components, so a row decodes under exactly one of them; see
+    :func:`model_infos_for`.
+
+    Args:
+        table: The table declaration.
+        key: The rowkey declaration; every field it names must be annotated.
+        ttl: Default per-cell TTL of this model's writes (F8), a positive whole number of
+            milliseconds; it cannot outlive a family TTL, so it must not exceed the TTL of
+            a family the model writes to.
+        name: The model's name in messages; default: the class name.
+
+    Raises:
+        DeclarationError: The declaration is invalid; the message names the model and the
+            field (family not in the table, bad column string, two fields on one column,
+            a column inside a map's prefix, an annotation without a column, a key field
+            missing or of a type its component cannot hold, ``history=True`` in a family
+            keeping one version, ...).
+
+    Example:
+        >>> from hmodel.keys import Key, Str
+        >>> from hmodel.schema import Family, Table
+        >>> users = Table("user", [Family("i")])
+        >>> @model(users, key=Key(Str("user_id")))
+        ... class User:
+        ...     user_id: str
+        ...     nickname: str = field("i:n")
+        >>> User(user_id="u1", nickname="bob")
+        User(user_id='u1', nickname='bob')
+    """
+
+    def decorate(cls: type[T]) -> type[T]:
+        return _Declaration(cls, table=table, key=key, ttl=ttl, name=name).build()
+
+    return decorate
+
+
+def model_info(model: object) -> ModelInfo:
+    """Return the :class:`ModelInfo` of a model class (or of an instance of one).
+
+    Raises:
+        DeclarationError: ``model`` is not declared with :func:`model`.
+    """
+    cls = model if isinstance(model, type) else type(model)
+    info = cls.__dict__.get(_INFO)
+    if not isinstance(info, ModelInfo):
+        raise DeclarationError(
+            f"{cls.__qualname__} is not a model: decorate it with @model(table, key=...)",
+            value=model,
+        )
+    return info
+
+
+def model_infos_for(table: Table) -> list[ModelInfo]:
+    """Return the models declared on ``table`` (R1, record types), in declaration order.
+
+    Tables compare by value, so a model declared on an equal :class:`~hmodel.schema.Table`
+    counts. Models whose classes were garbage-collected are not listed.
+    """
+    refs = _REGISTRY.get(table, [])
+    alive = [cls for cls in (ref() for ref in refs) if cls is not None]
+    _REGISTRY[table] = [weakref.ref(cls) for cls in alive]
+    return [model_info(cls) for cls in alive]
+
+
+def _key_types(key: Key) -> dict[str, type]:
+    """The Python type of each key field, from the key's value components."""
+    return {name: key.component(name).python_type for name in key.fields}
+
+
+class _Declaration:
+    """One run of the decorator over one class: resolves, checks and builds."""
+
+    def __init__(
+        self,
+        cls: type[Any],
+        *,
+        table: Table,
+        key: Key,
+        ttl: timedelta | None,
+        name: str | None,
+    ) -> None:
+        self.cls = cls
+        self.name = cls.__name__ if name is None else name
+        if not isinstance(self.name, str) or not self.name:
+            self.fail("a model name must be a non-empty string", value=name)
+        if not isinstance(table, Table):
+            self.fail("the table must be a hmodel.schema.Table", value=table)
+        if not isinstance(key, Key):
+            self.fail("the key must be a hmodel.keys.Key", value=key)
+        self.table = table
+        self.key = key
+        self.ttl = self._check_ttl(ttl)
+        self.key_types = _key_types(key)
+
+    # --- errors -----------------------------------------------------------------------
+
+    def fail(self, message: str, *, field: str | None = None, value: Any = None) -> NoReturn:
+        where = f"model {self.name!r}" + ("" if field is None else f", field {field!r}")
+        table = getattr(self, "table", None)
+        raise DeclarationError(
+            f"{where}: {message}",
+            table=None if table is None else table.name,
+            field=field,
+            value=value,
+        )
+
+    # --- the steps ----------------------------------------------------------------------
+
+    def build(self) -> type[Any]:
+        for base in self.cls.__mro__[1:]:
+            if _INFO in vars(base):
+                self.fail(
+                    f"a model cannot subclass the model {base.__qualname__!r}; declare the "
+                    "fields again (or share them through a plain function that builds them)",
+                )
+        hints = self._hints()
+        own = inspect.get_annotations(self.cls)
+        for attr_name, value in list(vars(self.cls).items()):
+            if isinstance(value, Spec) and attr_name not in own:
+                self.fail("a field needs a type annotation", field=attr_name)
+        for attr_name in own:
+            hint = hints[attr_name]
+            if is_classvar(hint):
+                continue
+            setattr(self.cls, attr_name, self._attribute(attr_name, hint))
+        cls = attrs.define(
+            self.cls, slots=True, kw_only=True, eq=True, repr=True, auto_attribs=True
+        )
+        key_fields: dict[str, KeyField] = {}
+        stored: dict[str, StoredField] = {}
+        for attribute in attrs.fields(cls):
+            resolved = attribute.metadata.get(_METADATA)
+            if isinstance(resolved, KeyField):
+                key_fields[attribute.name] = resolved
+            elif resolved is not None:
+                stored[attribute.name] = resolved
+            else:
+                self._no_column(attribute.name)
+        for field_name in self.key.fields:
+            if field_name not in key_fields:
+                self.fail(
+                    f"the key names field {field_name!r} but the class does not annotate it",
+                    field=field_name,
+                )
+        self._check_layout(stored)
+        info = ModelInfo(
+            cls=cls,
+            name=self.name,
+            table=self.table,
+            key=self.key,
+            ttl=self.ttl,
+            key_fields=tuple(key_fields[name] for name in self.key.fields),
+            fields=stored,
+        )
+        setattr(cls, _INFO, info)
+        _REGISTRY.setdefault(self.table, []).append(weakref.ref(cls))
+        return cls
+
+    def _check_ttl(self, ttl: object) -> timedelta | None:
+        if ttl is None:
+            return None
+        if not isinstance(ttl, timedelta):
+            self.fail("ttl must be a datetime.timedelta", value=ttl)
+        if ttl <= timedelta(0) or ttl % timedelta(milliseconds=1):
+            self.fail("ttl must be a positive whole number of milliseconds (F8)", value=ttl)
+        return ttl
+
+    def _hints(self) -> dict[str, Any]:
+        try:
+            return typing.get_type_hints(self.cls)
+        except Exception as error:  # any failure to evaluate an annotation
+            self.fail(
+                f"cannot resolve the annotations ({type(error).__name__}: {error}); "
+                "types named in annotations must be importable from the class's module",
+            )
+
+    def _no_column(self, attr_name: str) -> NoReturn:
+        self.fail(
+            f"field {attr_name!r} has no column: use field('f:q') (or map_field, counter, "
+            "version_field), or name it in the key",
+            field=attr_name,
+        )
+
+    def _attribute(self, attr_name: str, hint: Any) -> Any:
+        value = vars(self.cls).get(attr_name, _MISSING)
+        if attr_name in self.key_types:
+            if isinstance(value, Spec):
+                self.fail(
+                    "a key field lives in the rowkey: declare it with a bare annotation, "
+                    "without field()",
+                    field=attr_name,
+                )
+            resolved = self._key_field(attr_name, hint)
+            default = attrs.NOTHING if value is _MISSING else value
+            return attrs.field(
+                default=default,
+                on_setattr=_immutable_key(self.name),
+                metadata={_METADATA: resolved},
+            )
+        if not isinstance(value, Spec):
+            self._no_column(attr_name)
+        if isinstance(value, ColumnSpec):
+            column = self._column_field(attr_name, hint, value)
+            if value.factory is not None:
+                return attrs.field(factory=value.factory, metadata={_METADATA: column})
+            default = (
+                value.default if value.default is not attrs.NOTHING or not column.nullable else None
+            )
+            return attrs.field(default=default, metadata={_METADATA: column})
+        if isinstance(value, MapSpec):
+            return attrs.field(
+                factory=dict, metadata={_METADATA: self._map_field(attr_name, hint, value)}
+            )
+        if isinstance(value, CounterSpec):
+            counter = CounterField(
+                attr_name, *self._int_column(attr_name, hint, value.column, "counter")
+            )
+            return attrs.field(default=0, metadata={_METADATA: counter})
+        version = VersionField(
+            attr_name, *self._int_column(attr_name, hint, value.column, "version field")
+        )
+        return attrs.field(default=0, metadata={_METADATA: version})
+
+    # --- one field at a time ------------------------------------------------------------
+
+    def _key_field(self, attr_name: str, hint: Any) -> KeyField:
+        expected = self.key_types[attr_name]
+        if hint is not expected and not (isinstance(hint, type) and issubclass(hint, expected)):
+            self.fail(
+                f"the key component holds {describe(expected)}, "
+                f"so the field must be annotated {describe(expected)}, not {describe(hint)}",
+                field=attr_name,
+                value=hint,
+            )
+        return KeyField(attr_name, expected)
+
+    def _column(self, attr_name: str, text: str) -> ColumnName:
+        try:
+            column = parse_column(text)
+        except DeclarationError as error:
+            self.fail(error.message, field=attr_name, value=text)
+        self._family(attr_name, column.family)
+        return column
+
+    def _family(self, attr_name: str, family: str) -> None:
+        names = [f.name for f in self.table.families]
+        if family not in names:
+            self.fail(
+                f"family {family!r} is not in table {self.table.name!r} "
+                f"(its families: {', '.join(names)})",
+                field=attr_name,
+                value=family,
+            )
+
+    def _codec(self, attr_name: str, given: Codec[Any] | None, hint: Any, what: str) -> Codec[Any]:
+        if given is not None:
+            if not isinstance(given, Codec):
+                self.fail(f"the {what} must be a hmodel.codecs.Codec", field=attr_name, value=given)
+            self._check_codec_type(attr_name, given, hint, what)
+            return given
+        try:
+            return codec_for_type(hint)
+        except HModelError as error:
+            self.fail(
+                f"no default {what} for {describe(hint)} ({error.message}); pass one explicitly",
+                field=attr_name,
+                value=hint,
+            )
+
+    def _check_codec_type(self, attr_name: str, codec: Codec[Any], hint: Any, what: str) -> None:
+        value_type, _ = split_optional(hint)
+        if not isinstance(value_type, type) or typing.get_origin(value_type) is not None:
+            return
+        accepted = (
+            codec.python_type if isinstance(codec.python_type, tuple) else (codec.python_type,)
+        )
+        if value_type is object or any(
+            issubclass(value_type, kind) or issubclass(kind, value_type) for kind in accepted
+        ):
+            return
+        self.fail(
+            f"the {what} {codec!r} handles {' or '.join(describe(k) for k in accepted)}, "
+            f"not {describe(value_type)}",
+            field=attr_name,
+            value=codec,
+        )
+
+    def _column_field(self, attr_name: str, hint: Any, spec: ColumnSpec) -> ColumnField:
+        column = self._column(attr_name, spec.column)
+        value_type, nullable = split_optional(hint)
+        if spec.default is not attrs.NOTHING and spec.factory is not None:
+            self.fail("give a default or a factory, not both", field=attr_name)
+        if spec.factory is not None and not callable(spec.factory):
+            self.fail("factory must be callable", field=attr_name, value=spec.factory)
+        if spec.default is None and not nullable:
+            self.fail(
+                f"default None needs an Optional annotation ({describe(hint)} | None)",
+                field=attr_name,
+            )
+        if spec.default not in (None, attrs.NOTHING) and not check_value(spec.default, value_type):
+            self.fail(
+                f"the default is not a {describe(value_type)}", field=attr_name, value=spec.default
+            )
+        if not isinstance(spec.history, bool):
+            self.fail("history must be a bool", field=attr_name, value=spec.history)
+        if spec.history:
+            family = self.table.family(column.family)
+            if family.versions < 2:
+                self.fail(
+                    f"history=True needs a family keeping several versions, but family "
+                    f"{family.name!r} has VERSIONS={family.versions} (F7)",
+                    field=attr_name,
+                )
+        codec = self._codec(attr_name, spec.codec, hint, "codec")
+        return ColumnField(
+            name=attr_name,
+            family=column.family,
+            qualifier=column.qualifier,
+            codec=codec,
+            value_type=value_type,
+            nullable=nullable,
+            default=spec.default,
+            factory=spec.factory,
+            history=spec.history,
+        )
+
+    def _map_field(self, attr_name: str, hint: Any, spec: MapSpec) -> MapField:
+        try:
+            family = parse_family(spec.family)
+        except DeclarationError:
+            self.fail(
+                "map_field takes a family name such as 'f' (put a qualifier prefix in prefix=)",
+                field=attr_name,
+                value=spec.family,
+            )
+        self._family(attr_name, family)
+        types = dict_types(hint)
+        if types is None:
+            self.fail(
+                f"a map field is annotated dict[K, V], not {describe(hint)}",
+                field=attr_name,
+                value=hint,
+            )
+        if not isinstance(spec.prefix, str):
+            self.fail("prefix must be a str", field=attr_name, value=spec.prefix)
+        try:
+            prefix = spec.prefix.encode("utf-8")
+        except UnicodeEncodeError:
+            self.fail("prefix must have a UTF-8 form", field=attr_name, value=spec.prefix)
+        return MapField(
+            name=attr_name,
+            family=family,
+            prefix=prefix,
+            key_codec=self._codec(attr_name, spec.key_codec, types[0], "key codec"),
+            value_codec=self._codec(attr_name, spec.value_codec, types[1], "value codec"),
+        )
+
+    def _int_column(self, attr_name: str, hint: Any, text: str, what: str) -> tuple[str, bytes]:
+        if hint is not int:
+            self.fail(
+                f"a {what} is annotated int, not {describe(hint)}", field=attr_name, value=hint
+            )
+        column = self._column(attr_name, text)
+        return column.family, column.qualifier
+
+    # --- the whole model ----------------------------------------------------------------
+
+    def _check_layout(self, stored: dict[str, StoredField]) -> None:
+        exact: dict[bytes, str] = {}
+        maps = [f for f in stored.values() if isinstance(f, MapField)]
+        versions = [f.name for f in stored.values() if isinstance(f, VersionField)]
+        if len(versions) > 1:
+            self.fail(f"a model has at most one version field, not {versions}", field=versions[1])
+        for item in stored.values():
+            if isinstance(item, MapField):
+                continue
+            other = exact.get(item.column)
+            if other is not None:
+                self.fail(
+                    f"column {item.column.decode(errors='backslashreplace')!r} is already "
+                    f"used by field {other!r}",
+                    field=item.name,
+                    value=item.column,
+                )
+            exact[item.column] = item.name
+            for owner in maps:
+                if owner.qualifier_suffix(item.column) is not None:
+                    self.fail(
+                        f"column {item.column.decode(errors='backslashreplace')!r} lies inside "
+                        f"map field {owner.name!r} (family {owner.family!r}, prefix "
+                        f"{owner.prefix.decode()!r})",
+                        field=item.name,
+                        value=item.column,
+                    )
+        for i, first in enumerate(maps):
+            for second in maps[i + 1 :]:
+                if first.family == second.family and (
+                    first.prefix.startswith(second.prefix) or second.prefix.startswith(first.prefix)
+                ):
+                    self.fail(
+                        f"map fields {second.name!r} and {first.name!r} overlap in family "
+                        f"{first.family!r} (prefixes {first.prefix.decode()!r} and "
+                        f"{second.prefix.decode()!r})",
+                        field=second.name,
+                    )
+        if self.ttl is not None:
+            self._check_ttl_fits(stored, self.ttl)
+
+    def _check_ttl_fits(self, stored: dict[str, StoredField], ttl: timedelta) -> None:
+        for item in stored.values():
+            if isinstance(item, CounterField | VersionField):
+                continue
+            family = self.table.family(item.family)
+            if family.has_ttl and ttl > timedelta(seconds=family.ttl):
+                self.fail(
+                    f"ttl {ttl} exceeds the TTL of family {family.name!r} ({family.ttl} s); "
+                    "a cell cannot outlive its family's TTL (F8)",
+                    field=item.name,
+                    value=ttl,
+                )
+
+
+def _immutable_key(model_name: str) -> Callable[[Any, attrs.Attribute[Any], Any], Any]:
+    """An attrs ``on_setattr`` hook refusing to change a key field (K10)."""
+
+    def refuse(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> NoReturn:
+        raise ValidationError(
+            f"model {model_name!r}: key field {attribute.name!r} cannot change (K10, keys are "
+            "immutable); save a copy under the new key and delete the old row",
+            field=attribute.name,
+            value=value,
+        )
+
+    return refuse

@@ -1,0 +1,254 @@
+"""What a model declaration resolved to: its table, rowkey, and where each field is stored."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import timedelta
+from typing import Any
+
+import attrs
+
+from hmodel.codecs import Codec, Long
+from hmodel.keys import Key
+from hmodel.schema import Table
+
+__all__ = [
+    "ColumnField",
+    "CounterField",
+    "KeyField",
+    "MapField",
+    "ModelInfo",
+    "StoredField",
+    "VersionField",
+]
+
+#: The codec of counters and version fields: HBase's 8-byte big-endian signed long (F10).
+LONG = Long()
+
+
+def _column(family: str, qualifier: bytes) -> bytes:
+    return family.encode() + b":" + qualifier
+
+
+@attrs.frozen
+class KeyField:
+    """A field that lives in the rowkey, not in a column (K1).
+
+    Attributes:
+        name: The attribute name, also the key component's field name.
+        python_type: The Python type the key component decodes to.
+    """
+
+    name: str
+    python_type: type
+
+
+@attrs.frozen
+class ColumnField:
+    """A field stored in one cell ``family:qualifier`` (F2), maybe with history (F7).
+
+    Attributes:
+        name: The attribute name in code (``nickname``).
+        family: The family name (``"i"``).
+        qualifier: The qualifier bytes (``b"n"``).
+        codec: Turns the value into the cell bytes and back.
+        value_type: The annotation with ``Optional`` removed (``str`` for ``str | None``).
+        nullable: Whether ``None`` is allowed; ``None`` is stored as the absent cell.
+        default: The default value, or ``attrs.NOTHING``.
+        factory: A callable making the default, or ``None``.
+        history: Whether older versions of the cell are meaningful (F7).
+    """
+
+    name: str
+    family: str
+    qualifier: bytes
+    codec: Codec[Any]
+    value_type: Any
+    nullable: bool
+    default: object = attrs.NOTHING
+    factory: Callable[[], Any] | None = None
+    history: bool = False
+
+    @property
+    def column(self) -> bytes:
+        """The column as a backend names it: ``b"i:n"``."""
+        return _column(self.family, self.qualifier)
+
+    @property
+    def has_default(self) -> bool:
+        """Whether a missing value can be filled in (a default, a factory, or ``None``)."""
+        return self.default is not attrs.NOTHING or self.factory is not None or self.nullable
+
+    @property
+    def required(self) -> bool:
+        """Whether every stored row must hold this column (no default and not nullable)."""
+        return not self.has_default
+
+    def make_default(self) -> Any:
+        """Return the value of this field when none was given or stored.
+
+        ``None`` for a nullable field without a declared default.
+        """
+        if self.factory is not None:
+            return self.factory()
+        if self.default is not attrs.NOTHING:
+            return self.default
+        return None
+
+
+@attrs.frozen
+class MapField:
+    """A ``dict`` stored as one cell per entry under dynamic qualifiers (F6).
+
+    The entry ``key`` is the column ``family:prefix<key_codec(key)>``. The map owns every
+    qualifier of its family that starts with ``prefix``.
+
+    Attributes:
+        name: The attribute name (``fans``).
+        family: The family name (``"f"``).
+        prefix: The qualifier prefix bytes (``b""`` for a map owning the whole family).
+        key_codec: Turns an entry key into the qualifier suffix and back.
+        value_codec: Turns an entry value into the cell bytes and back.
+    """
+
+    name: str
+    family: str
+    prefix: bytes
+    key_codec: Codec[Any]
+    value_codec: Codec[Any]
+
+    @property
+    def owns_family(self) -> bool:
+        """Whether every qualifier of the family belongs to this map (``prefix`` is empty).
+
+        Only then may a full save clear old entries with a single family delete.
+        """
+        return not self.prefix
+
+    @property
+    def family_bytes(self) -> bytes:
+        """The family name as bytes (``b"f"``)."""
+        return self.family.encode()
+
+    def column_for(self, key: Any) -> bytes:
+        """Return the column of the entry ``key``: ``b"f:" + prefix + key_codec.encode(key)``.
+
+        Raises:
+            EncodeError: The key codec refuses ``key``.
+        """
+        return _column(self.family, self.prefix + self.key_codec.encode(key))
+
+    def qualifier_suffix(self, column: bytes) -> bytes | None:
+        """Return the encoded entry key of ``column`` if the column belongs to this map."""
+        family, sep, qualifier = column.partition(b":")
+        if not sep or family != self.family_bytes or not qualifier.startswith(self.prefix):
+            return None
+        return qualifier[len(self.prefix) :]
+
+
+@attrs.frozen
+class CounterField:
+    """An ``int`` kept as an 8-byte big-endian long and changed only by increments (F10)."""
+
+    name: str
+    family: str
+    qualifier: bytes
+
+    @property
+    def column(self) -> bytes:
+        """The column as a backend names it: ``b"i:v"``."""
+        return _column(self.family, self.qualifier)
+
+    @property
+    def codec(self) -> Codec[int]:
+        """The 8-byte big-endian long codec."""
+        return LONG
+
+
+@attrs.frozen
+class VersionField:
+    """The optimistic-locking version: an 8-byte big-endian long, 0 when never saved."""
+
+    name: str
+    family: str
+    qualifier: bytes
+
+    @property
+    def column(self) -> bytes:
+        """The column as a backend names it: ``b"i:_v"``."""
+        return _column(self.family, self.qualifier)
+
+    @property
+    def codec(self) -> Codec[int]:
+        """The 8-byte big-endian long codec."""
+        return LONG
+
+
+StoredField = ColumnField | MapField | CounterField | VersionField
+
+
+@attrs.frozen(eq=False)
+class ModelInfo:
+    """Everything the mapping and repository layers need to know about one model class.
+
+    Get it with :func:`hmodel.model.model_info`.
+
+    Attributes:
+        cls: The model class.
+        name: The model's name in messages (the class name unless given).
+        table: The table its rows live in.
+        key: The rowkey declaration.
+        ttl: The default per-cell TTL of its writes (F8), or ``None``.
+        key_fields: The fields held in the rowkey, in ``key.fields`` order.
+        fields: The stored fields by attribute name, in declaration order.
+    """
+
+    cls: type[Any]
+    name: str
+    table: Table
+    key: Key
+    ttl: timedelta | None
+    key_fields: tuple[KeyField, ...]
+    fields: Mapping[str, StoredField]
+
+    def __repr__(self) -> str:
+        return f"ModelInfo({self.name!r}, table={self.table.full_name!r}, key={self.key!r})"
+
+    @property
+    def ttl_ms(self) -> int | None:
+        """The default per-cell TTL in milliseconds (what a ``Put`` carries), or ``None``."""
+        return None if self.ttl is None else self.ttl // timedelta(milliseconds=1)
+
+    @property
+    def columns(self) -> tuple[ColumnField, ...]:
+        """The plain column fields, in declaration order."""
+        return tuple(f for f in self.fields.values() if isinstance(f, ColumnField))
+
+    @property
+    def maps(self) -> tuple[MapField, ...]:
+        """The map fields, in declaration order."""
+        return tuple(f for f in self.fields.values() if isinstance(f, MapField))
+
+    @property
+    def counters(self) -> tuple[CounterField, ...]:
+        """The counter fields, in declaration order."""
+        return tuple(f for f in self.fields.values() if isinstance(f, CounterField))
+
+    @property
+    def version(self) -> VersionField | None:
+        """The version field, if the model has one."""
+        for stored in self.fields.values():
+            if isinstance(stored, VersionField):
+                return stored
+        return None
+
+    @property
+    def key_field_names(self) -> tuple[str, ...]:
+        """The names of the key fields (``key.fields``)."""
+        return tuple(k.name for k in self.key_fields)
+
+    @property
+    def families(self) -> tuple[str, ...]:
+        """The families this model stores fields in, in table order."""
+        used = {f.family for f in self.fields.values()}
+        return tuple(f.name for f in self.table.families if f.name in used)
