@@ -1,0 +1,578 @@
+"""The in-memory HBase engine: :class:`MemoryBackend`, the Backend protocol without a server."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+
+from hmodel.backend.base import (
+    Backend,
+    Cell,
+    Delete,
+    Increment,
+    Mutation,
+    Put,
+    Region,
+    RowResult,
+    Scan,
+)
+from hmodel.backend.memory.argument import (
+    require_bytes,
+    require_cell_column,
+    require_int,
+    require_row,
+    require_sequence,
+    require_table_name,
+    selection_of,
+)
+from hmodel.backend.memory.counter import LONG_MAX, LONG_MIN, add_to_counter, encode_counter
+from hmodel.backend.memory.mutation import (
+    apply_delete,
+    apply_put,
+    plan_delete,
+    plan_mutations,
+    plan_put,
+    round_trip_groups,
+)
+from hmodel.backend.memory.row_filter import compile_scan_filter
+from hmodel.backend.memory.scanner import scan_rows
+from hmodel.backend.memory.selection import ColumnKey
+from hmodel.backend.memory.store import RawCell
+from hmodel.backend.memory.table import MemoryTable
+from hmodel.backend.memory.version import Version
+from hmodel.clock import Clock, system_clock
+from hmodel.errors import (
+    ConnectionLostError,
+    IllegalArgumentError,
+    TableDisabledError,
+    TableExistsError,
+    TableNotFoundError,
+)
+from hmodel.schema.family import Family
+from hmodel.schema.table import Table
+
+__all__ = ["MemoryBackend"]
+
+
+def _expected_matches(current: Version | None, expected: bytes | None) -> bool:
+    """Compare a cell with ``expected`` as HBase's ``HRegion.checkAndMutate`` does.
+
+    A ``None`` or empty ``expected`` matches a missing cell and a cell holding ``b""`` alike.
+    """
+    if not expected:
+        return current is None or current.value == b""
+    return current is not None and current.value == expected
+
+
+def _next_timestamp(current: Version | None, now: int) -> int:
+    """Return the timestamp of a cell rewritten by an increment or append.
+
+    That is ``now``, but always newer than the version it replaces: HBase's
+    ``max(now, current + 1)``.
+    """
+    return now if current is None else max(now, current.timestamp + 1)
+
+
+class MemoryBackend(Backend):
+    """An in-process engine that behaves like one HBase server (see ``docs/engine.md``).
+
+    Rows are kept in unsigned byte order, every cell is versioned by timestamp, deletes are
+    delete markers, TTLs are judged by ``clock`` at read time, counters are 8-byte
+    big-endian longs, and the errors are the server's. Each table has its own lock, held
+    for the whole of a call: a call is atomic on its table, which is at least HBase's
+    row atomicity. The engine is safe to share between threads.
+
+    :attr:`round_trips` counts the requests a network backend would make: 1 per protocol
+    call, 1 per distinct ``(timestamp, ttl)`` pair in :meth:`mutate` (0 for an empty one),
+    and for a scan 1 to open it plus 1 per batch fetched (see :meth:`scan`). The engine's
+    test helpers :meth:`raw` and :meth:`region_of` cost nothing.
+
+    Args:
+        clock: The time in epoch milliseconds, for cells and markers written without a
+            timestamp and for TTLs; pass a :class:`~hmodel.clock.ManualClock` in tests.
+
+    Example:
+        >>> from hmodel.schema import Family, Table
+        >>> backend = MemoryBackend()
+        >>> backend.create_table(Table("user", [Family("i")]))
+        >>> backend.mutate("user", [Put(b"u1", b"i:n", b"ann", timestamp=5)])
+        >>> backend.get("user", [b"u1"])[0].cells[b"i:n"]
+        Cell(value=b'ann', timestamp=5)
+    """
+
+    capabilities: frozenset[str] = frozenset({"check_and_delete"})
+
+    def __init__(self, *, clock: Clock = system_clock) -> None:
+        self.clock = clock
+        self.round_trips = 0
+        self._tables: dict[str, MemoryTable] = {}
+        self._lock = threading.RLock()
+        self._closed = False
+
+    # --- plumbing -------------------------------------------------------------------
+
+    def _charge(self, count: int = 1) -> None:
+        """Count ``count`` round trips; a closed backend refuses every request."""
+        with self._lock:
+            if self._closed:
+                raise ConnectionLostError("the MemoryBackend is closed")
+            self.round_trips += count
+
+    def _table(self, name: object, *, enabled: bool = True) -> MemoryTable:
+        """The table called ``name``; unless ``enabled=False``, it must be enabled."""
+        checked = require_table_name(name)
+        with self._lock:
+            table = self._tables.get(checked)
+        if table is None:
+            raise TableNotFoundError("no such table", table=checked)
+        if enabled and not table.enabled:
+            raise TableDisabledError("the table is disabled", table=checked)
+        return table
+
+    # --- admin ----------------------------------------------------------------------
+
+    def create_table(self, table: Table) -> None:
+        """Create ``table`` (families, options and split points as declared).
+
+        Raises:
+            IllegalArgumentError: ``table`` is not a :class:`~hmodel.schema.Table`.
+            TableExistsError: A table of that name exists.
+        """
+        self._charge()
+        if not isinstance(table, Table):
+            raise IllegalArgumentError("expected a Table declaration", field="table", value=table)
+        with self._lock:
+            if table.full_name in self._tables:
+                raise TableExistsError("the table already exists", table=table.full_name)
+            self._tables[table.full_name] = MemoryTable(table)
+
+    def delete_table(self, name: str) -> None:
+        """Delete the table ``name`` and its rows, enabled or not.
+
+        Raises:
+            TableNotFoundError: No such table.
+        """
+        self._charge()
+        table = self._table(name, enabled=False)
+        with self._lock:
+            del self._tables[table.name]
+
+    def table_exists(self, name: str) -> bool:
+        """Whether a table called ``name`` exists (enabled or not)."""
+        self._charge()
+        checked = require_table_name(name)
+        with self._lock:
+            return checked in self._tables
+
+    def list_tables(self) -> list[str]:
+        """Names of all tables, sorted; outside ``default`` as ``namespace:name``."""
+        self._charge()
+        with self._lock:
+            return sorted(self._tables)
+
+    def describe_families(self, name: str) -> dict[str, Family]:
+        """The families of table ``name`` exactly as declared, by name.
+
+        Raises:
+            TableNotFoundError: No such table.
+        """
+        self._charge()
+        table = self._table(name, enabled=False)
+        return {family.name: family for family in table.declaration.families}
+
+    def regions(self, name: str) -> list[Region]:
+        """The regions cut by the table's split points, in key order.
+
+        ``n`` split points give ``n + 1`` regions; the first starts at ``b""``, the last
+        ends at ``b""`` (the end of the table). Regions never split or merge at runtime.
+
+        Raises:
+            TableNotFoundError: No such table.
+        """
+        self._charge()
+        return self._table(name, enabled=False).regions()
+
+    def region_of(self, name: str, row: bytes) -> Region:
+        """The region of table ``name`` that holds ``row`` (``start <= row < end``); free.
+
+        Raises:
+            TableNotFoundError: No such table.
+            IllegalArgumentError: ``row`` is not a rowkey.
+        """
+        table = self._table(name, enabled=False)
+        return table.region_of(require_row(row, table=table.name))
+
+    def disable_table(self, name: str) -> None:
+        """Disable table ``name`` until :meth:`enable_table`; reads and writes are refused.
+
+        They raise :class:`~hmodel.errors.TableDisabledError`, as HBase raises
+        ``TableNotEnabledException``. Disabling a disabled table does nothing.
+
+        Raises:
+            TableNotFoundError: No such table.
+        """
+        self._charge()
+        table = self._table(name, enabled=False)
+        with table.lock:
+            table.enabled = False
+
+    def enable_table(self, name: str) -> None:
+        """Enable table ``name`` again; enabling an enabled table does nothing.
+
+        Raises:
+            TableNotFoundError: No such table.
+        """
+        self._charge()
+        table = self._table(name, enabled=False)
+        with table.lock:
+            table.enabled = True
+
+    def is_table_enabled(self, name: str) -> bool:
+        """Whether table ``name`` is enabled.
+
+        Raises:
+            TableNotFoundError: No such table.
+        """
+        self._charge()
+        return self._table(name, enabled=False).enabled
+
+    def major_compact(self, name: str) -> None:
+        """Major-compact table ``name`` now, as HBase's ``major_compact`` does.
+
+        Expired cells are purged (``MIN_VERSIONS`` of them survive the family TTL). In
+        families without ``KEEP_DELETED_CELLS`` the delete markers are purged together with
+        the cells they mask, so a put arriving afterwards with an old timestamp is visible
+        again; with it, markers and deleted cells stay. Compactions never happen otherwise.
+
+        Raises:
+            TableNotFoundError: No such table.
+            TableDisabledError: The table is disabled.
+        """
+        self._charge()
+        table = self._table(name)
+        with table.lock:
+            table.compact(self.clock())
+
+    def raw(self, name: str, row: bytes) -> list[RawCell]:
+        """Every stored version and delete marker of ``row``, as a RAW scan shows them; free.
+
+        Expired and deleted cells are included until :meth:`major_compact`; versions
+        beyond ``VERSIONS`` are not (they are discarded on write, as at a flush).
+
+        Raises:
+            TableNotFoundError: No such table.
+        """
+        table = self._table(name, enabled=False)
+        checked = require_row(row, table=table.name)
+        with table.lock:
+            stored = table.rows.get(checked)
+            return [] if stored is None else stored.raw()
+
+    # --- reads ----------------------------------------------------------------------
+
+    def _before(self, table: MemoryTable, before: object) -> int | None:
+        if before is None:
+            return None
+        return require_int("before", before, table=table.name, minimum=0, maximum=LONG_MAX)
+
+    def get(
+        self,
+        table: str,
+        rows: Sequence[bytes],
+        *,
+        columns: Sequence[bytes] = (),
+        before: int | None = None,
+    ) -> list[RowResult]:
+        """Read the newest visible cell of each selected column of ``rows``; one round trip.
+
+        Returns one :class:`RowResult` per requested row with a visible cell, in the order
+        requested (duplicates repeat); rows without any are left out.
+
+        Raises:
+            TableNotFoundError: No such table.
+            TableDisabledError: The table is disabled.
+            ColumnFamilyNotFoundError: ``columns`` names an unknown family.
+            IllegalArgumentError: A row or column is not bytes, or a row is empty.
+        """
+        self._charge()
+        stored = self._table(table)
+        keys = [
+            require_row(row, table=stored.name, argument="rows")
+            for row in require_sequence("rows", rows, table=stored.name)
+        ]
+        selection = selection_of(stored, columns)
+        checked_before = self._before(stored, before)
+        results = []
+        with stored.lock:
+            now = self.clock()
+            for row in keys:
+                history = stored.history(row, selection, before=checked_before, now=now)
+                if history:
+                    results.append(RowResult(row, {name: cells[0] for name, cells in history}))
+        return results
+
+    def get_versions(
+        self,
+        table: str,
+        row: bytes,
+        column: bytes,
+        *,
+        max_versions: int,
+        before: int | None = None,
+    ) -> list[Cell]:
+        """Read up to ``max_versions`` visible versions of one cell, newest first.
+
+        Raises:
+            TableNotFoundError: No such table.
+            TableDisabledError: The table is disabled.
+            ColumnFamilyNotFoundError: ``column`` names an unknown family.
+            IllegalArgumentError: Bad row or column, a bare family, ``max_versions < 1``.
+        """
+        self._charge()
+        stored = self._table(table)
+        checked_row = require_row(row, table=stored.name)
+        key = require_cell_column(stored, column, row=checked_row)
+        limit = require_int("max_versions", max_versions, table=stored.name, minimum=1)
+        checked_before = self._before(stored, before)
+        with stored.lock:
+            history = stored.row_versions(checked_row, key, before=checked_before, now=self.clock())
+        return [Cell(version.value, version.timestamp) for version in history[:limit]]
+
+    def scan(self, table: str, scan: Scan) -> Iterator[RowResult]:
+        """Iterate the rows of ``scan``: the newest visible cell of each selected column.
+
+        The arguments, the table and the filter are checked here, when the scanner is
+        opened (1 round trip). Rows are then fetched lazily, ``batch_size`` per round trip
+        (fewer when the ``limit`` is closer); a fetch that returns fewer rows than it asked
+        for ends the scan, so ``n`` rows cost ``1 + n // batch_size + 1`` round trips
+        without a limit, and a limit of ``n`` reached exactly costs ``1 + ceil(n /
+        batch_size)``. Each fetch sees the table as it is then (writes between fetches are
+        seen if they land ahead of the scan); concurrent writes never break a scan.
+        A filter (I4) sees each row's selected visible columns with all their visible
+        versions; the scan returns the newest version of what it keeps.
+
+        Raises:
+            TableNotFoundError: No such table (also from a fetch, if deleted meanwhile).
+            TableDisabledError: The table is disabled (also from a fetch).
+            ColumnFamilyNotFoundError: ``scan.columns`` names an unknown family.
+            FilterError: The filter does not parse or is not supported.
+            IllegalArgumentError: ``scan`` is not a :class:`Scan` or has a bad field.
+        """
+        self._charge()
+        stored = self._table(table)
+        if not isinstance(scan, Scan):
+            raise IllegalArgumentError("expected a Scan", table=stored.name, value=scan)
+        require_bytes("start", scan.start, table=stored.name)
+        require_bytes("stop", scan.stop, table=stored.name)
+        selection = selection_of(stored, scan.columns)
+        self._before(stored, scan.before)
+        run = None
+        if scan.filter is not None:
+            if not isinstance(scan.filter, (str, bytes)):
+                raise IllegalArgumentError(
+                    "a filter is a str or bytes",
+                    table=stored.name,
+                    field="filter",
+                    value=scan.filter,
+                )
+            run = compile_scan_filter(scan.filter).start()
+        name = stored.name
+        return scan_rows(
+            lambda: self._table(name),
+            scan,
+            selection,
+            run,
+            clock=self.clock,
+            charge=self._charge,
+        )
+
+    # --- writes ---------------------------------------------------------------------
+
+    def mutate(self, table: str, mutations: Sequence[Mutation]) -> None:
+        """Apply puts and deletes; every mutation is checked before any is applied.
+
+        The whole call is atomic on the table (more than HBase's per-row atomicity). All
+        puts are applied before all deletes, as the Thrift1 server does, and the ones
+        without a timestamp share one "now" (so a put and a delete of the same cell
+        without timestamps in one call leave the cell deleted).
+
+        Raises:
+            TableNotFoundError: No such table.
+            TableDisabledError: The table is disabled.
+            ColumnFamilyNotFoundError: A column names an unknown family; nothing is applied.
+            IllegalArgumentError: A malformed mutation; nothing is applied.
+        """
+        name = require_table_name(table)
+        given = require_sequence("mutations", mutations, table=name)
+        self._charge(round_trip_groups(given))
+        stored = self._table(name)
+        puts, deletes = plan_mutations(stored, given)
+        with stored.lock:
+            now = self.clock()
+            for put in puts:
+                apply_put(stored, put, now=now)
+            for delete in deletes:
+                apply_delete(stored, delete, now=now)
+
+    def _increment(self, table: MemoryTable, row: bytes, key: ColumnKey, amount: int) -> int:
+        """Add ``amount`` to one counter; the caller holds the lock."""
+        now = self.clock()
+        current = table.latest(row, key, now=now)
+        total = add_to_counter(None if current is None else current.value, amount)
+        ttl = None if current is None else current.ttl
+        version = Version(_next_timestamp(current, now), encode_counter(total), ttl)
+        table.row_for_write(row).put(key, version, table.families[key[0]])
+        return total
+
+    def _check_increment(
+        self, table: MemoryTable, row: object, column: object, amount: object
+    ) -> tuple[bytes, ColumnKey, int]:
+        checked_row = require_row(row, table=table.name)
+        key = require_cell_column(table, column, row=checked_row)
+        checked_amount = require_int(
+            "amount", amount, table=table.name, row=checked_row, minimum=LONG_MIN, maximum=LONG_MAX
+        )
+        return checked_row, key, checked_amount
+
+    def increment(self, table: str, row: bytes, column: bytes, amount: int = 1) -> int:
+        """Atomically add ``amount`` to the counter ``row``/``column``; return the new value.
+
+        A missing (or deleted, or expired) cell counts as 0. The new value is stored as an
+        8-byte big-endian signed long with timestamp ``max(now, old timestamp + 1)``,
+        keeping the old cell's per-cell TTL, as HBase does (F10).
+
+        Raises:
+            CounterError: The cell is not 8 bytes wide, or the sum overflows 64 bits.
+            TableNotFoundError: No such table.
+            ColumnFamilyNotFoundError: ``column`` names an unknown family.
+            IllegalArgumentError: Bad row, column or amount.
+        """
+        self._charge()
+        stored = self._table(table)
+        checked_row, key, checked_amount = self._check_increment(stored, row, column, amount)
+        with stored.lock:
+            return self._increment(stored, checked_row, key, checked_amount)
+
+    def increment_many(self, table: str, increments: Sequence[Increment]) -> None:
+        """Apply several increments in one round trip, in order, each atomic on its own.
+
+        Every increment is checked first; if one then fails (a cell that is not a long),
+        the ones before it stay applied, as in an HBase batch.
+
+        Raises:
+            CounterError: A cell is not 8 bytes wide, or a sum overflows.
+            TableNotFoundError: No such table.
+            ColumnFamilyNotFoundError: A column names an unknown family; nothing is applied.
+        """
+        self._charge()
+        stored = self._table(table)
+        checked = []
+        for increment in require_sequence("increments", increments, table=stored.name):
+            if not isinstance(increment, Increment):
+                raise IllegalArgumentError(
+                    "expected an Increment", table=stored.name, value=increment
+                )
+            checked.append(
+                self._check_increment(stored, increment.row, increment.column, increment.amount)
+            )
+        with stored.lock:
+            for row, key, amount in checked:
+                self._increment(stored, row, key, amount)
+
+    def _check_expected(
+        self, table: MemoryTable, row: object, column: object, expected: object
+    ) -> tuple[bytes, ColumnKey]:
+        checked_row = require_row(row, table=table.name)
+        key = require_cell_column(table, column, row=checked_row)
+        if expected is not None:
+            require_bytes("expected", expected, table=table.name, row=checked_row)
+        return checked_row, key
+
+    def check_and_put(
+        self, table: str, row: bytes, column: bytes, expected: bytes | None, put: Put
+    ) -> bool:
+        """Atomically apply ``put`` if the newest visible value of ``column`` is ``expected``.
+
+        As in HBase, ``expected`` ``None`` (or ``b""``) matches a missing cell and a cell
+        holding ``b""``.
+
+        Raises:
+            IllegalArgumentError: ``put`` is on another row, or a malformed argument.
+            ColumnFamilyNotFoundError: ``column`` or the put names an unknown family.
+        """
+        self._charge()
+        stored = self._table(table)
+        checked_row, key = self._check_expected(stored, row, column, expected)
+        planned = plan_put(stored, put, row=checked_row)
+        with stored.lock:
+            now = self.clock()
+            if not _expected_matches(stored.latest(checked_row, key, now=now), expected):
+                return False
+            apply_put(stored, planned, now=now)
+            return True
+
+    def check_and_delete(
+        self, table: str, row: bytes, column: bytes, expected: bytes | None, delete: Delete
+    ) -> bool:
+        """Atomically apply ``delete`` if the newest visible value of ``column`` is ``expected``.
+
+        ``expected`` is compared as in :meth:`check_and_put`.
+
+        Raises:
+            IllegalArgumentError: ``delete`` is on another row, or a malformed argument.
+            ColumnFamilyNotFoundError: ``column`` or the delete names an unknown family.
+        """
+        self._charge()
+        stored = self._table(table)
+        checked_row, key = self._check_expected(stored, row, column, expected)
+        planned = plan_delete(stored, delete, row=checked_row)
+        with stored.lock:
+            now = self.clock()
+            if not _expected_matches(stored.latest(checked_row, key, now=now), expected):
+                return False
+            apply_delete(stored, planned, now=now)
+            return True
+
+    def append(self, table: str, row: bytes, values: Mapping[bytes, bytes]) -> dict[bytes, bytes]:
+        """Atomically append ``values`` to cells of ``row``; return the new values by column.
+
+        A missing cell counts as ``b""``. The new cells get timestamp ``max(now, old + 1)``
+        and keep the old cell's per-cell TTL, as in HBase.
+
+        Raises:
+            TableNotFoundError: No such table.
+            ColumnFamilyNotFoundError: A column names an unknown family; nothing is applied.
+            IllegalArgumentError: A malformed row, column or value; nothing is applied.
+        """
+        self._charge()
+        stored = self._table(table)
+        checked_row = require_row(row, table=stored.name)
+        if not isinstance(values, Mapping):
+            raise IllegalArgumentError(
+                "values must be a mapping of column to bytes", table=stored.name, value=values
+            )
+        planned = [
+            (
+                column,
+                require_cell_column(stored, column, row=checked_row),
+                require_bytes("value", value, table=stored.name, row=checked_row),
+            )
+            for column, value in values.items()
+        ]
+        appended: dict[bytes, bytes] = {}
+        with stored.lock:
+            now = self.clock()
+            for column, key, suffix in planned:
+                current = stored.latest(checked_row, key, now=now)
+                value = (b"" if current is None else current.value) + suffix
+                ttl = None if current is None else current.ttl
+                version = Version(_next_timestamp(current, now), value, ttl)
+                stored.row_for_write(checked_row).put(key, version, stored.families[key[0]])
+                appended[column] = value
+        return appended
+
+    def close(self) -> None:
+        """Refuse every later request with :class:`ConnectionLostError`; the data is dropped."""
+        with self._lock:
+            self._closed = True
+            self._tables.clear()

@@ -1,0 +1,164 @@
+"""Puts and deletes checked against a table, then applied to its rows as HBase applies them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import attrs
+
+from hmodel.backend.base import Delete, Mutation, Put
+from hmodel.backend.memory.argument import (
+    require_bytes,
+    require_cell_column,
+    require_column,
+    require_int,
+    require_row,
+    require_timestamp,
+)
+from hmodel.backend.memory.counter import LONG_MAX
+from hmodel.backend.memory.selection import ColumnKey
+from hmodel.backend.memory.table import MemoryTable
+from hmodel.backend.memory.version import Version
+from hmodel.errors import IllegalArgumentError
+
+__all__ = [
+    "PlannedDelete",
+    "PlannedPut",
+    "apply_delete",
+    "apply_put",
+    "plan_delete",
+    "plan_mutations",
+    "plan_put",
+    "round_trip_groups",
+]
+
+
+@attrs.frozen
+class PlannedPut:
+    """A checked put: its row, its column key and what to store (timestamp ``None``: now)."""
+
+    row: bytes
+    key: ColumnKey
+    value: bytes
+    timestamp: int | None
+    ttl: int | None
+
+
+@attrs.frozen
+class PlannedDelete:
+    """A checked delete; ``family`` is ``None`` for a whole row, ``qualifier`` for a family."""
+
+    row: bytes
+    family: bytes | None
+    qualifier: bytes | None
+    timestamp: int | None
+
+
+def round_trip_groups(mutations: Sequence[object]) -> int:
+    """How many round trips ``mutations`` cost: one per distinct ``(timestamp, ttl)`` pair.
+
+    Deletes carry no TTL, so a delete shares a trip with the puts of its timestamp and no
+    TTL. Objects that are not mutations count as nothing; checking them is left to
+    :func:`plan_mutations`.
+    """
+    groups = set()
+    for mutation in mutations:
+        if isinstance(mutation, Put):
+            groups.add((mutation.timestamp, mutation.ttl))
+        elif isinstance(mutation, Delete):
+            groups.add((mutation.timestamp, None))
+    return len(groups)
+
+
+def plan_put(table: MemoryTable, put: object, *, row: bytes | None = None) -> PlannedPut:
+    """Check one put against ``table``; with ``row`` given, the put must be on that row.
+
+    Raises:
+        IllegalArgumentError: Not a :class:`Put`, a field of the wrong type or out of
+            range, a bare family as its column, or another row than ``row``.
+        ColumnFamilyNotFoundError: Its column names an unknown family.
+    """
+    if not isinstance(put, Put):
+        raise IllegalArgumentError("expected a Put", table=table.name, value=put)
+    checked_row = require_row(put.row, table=table.name)
+    _same_row(table, checked_row, row)
+    key = require_cell_column(table, put.column, row=checked_row)
+    value = require_bytes("value", put.value, table=table.name, row=checked_row)
+    timestamp = require_timestamp("timestamp", put.timestamp, table=table.name, row=checked_row)
+    ttl = None
+    if put.ttl is not None:
+        ttl = require_int(
+            "ttl", put.ttl, table=table.name, row=checked_row, minimum=0, maximum=LONG_MAX
+        )
+    return PlannedPut(checked_row, key, value, timestamp, ttl)
+
+
+def plan_delete(table: MemoryTable, delete: object, *, row: bytes | None = None) -> PlannedDelete:
+    """Check one delete against ``table``; with ``row`` given, it must be on that row.
+
+    Raises:
+        IllegalArgumentError: Not a :class:`Delete`, a field of the wrong type or out of
+            range, or another row than ``row``.
+        ColumnFamilyNotFoundError: Its column names an unknown family.
+    """
+    if not isinstance(delete, Delete):
+        raise IllegalArgumentError("expected a Delete", table=table.name, value=delete)
+    checked_row = require_row(delete.row, table=table.name)
+    _same_row(table, checked_row, row)
+    timestamp = require_timestamp("timestamp", delete.timestamp, table=table.name, row=checked_row)
+    if delete.column is None:
+        return PlannedDelete(checked_row, None, None, timestamp)
+    family, qualifier = require_column(table, delete.column, row=checked_row)
+    return PlannedDelete(checked_row, family, qualifier, timestamp)
+
+
+def _same_row(table: MemoryTable, row: bytes, expected: bytes | None) -> None:
+    if expected is not None and row != expected:
+        raise IllegalArgumentError(
+            "the mutation must be on the row that is checked",
+            table=table.name,
+            row=expected,
+            value=row,
+        )
+
+
+def plan_mutations(
+    table: MemoryTable, mutations: Sequence[Mutation]
+) -> tuple[list[PlannedPut], list[PlannedDelete]]:
+    """Check every mutation first, so that a bad one leaves the table untouched.
+
+    Returns:
+        The puts and the deletes, each in the order given.
+    """
+    puts: list[PlannedPut] = []
+    deletes: list[PlannedDelete] = []
+    for mutation in mutations:
+        if isinstance(mutation, Delete):
+            deletes.append(plan_delete(table, mutation))
+        else:
+            puts.append(plan_put(table, mutation))
+    return puts, deletes
+
+
+def apply_put(table: MemoryTable, put: PlannedPut, *, now: int) -> None:
+    """Store ``put``, stamped ``now`` if it has no timestamp. The caller holds the lock."""
+    timestamp = now if put.timestamp is None else put.timestamp
+    family = table.families[put.key[0]]
+    table.row_for_write(put.row).put(put.key, Version(timestamp, put.value, put.ttl), family)
+
+
+def apply_delete(table: MemoryTable, delete: PlannedDelete, *, now: int) -> None:
+    """Place the delete markers of ``delete`` (at ``now`` if it has no timestamp).
+
+    A whole-row delete places a ``DeleteFamily`` marker in every family. The caller holds
+    the lock.
+    """
+    timestamp = now if delete.timestamp is None else delete.timestamp
+    stored = table.row_for_write(delete.row)
+    if delete.family is None:
+        for family in table.families:
+            stored.delete_family(family, timestamp)
+    elif delete.qualifier is None:
+        stored.delete_family(delete.family, timestamp)
+    else:
+        stored.delete_column((delete.family, delete.qualifier), timestamp)

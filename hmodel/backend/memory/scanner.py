@@ -1,0 +1,93 @@
+"""Scans of the memory engine: rows fetched in batches, one round trip each, under the lock."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from hmodel.backend.base import RowResult, Scan
+from hmodel.backend.memory.row_filter import FilterRun
+from hmodel.backend.memory.selection import Selection
+from hmodel.backend.memory.table import ColumnHistory, MemoryTable
+from hmodel.clock import Clock
+
+__all__ = ["scan_rows"]
+
+
+def _result(row: bytes, columns: ColumnHistory) -> RowResult:
+    return RowResult(row, {column: versions[0] for column, versions in columns if versions})
+
+
+def _fetch(
+    table: MemoryTable,
+    scan: Scan,
+    selection: Selection,
+    run: FilterRun | None,
+    *,
+    after: bytes | None,
+    want: int,
+    now: int,
+) -> tuple[list[RowResult], bytes | None, bool]:
+    """Collect up to ``want`` rows of ``scan`` after the row ``after``.
+
+    Returns:
+        The rows, the last row looked at, and whether the scan is over. The caller holds
+        the table lock.
+    """
+    batch: list[RowResult] = []
+    last = after
+    for row in table.keys(scan.start, scan.stop, after=after, reverse=scan.reverse):
+        last = row
+        columns: ColumnHistory | None = table.history(row, selection, before=scan.before, now=now)
+        if not columns:
+            continue
+        done = False
+        if run is not None:
+            verdict = run.apply(row, columns)
+            columns, done = verdict.columns, verdict.done
+        if columns:
+            batch.append(_result(row, columns))
+        if done:
+            return batch, last, True
+        if len(batch) == want:
+            return batch, last, False
+    return batch, last, True
+
+
+def scan_rows(
+    lookup: Callable[[], MemoryTable],
+    scan: Scan,
+    selection: Selection,
+    run: FilterRun | None,
+    *,
+    clock: Clock,
+    charge: Callable[[], None],
+) -> Iterator[RowResult]:
+    """Yield the rows of ``scan``, fetching ``batch_size`` rows per round trip.
+
+    Each fetch calls ``charge`` once, looks the table up again (so a table deleted or
+    disabled meanwhile fails the scan as it fails an HBase scanner), and reads under the
+    table lock with the clock read once. Between fetches the lock is released: a fetch sees
+    the rows as they are then, and the scan resumes after the last row it looked at, so
+    concurrent writes never break it. A fetch asks for ``batch_size`` rows (fewer when the
+    ``limit`` is closer); one that returns fewer than it asked for ends the scan, as does
+    reaching the limit or a filter saying it is done. So ``n`` rows cost ``n // batch_size
+    + 1`` fetches without a limit.
+    """
+    returned = 0
+    after: bytes | None = None
+    while True:
+        want = (
+            scan.batch_size if scan.limit is None else min(scan.batch_size, scan.limit - returned)
+        )
+        if want <= 0:
+            return
+        charge()
+        table = lookup()
+        with table.lock:
+            batch, after, finished = _fetch(
+                table, scan, selection, run, after=after, want=want, now=clock()
+            )
+        yield from batch
+        returned += len(batch)
+        if finished:
+            return
