@@ -3,18 +3,37 @@
 from __future__ import annotations
 
 import enum
-import re
+import unicodedata
+import warnings
+from typing import TypeVar
 
 import attrs
 
 from hmodel.errors import SchemaError
 
-__all__ = ["FOREVER", "BloomFilter", "Compression", "DataBlockEncoding", "Family"]
+__all__ = [
+    "FOREVER",
+    "BloomFilter",
+    "Compression",
+    "DataBlockEncoding",
+    "Family",
+    "SchemaWarning",
+]
 
 #: HBase's TTL meaning "never expires" (``HConstants.FOREVER`` = ``Integer.MAX_VALUE`` seconds).
 FOREVER = 2_147_483_647
 
-_FAMILY_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
+#: The largest Java ``int``: the bound of VERSIONS, MIN_VERSIONS and BLOCKSIZE.
+_JAVA_INT_MAX = 2_147_483_647
+
+#: Family names are stored with a one-byte length in every cell (``KeyValue``).
+_MAX_FAMILY_NAME_BYTES = 127
+
+_E = TypeVar("_E", bound=enum.Enum)
+
+
+class SchemaWarning(UserWarning):
+    """A declaration HBase accepts but that does nothing useful, e.g. MIN_VERSIONS without TTL."""
 
 
 class Compression(str, enum.Enum):
@@ -29,7 +48,10 @@ class Compression(str, enum.Enum):
 
 
 class DataBlockEncoding(str, enum.Enum):
-    """Key encoding inside data blocks (F3); HBase's ``DATA_BLOCK_ENCODING`` option."""
+    """Key encoding inside data blocks (F3); HBase's ``DATA_BLOCK_ENCODING`` option.
+
+    ``PREFIX_TREE`` exists only up to HBase 1.x; HBase 2 refuses it.
+    """
 
     NONE = "NONE"
     PREFIX = "PREFIX"
@@ -48,27 +70,74 @@ class BloomFilter(str, enum.Enum):
     ROWPREFIX_FIXED_LENGTH = "ROWPREFIX_FIXED_LENGTH"
 
 
-def _positive(name: str, value: int, *, minimum: int = 1) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise SchemaError(f"{name} must be an integer >= {minimum}", value=value)
+def _check_name(name: str) -> None:
+    if not isinstance(name, str) or not name:
+        raise SchemaError("a family name must be a non-empty string", value=name)
+    problem = None
+    if name.startswith("."):
+        problem = "must not start with '.'"
+    elif any(c in ":\\/" or unicodedata.category(c) == "Cc" for c in name):
+        problem = "must not contain ':', '\\', '/' or control characters"
+    elif name == "recovered.edits":
+        problem = "must not be 'recovered.edits' (reserved by HBase)"
+    elif len(name.encode()) > _MAX_FAMILY_NAME_BYTES:
+        problem = f"must be at most {_MAX_FAMILY_NAME_BYTES} bytes in UTF-8"
+    if problem:
+        raise SchemaError(f"invalid family name: it {problem}", column=name, value=name)
 
 
-@attrs.frozen
+def _int_option(
+    family: str, option: str, value: int, *, minimum: int, maximum: int = _JAVA_INT_MAX
+) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SchemaError(f"{option} must be an integer", column=family, value=value)
+    if not minimum <= value <= maximum:
+        raise SchemaError(
+            f"{option} must be between {minimum} and {maximum}", column=family, value=value
+        )
+    return value
+
+
+def _bool_option(family: str, option: str, value: bool) -> bool:
+    if not isinstance(value, bool):
+        raise SchemaError(f"{option} must be a bool", column=family, value=value)
+    return value
+
+
+def _enum_option(family: str, option: str, kind: type[_E], value: _E | str) -> _E:
+    if isinstance(value, kind):
+        return value
+    if isinstance(value, str):
+        for member in kind:
+            if member.value == value.upper():
+                return member
+    names = ", ".join(str(member.value) for member in kind)
+    raise SchemaError(f"{option} must be one of {names}", column=family, value=value)
+
+
+@attrs.frozen(init=False)
 class Family:
-    """One column family and its HBase options (F3).
+    r"""One column family and its HBase options (F3).
+
+    Every option is checked when the family is declared; a bad one raises
+    :class:`~hmodel.errors.SchemaError` whose message names the option and whose
+    ``column`` is the family name. Enum options take the enum or its name in any case
+    (``compression="gz"``).
 
     Family names should be one letter (F2): the name is stored in every cell. The defaults
     are HBase's own defaults, so a ``Family("d")`` renders as ``{NAME => 'd'}``.
 
     Args:
-        name: The family name, e.g. ``"i"``. Letters, digits, ``_``, ``-`` and ``.``;
-            it must not start with ``.`` or ``-``.
+        name: The family name, e.g. ``"i"``. HBase's rules: not empty, not starting with
+            ``.``, no ``:``, ``\``, ``/`` or control characters, at most 127 bytes, not
+            ``recovered.edits``.
         versions: ``VERSIONS``: how many versions of a cell the family keeps (>= 1; HBase 2
             default 1). Prefer rows over many versions (F7).
-        min_versions: ``MIN_VERSIONS``: versions kept even when older than the TTL; only
-            meaningful together with a TTL (F7), must not exceed ``versions``.
-        ttl: ``TTL`` in seconds (F8); :data:`FOREVER` means never. Cells older than this
-            (by cell timestamp) become invisible.
+        min_versions: ``MIN_VERSIONS``: versions kept even when older than the TTL (F7);
+            must not exceed ``versions``. Without a TTL it has no effect: HBase accepts it,
+            hmodel accepts it too but issues a :class:`SchemaWarning`.
+        ttl: ``TTL`` in seconds (F8), 1 .. :data:`FOREVER`; :data:`FOREVER` means never.
+            Cells older than this (by cell timestamp) become invisible.
         keep_deleted_cells: ``KEEP_DELETED_CELLS`` (F9): time-range reads that end before a
             delete marker still see the deleted cells.
         compression: ``COMPRESSION``.
@@ -78,57 +147,90 @@ class Family:
         block_cache: ``BLOCKCACHE``.
         in_memory: ``IN_MEMORY``: priority in the block cache.
         replication_scope: ``REPLICATION_SCOPE``: 0 (local) or 1 (replicated).
+        bloom_prefix_length: The row-prefix length in bytes of a ``ROWPREFIX_FIXED_LENGTH``
+            bloom filter (the family configuration ``RowPrefixBloomFilter.prefix_length``);
+            required with that filter and refused with any other.
 
     Raises:
-        SchemaError: Any option out of range, naming the option and the family.
+        SchemaError: Any option out of range or of the wrong type.
     """
 
     name: str
-    versions: int = attrs.field(default=1, kw_only=True)
-    min_versions: int = attrs.field(default=0, kw_only=True)
-    ttl: int = attrs.field(default=FOREVER, kw_only=True)
-    keep_deleted_cells: bool = attrs.field(default=False, kw_only=True)
-    compression: Compression = attrs.field(
-        default=Compression.NONE, converter=Compression, kw_only=True
-    )
-    data_block_encoding: DataBlockEncoding = attrs.field(
-        default=DataBlockEncoding.NONE, converter=DataBlockEncoding, kw_only=True
-    )
-    bloom_filter: BloomFilter = attrs.field(
-        default=BloomFilter.ROW, converter=BloomFilter, kw_only=True
-    )
-    block_size: int = attrs.field(default=65_536, kw_only=True)
-    block_cache: bool = attrs.field(default=True, kw_only=True)
-    in_memory: bool = attrs.field(default=False, kw_only=True)
-    replication_scope: int = attrs.field(default=0, kw_only=True)
+    versions: int
+    min_versions: int
+    ttl: int
+    keep_deleted_cells: bool
+    compression: Compression
+    data_block_encoding: DataBlockEncoding
+    bloom_filter: BloomFilter
+    block_size: int
+    block_cache: bool
+    in_memory: bool
+    replication_scope: int
+    bloom_prefix_length: int | None
 
-    def __attrs_post_init__(self) -> None:
-        try:
-            self._validate()
-        except SchemaError as exc:
-            raise SchemaError(f"family {self.name!r}: {exc.message}", value=exc.value) from None
-
-    def _validate(self) -> None:
-        if not isinstance(self.name, str) or not _FAMILY_NAME.match(self.name):
+    def __init__(
+        self,
+        name: str,
+        *,
+        versions: int = 1,
+        min_versions: int = 0,
+        ttl: int = FOREVER,
+        keep_deleted_cells: bool = False,
+        compression: Compression | str = Compression.NONE,
+        data_block_encoding: DataBlockEncoding | str = DataBlockEncoding.NONE,
+        bloom_filter: BloomFilter | str = BloomFilter.ROW,
+        block_size: int = 65_536,
+        block_cache: bool = True,
+        in_memory: bool = False,
+        replication_scope: int = 0,
+        bloom_prefix_length: int | None = None,
+    ) -> None:
+        _check_name(name)
+        versions = _int_option(name, "VERSIONS", versions, minimum=1)
+        min_versions = _int_option(name, "MIN_VERSIONS", min_versions, minimum=0)
+        if min_versions > versions:
             raise SchemaError(
-                "a family name is letters, digits, '_', '-' or '.', not starting with '.' or '-'",
-                value=self.name,
+                f"MIN_VERSIONS must not exceed VERSIONS ({versions})",
+                column=name,
+                value=min_versions,
             )
-        _positive("VERSIONS", self.versions)
-        _positive("MIN_VERSIONS", self.min_versions, minimum=0)
-        if self.min_versions > self.versions:
-            raise SchemaError("MIN_VERSIONS must not exceed VERSIONS", value=self.min_versions)
-        _positive("TTL", self.ttl)
-        if self.ttl > FOREVER:
-            raise SchemaError(f"TTL must be at most {FOREVER} seconds (FOREVER)", value=self.ttl)
-        _positive("BLOCKSIZE", self.block_size, minimum=1024)
-        if self.block_size > 16 * 1024 * 1024:
-            raise SchemaError("BLOCKSIZE must be at most 16 MiB", value=self.block_size)
-        if self.replication_scope not in (0, 1):
-            raise SchemaError("REPLICATION_SCOPE must be 0 or 1", value=self.replication_scope)
-        for flag in ("keep_deleted_cells", "block_cache", "in_memory"):
-            if not isinstance(getattr(self, flag), bool):
-                raise SchemaError(f"{flag.upper()} must be a bool", value=getattr(self, flag))
+        ttl = _int_option(name, "TTL", ttl, minimum=1, maximum=FOREVER)
+        bloom = _enum_option(name, "BLOOMFILTER", BloomFilter, bloom_filter)
+        if bloom is BloomFilter.ROWPREFIX_FIXED_LENGTH:
+            if bloom_prefix_length is None:
+                raise SchemaError(
+                    "BLOOMFILTER ROWPREFIX_FIXED_LENGTH needs bloom_prefix_length",
+                    column=name,
+                )
+            _int_option(name, "bloom_prefix_length", bloom_prefix_length, minimum=1)
+        elif bloom_prefix_length is not None:
+            raise SchemaError(
+                "bloom_prefix_length is only for BLOOMFILTER ROWPREFIX_FIXED_LENGTH",
+                column=name,
+                value=bloom_prefix_length,
+            )
+        self.__attrs_init__(
+            name,
+            versions,
+            min_versions,
+            ttl,
+            _bool_option(name, "KEEP_DELETED_CELLS", keep_deleted_cells),
+            _enum_option(name, "COMPRESSION", Compression, compression),
+            _enum_option(name, "DATA_BLOCK_ENCODING", DataBlockEncoding, data_block_encoding),
+            bloom,
+            _int_option(name, "BLOCKSIZE", block_size, minimum=1024, maximum=16 * 1024 * 1024),
+            _bool_option(name, "BLOCKCACHE", block_cache),
+            _bool_option(name, "IN_MEMORY", in_memory),
+            _int_option(name, "REPLICATION_SCOPE", replication_scope, minimum=0, maximum=1),
+            bloom_prefix_length,
+        )
+        if min_versions and ttl == FOREVER:
+            warnings.warn(
+                f"family {name!r}: MIN_VERSIONS without a TTL has no effect (F7)",
+                SchemaWarning,
+                stacklevel=2,
+            )
 
     @property
     def has_ttl(self) -> bool:

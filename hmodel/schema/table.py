@@ -5,16 +5,23 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Iterable, Sequence
-from typing import Protocol, runtime_checkable
 
 import attrs
 
 from hmodel.errors import SchemaError
 from hmodel.schema.family import Family
+from hmodel.schema.split import ExplicitSplits, SplitPolicy
 
 __all__ = ["Durability", "SplitPolicy", "Table"]
 
 _TABLE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
+_NAMESPACE = re.compile(r"^[A-Za-z0-9_]+$")
+_JAVA_LONG_MAX = 2**63 - 1
+
+#: The smallest MAX_FILESIZE / MEMSTORE_FLUSHSIZE HBase's table sanity checks accept
+#: (``hbase.hregion.max.filesize.limit`` and ``hbase.hregion.memstore.flush.size.limit``).
+_MIN_MAX_FILESIZE = 2 * 1024 * 1024
+_MIN_MEMSTORE_FLUSHSIZE = 1024 * 1024
 
 
 class Durability(str, enum.Enum):
@@ -27,103 +34,166 @@ class Durability(str, enum.Enum):
     FSYNC_WAL = "FSYNC_WAL"
 
 
-@runtime_checkable
-class SplitPolicy(Protocol):
-    """Something that computes a table's split points (K11): see :mod:`hmodel.schema.split`."""
+def _check_names(name: str, namespace: str | None) -> None:
+    if not isinstance(name, str) or not _TABLE_NAME.match(name) or name == "zookeeper":
+        raise SchemaError(
+            "invalid table name: use letters, digits, '_', '-' and '.', not starting with "
+            "'.' or '-', and not 'zookeeper'",
+            value=name,
+        )
+    bad_namespace = not isinstance(namespace, str) or not _NAMESPACE.match(namespace)
+    if namespace is not None and (bad_namespace or namespace == "zookeeper"):
+        raise SchemaError(
+            "invalid namespace: use letters, digits and '_' only, and not 'zookeeper'",
+            value=namespace,
+        )
 
-    def points(self) -> list[bytes]:
-        """Return the split points, strictly increasing, none empty."""
-        ...
+
+def _check_families(families: tuple[Family, ...], allow_many: bool) -> None:
+    if not families:
+        raise SchemaError("a table needs at least one column family")
+    for family in families:
+        if not isinstance(family, Family):
+            raise SchemaError("families must be Family declarations", value=family)
+    names = [f.name for f in families]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise SchemaError(f"duplicate column family {duplicates[0]!r}", value=names)
+    if len(names) > 3 and not allow_many:
+        raise SchemaError(
+            "more than 3 column families (F1); pass allow_many_families=True if the "
+            "families are really read separately",
+            value=names,
+        )
 
 
-def _split_points(value: Sequence[bytes] | SplitPolicy | None) -> tuple[bytes, ...]:
-    if value is None:
+def _policy(splits: Sequence[bytes] | SplitPolicy | None) -> SplitPolicy | None:
+    if splits is None or isinstance(splits, SplitPolicy):
+        return splits
+    if isinstance(splits, (bytes, str)):
+        raise SchemaError("splits must be a sequence of bytes, not a single value", value=splits)
+    points = list(splits)
+    return ExplicitSplits(points) if points else None
+
+
+def _points(policy: SplitPolicy | None) -> tuple[bytes, ...]:
+    if policy is None:
         return ()
-    if isinstance(value, SplitPolicy):
-        return tuple(value.points())
-    if isinstance(value, (bytes, str)):
-        raise SchemaError("splits must be a sequence of bytes, not a single value", value=value)
-    return tuple(value)
+    points = policy.points()
+    if not isinstance(points, list):
+        raise SchemaError("a split policy's points() must return a list of bytes", value=points)
+    ExplicitSplits(points)  # same checks for third-party policies: non-empty, increasing
+    return tuple(points)
 
 
-def _families(value: Iterable[Family]) -> tuple[Family, ...]:
-    return tuple(value)
+def _size_option(option: str, value: int | None, minimum: int) -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SchemaError(f"{option} must be an integer number of bytes", value=value)
+    if not minimum <= value <= _JAVA_LONG_MAX:
+        raise SchemaError(
+            f"{option} must be between {minimum} and {_JAVA_LONG_MAX} bytes", value=value
+        )
 
 
-@attrs.frozen
+def _flag(option: str, value: bool) -> bool:
+    if not isinstance(value, bool):
+        raise SchemaError(f"{option} must be a bool", value=value)
+    return value
+
+
+def _durability(value: Durability | str) -> Durability:
+    if isinstance(value, Durability):
+        return value
+    if isinstance(value, str):
+        for member in Durability:
+            if member.value == value.upper():
+                return member
+    names = ", ".join(member.value for member in Durability)
+    raise SchemaError(f"DURABILITY must be one of {names}", value=value)
+
+
+@attrs.frozen(init=False)
 class Table:
     """A table: its name, 1..n families (F1) and table-level options (F4).
 
     Split points are region boundaries: region *i* holds rows ``>= points[i-1]`` and
     ``< points[i]``; the first region starts at the empty key, the last ends at the end
-    of the table. ``n`` split points make ``n + 1`` regions.
+    of the table. ``n`` split points make ``n + 1`` regions. :attr:`splits` holds the
+    points as bytes; :attr:`split_policy` keeps how they were declared (a list of bytes
+    becomes an :class:`~hmodel.schema.split.ExplicitSplits`), which DDL renders.
+
+    Every option is checked when the table is declared; a bad one raises
+    :class:`~hmodel.errors.SchemaError` with ``table`` set to the table's full name.
 
     Args:
-        name: Table name without namespace (``"order"``).
+        name: Table name without namespace (``"order"``): letters, digits, ``_``, ``-``
+            and ``.``, not starting with ``.`` or ``-`` (HBase's rule, ASCII only).
         families: The column families; 1 to 3 is the rule (F1), more raise unless
             ``allow_many_families=True`` says you mean it.
-        namespace: HBase namespace; ``None`` means ``default``.
+        namespace: HBase namespace (letters, digits and ``_``); ``None`` means ``default``.
         splits: Explicit split points (bytes), or a :class:`SplitPolicy` such as
             ``HexSplits`` or ``SaltSplits`` from :mod:`hmodel.schema.split` (K11).
         read_only: ``READONLY``.
-        durability: ``DURABILITY``.
-        max_filesize: ``MAX_FILESIZE`` in bytes (region split threshold), or ``None``.
-        memstore_flushsize: ``MEMSTORE_FLUSHSIZE`` in bytes, or ``None``.
+        durability: ``DURABILITY`` (the enum or its name).
+        max_filesize: ``MAX_FILESIZE`` in bytes (region split threshold; HBase's sanity
+            check wants at least 2 MiB), or ``None`` for the cluster default.
+        memstore_flushsize: ``MEMSTORE_FLUSHSIZE`` in bytes (at least 1 MiB), or ``None``.
         allow_many_families: Permit more than three families (F1 warns against it).
 
     Raises:
         SchemaError: A bad name, no family, duplicate families, unsorted or empty split
-            points, or an option out of range; the message names the table.
+            points, or an option out of range.
     """
 
     name: str
-    families: tuple[Family, ...] = attrs.field(converter=_families)
-    namespace: str | None = attrs.field(default=None, kw_only=True)
-    splits: tuple[bytes, ...] = attrs.field(default=None, converter=_split_points, kw_only=True)
-    read_only: bool = attrs.field(default=False, kw_only=True)
-    durability: Durability = attrs.field(
-        default=Durability.USE_DEFAULT, converter=Durability, kw_only=True
-    )
-    max_filesize: int | None = attrs.field(default=None, kw_only=True)
-    memstore_flushsize: int | None = attrs.field(default=None, kw_only=True)
-    allow_many_families: bool = attrs.field(default=False, kw_only=True)
+    families: tuple[Family, ...]
+    namespace: str | None
+    split_policy: SplitPolicy | None = attrs.field(alias="splits")
+    splits: tuple[bytes, ...] = attrs.field(init=False)
+    read_only: bool
+    durability: Durability
+    max_filesize: int | None
+    memstore_flushsize: int | None
+    allow_many_families: bool
 
-    def __attrs_post_init__(self) -> None:
+    def __init__(
+        self,
+        name: str,
+        families: Iterable[Family],
+        *,
+        namespace: str | None = None,
+        splits: Sequence[bytes] | SplitPolicy | None = None,
+        read_only: bool = False,
+        durability: Durability | str = Durability.USE_DEFAULT,
+        max_filesize: int | None = None,
+        memstore_flushsize: int | None = None,
+        allow_many_families: bool = False,
+    ) -> None:
+        full_name = f"{namespace}:{name}" if namespace else str(name)
         try:
-            self._validate()
-        except SchemaError as exc:
-            raise SchemaError(f"table {self.name!r}: {exc.message}", value=exc.value) from None
-
-    def _validate(self) -> None:
-        for label, name in (("table", self.name), ("namespace", self.namespace)):
-            if name is not None and (not isinstance(name, str) or not _TABLE_NAME.match(name)):
-                raise SchemaError(f"invalid {label} name", value=name)
-        if not self.families:
-            raise SchemaError("a table needs at least one column family")
-        for family in self.families:
-            if not isinstance(family, Family):
-                raise SchemaError("families must be Family declarations", value=family)
-        names = [f.name for f in self.families]
-        if len(set(names)) != len(names):
-            raise SchemaError("duplicate column family", value=names)
-        if len(names) > 3 and not self.allow_many_families:
-            raise SchemaError(
-                "more than 3 column families (F1); pass allow_many_families=True if the "
-                "families are really read separately",
-                value=names,
+            _check_names(name, namespace)
+            family_tuple = tuple(families)
+            _check_families(family_tuple, _flag("allow_many_families", allow_many_families))
+            policy = _policy(splits)
+            points = _points(policy)
+            _size_option("MAX_FILESIZE", max_filesize, _MIN_MAX_FILESIZE)
+            _size_option("MEMSTORE_FLUSHSIZE", memstore_flushsize, _MIN_MEMSTORE_FLUSHSIZE)
+            self.__attrs_init__(
+                name,
+                family_tuple,
+                namespace,
+                policy,
+                _flag("READONLY", read_only),
+                _durability(durability),
+                max_filesize,
+                memstore_flushsize,
+                allow_many_families,
             )
-        for point in self.splits:
-            if not isinstance(point, bytes) or not point:
-                raise SchemaError("split points must be non-empty bytes", value=point)
-        if any(a >= b for a, b in zip(self.splits, self.splits[1:], strict=False)):
-            raise SchemaError("split points must be strictly increasing", value=self.splits)
-        for label, size in (
-            ("MAX_FILESIZE", self.max_filesize),
-            ("MEMSTORE_FLUSHSIZE", self.memstore_flushsize),
-        ):
-            bad = isinstance(size, bool) or not isinstance(size, int) or size < 1
-            if size is not None and bad:
-                raise SchemaError(f"{label} must be a positive number of bytes", value=size)
+        except SchemaError as exc:
+            raise SchemaError(exc.message, table=full_name, value=exc.value) from None
+        object.__setattr__(self, "splits", points)
 
     @property
     def full_name(self) -> str:
@@ -139,7 +209,7 @@ class Table:
         for family in self.families:
             if family.name == name:
                 return family
-        raise SchemaError(f"table {self.full_name!r} has no column family {name!r}")
+        raise SchemaError(f"no column family {name!r}", table=self.full_name, column=name)
 
     def with_families(self, families: Iterable[Family]) -> Table:
         """Return a copy of this table with ``families`` instead (F5 alterations)."""
