@@ -419,6 +419,13 @@ class _Declaration:
             prefix = spec.prefix.encode("utf-8")
         except UnicodeEncodeError:
             self.fail("prefix must have a UTF-8 form", field=attr_name, value=spec.prefix)
+        for part, what in ((types[0], "keys"), (types[1], "values")):
+            if split_optional(part)[1]:
+                self.fail(
+                    f"map {what} cannot be None: an absent entry is stored as no cell",
+                    field=attr_name,
+                    value=hint,
+                )
         return MapField(
             name=attr_name,
             family=family,

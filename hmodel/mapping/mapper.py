@@ -1,0 +1,616 @@
+"""The pure translation between a model's instances and the cells of its rows (F2, F6-F10, K10)."""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Iterable, Mapping
+from typing import Any, Generic, TypeVar
+
+import attrs
+
+from hmodel.backend.base import Delete, Mutation, Put, RowResult
+from hmodel.errors import DecodeError, KeyEncodeError, ValidationError
+from hmodel.mapping.value import decode_value, encode_value
+from hmodel.model import (
+    ColumnField,
+    CounterField,
+    MapField,
+    ModelInfo,
+    StoredField,
+    VersionField,
+    model_info,
+)
+from hmodel.model.annotation import check_value, describe
+from hmodel.model.info import LONG
+
+__all__ = ["Mapper", "mapper_for"]
+
+M = TypeVar("M")
+
+_MAPPERS: weakref.WeakKeyDictionary[type[Any], Mapper[Any]] = weakref.WeakKeyDictionary()
+
+
+def mapper_for(cls: type[M]) -> Mapper[M]:
+    """Return the (cached) :class:`Mapper` of the model class ``cls``.
+
+    Raises:
+        DeclarationError: ``cls`` is not a model.
+    """
+    mapper = _MAPPERS.get(cls)
+    if mapper is None:
+        mapper = _MAPPERS[cls] = Mapper(cls)
+    return mapper
+
+
+@attrs.frozen
+class _Write:
+    """Where and how one save or partial update writes: row, timestamp, TTL, stored row."""
+
+    row: bytes
+    timestamp: int
+    ttl: int | None
+    previous: RowResult | None
+
+
+class Mapper(Generic[M]):
+    """Turns instances of one model into mutations, and rows back into instances.
+
+    Pure: it builds :class:`~hmodel.backend.base.Put` and
+    :class:`~hmodel.backend.base.Delete` objects and reads
+    :class:`~hmodel.backend.base.RowResult` objects, but never talks to a backend. Every
+    method validates all of its input before returning anything, so a rejected instance
+    yields no mutation at all.
+
+    What a save writes:
+
+    * a column field: one ``Put`` of its encoded value; ``None`` (for an ``Optional``
+      field) a ``Delete`` of the column at ``timestamp - 1``, which clears the older values
+      without masking anything written at ``timestamp``;
+    * a map field (F6): one ``Put`` per entry; a map that owns its whole family (no
+      prefix) also gets a ``Delete`` of the family at ``timestamp - 1``, so entries removed
+      from the dict disappear. A map with a prefix shares its family, so a family delete
+      would clear other fields: its removed entries are only deleted when the stored row
+      is passed as ``previous`` (see :attr:`save_needs_previous`);
+    * counters (F10) and the version field: never; the repository increments counters
+      and sets the version with a check-and-put.
+
+    Args:
+        cls: The model class.
+
+    Raises:
+        DeclarationError: ``cls`` is not a model.
+    """
+
+    def __init__(self, cls: type[M]) -> None:
+        self.cls = cls
+        self.info: ModelInfo = model_info(cls)
+        self._table = self.info.table.full_name
+        self._by_column: dict[bytes, StoredField] = {
+            f.column: f for f in self.info.fields.values() if not isinstance(f, MapField)
+        }
+
+    def __repr__(self) -> str:
+        return f"Mapper({self.info.name})"
+
+    # --- errors -----------------------------------------------------------------------------
+
+    def _invalid(
+        self, message: str, *, field: str | None = None, value: Any = None
+    ) -> ValidationError:
+        return ValidationError(
+            f"model {self.info.name!r}: {message}", table=self._table, field=field, value=value
+        )
+
+    # --- rowkeys ----------------------------------------------------------------------------
+
+    def key_of(self, **key_fields: Any) -> bytes:
+        """Return the rowkey of the row with these key field values (K1).
+
+        Raises:
+            ValidationError: A key field is missing, unknown, of the wrong type or does not
+                encode (too long, out of range); the error names the field.
+        """
+        names = self.info.key_field_names
+        for name, value in key_fields.items():
+            if name not in names:
+                raise self._invalid(
+                    f"{name!r} is not a key field (the key fields: {', '.join(names)})",
+                    field=name,
+                    value=value,
+                )
+        for key_field in self.info.key_fields:
+            if key_field.name not in key_fields:
+                raise self._invalid(f"missing key field {key_field.name!r}", field=key_field.name)
+            value = key_fields[key_field.name]
+            if not check_value(value, key_field.python_type):
+                raise self._invalid(
+                    f"key field {key_field.name!r} takes a {describe(key_field.python_type)}, "
+                    f"not {type(value).__name__}",
+                    field=key_field.name,
+                    value=value,
+                )
+        try:
+            return self.info.key.encode(key_fields)
+        except KeyEncodeError as error:
+            raise self._invalid(
+                f"the key does not encode: {error.message}", field=error.field, value=error.value
+            ) from error
+
+    def key_values(self, instance: M) -> dict[str, Any]:
+        """Return the key field values of ``instance``, by name."""
+        self._check_instance(instance)
+        return {name: getattr(instance, name) for name in self.info.key_field_names}
+
+    def rowkey(self, instance: M) -> bytes:
+        """Return the rowkey of ``instance``.
+
+        Raises:
+            ValidationError: ``instance`` is not of this model, or a key field does not
+                encode.
+        """
+        return self.key_of(**self.key_values(instance))
+
+    def matches(self, row: bytes) -> bool:
+        """Whether ``row`` is a rowkey of this model (tells record types apart, R1)."""
+        return self.info.key.matches(row)
+
+    # --- columns ----------------------------------------------------------------------------
+
+    def field(self, field_name: str) -> StoredField:
+        """Return the stored field called ``field_name``.
+
+        Raises:
+            ValidationError: No such stored field (key fields are not stored in columns).
+        """
+        found = self.info.fields.get(field_name)
+        if found is None:
+            if field_name in self.info.key_field_names:
+                raise self._invalid(
+                    f"{field_name!r} is a key field: it lives in the rowkey, not in a column",
+                    field=field_name,
+                )
+            raise self._invalid(f"no field {field_name!r}", field=field_name)
+        return found
+
+    def column_of(self, field_name: str) -> bytes:
+        """Return the column ``b"f:q"`` of a column, counter or version field.
+
+        Raises:
+            ValidationError: Unknown field, a key field, or a map field (its entries each
+                have a column: see :meth:`map_column`).
+        """
+        found = self.field(field_name)
+        if isinstance(found, MapField):
+            raise self._invalid(
+                f"map field {field_name!r} has one column per entry: use map_column()",
+                field=field_name,
+            )
+        return found.column
+
+    def map_column(self, field_name: str, key: Any) -> bytes:
+        """Return the column of the entry ``key`` of map field ``field_name`` (F6).
+
+        Raises:
+            ValidationError: Not a map field, or ``key`` does not encode.
+        """
+        found = self._map(field_name)
+        return self._entry_column(found, key)
+
+    def field_of(self, column: bytes) -> str | None:
+        """Return the field stored in ``column`` (``b"f:q"``, or a bare family of a map).
+
+        Columns of map entries give the map; a bare family gives the map owning it.
+        ``None`` for a column no field of this model uses.
+        """
+        found = self._by_column.get(column)
+        if found is not None:
+            return found.name
+        for owner in self.info.maps:
+            if owner.qualifier_suffix(column) is not None:
+                return owner.name
+            if owner.owns_family and column == owner.family_bytes:
+                return owner.name
+        return None
+
+    def columns(self, field_names: Iterable[str] | None = None) -> list[bytes]:
+        """Return what to read for some fields: columns ``b"f:q"`` and whole families ``b"f"``.
+
+        A map field needs its whole family (a read cannot select by qualifier prefix); a
+        column inside a family that is read whole is left out, because HBase would
+        otherwise narrow the family read to that one column. Key fields need no column.
+        The result is sorted and free of duplicates.
+
+        Args:
+            field_names: The fields to read; ``None``: every stored field.
+
+        Returns:
+            The columns and families. An empty list means no column is needed (only key
+            fields were asked for); note that a backend read with no columns reads all.
+
+        Raises:
+            ValidationError: An unknown field name.
+        """
+        families: set[bytes] = set()
+        columns: set[bytes] = set()
+        for stored in self._select(field_names):
+            if isinstance(stored, MapField):
+                families.add(stored.family_bytes)
+            else:
+                columns.add(stored.column)
+        kept = {c for c in columns if c.partition(b":")[0] not in families}
+        return sorted(families | kept)
+
+    def _select(self, field_names: Iterable[str] | None) -> list[StoredField]:
+        if field_names is None:
+            return list(self.info.fields.values())
+        if isinstance(field_names, str):
+            raise self._invalid("field names must be a collection of names, not one string")
+        return [self.field(name) for name in field_names if name not in self.info.key_field_names]
+
+    def _map(self, field_name: str) -> MapField:
+        found = self.field(field_name)
+        if not isinstance(found, MapField):
+            raise self._invalid(f"{field_name!r} is not a map field", field=field_name)
+        return found
+
+    # --- writes -----------------------------------------------------------------------------
+
+    @property
+    def save_needs_previous(self) -> bool:
+        """Whether :meth:`to_mutations` needs the stored row to delete removed map entries.
+
+        True when a map field has a prefix (it shares its family with other fields, so a
+        family delete cannot clear its old entries).
+        """
+        return any(not m.owns_family for m in self.info.maps)
+
+    def to_mutations(
+        self,
+        instance: M,
+        *,
+        timestamp: int,
+        ttl_ms: int | None = None,
+        previous: RowResult | None = None,
+    ) -> list[Mutation]:
+        """Return the mutations of a full save of ``instance``, all on its row.
+
+        Puts for every column field that is not ``None`` and for every map entry; deletes
+        at ``timestamp - 1`` for ``None`` fields and for maps owning their family (see the
+        class docstring). Counters and the version field are not written.
+
+        Args:
+            instance: The instance to save.
+            timestamp: The timestamp of every put, epoch milliseconds (>= 1).
+            ttl_ms: Per-cell TTL of the puts in milliseconds (F8); default: the model's
+                ``ttl``, or none.
+            previous: The row as stored now, if read: entries of prefixed maps found in it
+                but not in the instance are deleted. Without it such entries stay.
+
+        Raises:
+            ValidationError: ``instance`` is not of this model, a required field is
+                ``None``, a value is of the wrong type or does not encode, a key field
+                does not encode, or ``timestamp``/``ttl_ms`` is invalid. Nothing is
+                returned then.
+        """
+        self._check_instance(instance)
+        row = self.rowkey(instance)
+        ttl = self._ttl(ttl_ms)
+        self._check_timestamp(timestamp)
+        write = _Write(row, timestamp, ttl, previous)
+        mutations: list[Mutation] = []
+        for stored in self.info.fields.values():
+            if isinstance(stored, CounterField | VersionField):
+                continue
+            mutations.extend(self._field_mutations(write, stored, getattr(instance, stored.name)))
+        return mutations
+
+    def to_partial_mutations(
+        self,
+        key_values: Mapping[str, Any],
+        changes: Mapping[str, Any],
+        *,
+        timestamp: int,
+        ttl_ms: int | None = None,
+        previous: RowResult | None = None,
+    ) -> list[Mutation]:
+        """Return the mutations that set only the named fields of one row.
+
+        Each change is written as a full save writes that field (``None`` deletes; a map
+        replaces the whole map). Other fields are left untouched.
+
+        Args:
+            key_values: The key field values of the row.
+            changes: New values by field name.
+            timestamp: The timestamp of every put, epoch milliseconds (>= 1).
+            ttl_ms: Per-cell TTL of the puts in milliseconds; default: the model's ``ttl``.
+            previous: The row as stored now, for prefixed maps (as in :meth:`to_mutations`).
+
+        Raises:
+            ValidationError: An unknown field; a key field (K10: a key never changes, save
+                a copy under the new key and delete the old row); a counter (use an
+                increment, F10); the version field (the repository manages it); or an
+                invalid value, key, ``timestamp`` or ``ttl_ms``.
+        """
+        row = self.key_of(**key_values)
+        ttl = self._ttl(ttl_ms)
+        self._check_timestamp(timestamp)
+        write = _Write(row, timestamp, ttl, previous)
+        mutations: list[Mutation] = []
+        for name, value in changes.items():
+            if name in self.info.key_field_names:
+                raise self._invalid(
+                    f"key field {name!r} cannot be updated (K10, keys are immutable): save a "
+                    "copy under the new key and delete the old row",
+                    field=name,
+                    value=value,
+                )
+            stored = self.field(name)
+            if isinstance(stored, CounterField):
+                raise self._invalid(
+                    f"counter {name!r} is only changed by increments (F10)", field=name, value=value
+                )
+            if isinstance(stored, VersionField):
+                raise self._invalid(
+                    f"version field {name!r} is managed by the repository's optimistic locking",
+                    field=name,
+                    value=value,
+                )
+            mutations.extend(self._field_mutations(write, stored, value))
+        return mutations
+
+    def map_put(
+        self,
+        key_values: Mapping[str, Any],
+        map_field_name: str,
+        entries: Mapping[Any, Any],
+        *,
+        timestamp: int | None = None,
+        ttl_ms: int | None = None,
+    ) -> list[Put]:
+        """Return puts adding or replacing single entries of a map field (F6).
+
+        Other entries are left alone: ``map_put(k, "fans", {"u2": "mutual"})`` is one put
+        of ``f:u2``.
+
+        Args:
+            key_values: The key field values of the row.
+            map_field_name: The map field.
+            entries: The entries to write.
+            timestamp: The puts' timestamp; ``None``: the server's time.
+            ttl_ms: Per-cell TTL in milliseconds; default: the model's ``ttl``.
+
+        Raises:
+            ValidationError: Not a map field, or an invalid key, entry, timestamp or TTL.
+        """
+        row = self.key_of(**key_values)
+        owner = self._map(map_field_name)
+        ttl = self._ttl(ttl_ms)
+        if timestamp is not None:
+            self._check_timestamp(timestamp)
+        return self._entry_puts(row, owner, entries, timestamp, ttl)
+
+    def map_delete(
+        self,
+        key_values: Mapping[str, Any],
+        map_field_name: str,
+        keys: Iterable[Any],
+        *,
+        timestamp: int | None = None,
+    ) -> list[Delete]:
+        """Return deletes removing single entries of a map field (F6).
+
+        Args:
+            key_values: The key field values of the row.
+            map_field_name: The map field.
+            keys: The entry keys to remove.
+            timestamp: Delete the versions up to this timestamp (inclusive); ``None``:
+                every version stored so far.
+
+        Raises:
+            ValidationError: Not a map field, or an invalid key or timestamp.
+        """
+        row = self.key_of(**key_values)
+        owner = self._map(map_field_name)
+        if timestamp is not None:
+            self._check_timestamp(timestamp)
+        if isinstance(keys, str | bytes):
+            raise self._invalid(
+                "keys must be a collection of entry keys, not one key", field=owner.name
+            )
+        return [Delete(row, self._entry_column(owner, key), timestamp) for key in keys]
+
+    def encode_value(self, field_name: str, value: Any) -> bytes:
+        """Return the cell bytes of ``value`` for a column, counter or version field.
+
+        For conditions and check-and-put: the expected bytes of a cell.
+
+        Raises:
+            ValidationError: Unknown or map field, or the value does not encode.
+        """
+        self.column_of(field_name)
+        stored = self.field(field_name)
+        assert not isinstance(stored, MapField)
+        expected = stored.value_type if isinstance(stored, ColumnField) else int
+        return encode_value(self.info, stored.name, stored.codec, value, expected=expected)
+
+    def _field_mutations(self, write: _Write, stored: StoredField, value: Any) -> list[Mutation]:
+        if isinstance(stored, MapField):
+            return self._map_mutations(write, stored, value)
+        assert isinstance(stored, ColumnField)
+        if value is None:
+            if not stored.nullable:
+                raise self._invalid(
+                    f"field {stored.name!r} is required ({describe(stored.value_type)}), not None",
+                    field=stored.name,
+                )
+            return [Delete(write.row, stored.column, write.timestamp - 1)]
+        data = encode_value(self.info, stored.name, stored.codec, value, expected=stored.value_type)
+        return [Put(write.row, stored.column, data, write.timestamp, write.ttl)]
+
+    def _map_mutations(self, write: _Write, owner: MapField, entries: Any) -> list[Mutation]:
+        puts = self._entry_puts(write.row, owner, entries, write.timestamp, write.ttl)
+        mutations: list[Mutation] = list(puts)
+        if owner.owns_family:
+            mutations.append(Delete(write.row, owner.family_bytes, write.timestamp - 1))
+        elif write.previous is not None:
+            kept = {put.column for put in puts}
+            mutations.extend(
+                Delete(write.row, column, write.timestamp - 1)
+                for column in write.previous.cells
+                if owner.qualifier_suffix(column) is not None and column not in kept
+            )
+        return mutations
+
+    def _entry_puts(
+        self,
+        row: bytes,
+        owner: MapField,
+        entries: Any,
+        timestamp: int | None,
+        ttl: int | None,
+    ) -> list[Put]:
+        if not isinstance(entries, Mapping):
+            raise self._invalid(
+                f"map field {owner.name!r} takes a dict, not {type(entries).__name__}",
+                field=owner.name,
+                value=entries,
+            )
+        return [
+            Put(
+                row,
+                self._entry_column(owner, key),
+                encode_value(self.info, owner.name, owner.value_codec, value, what="map value"),
+                timestamp,
+                ttl,
+            )
+            for key, value in entries.items()
+        ]
+
+    def _entry_column(self, owner: MapField, key: Any) -> bytes:
+        suffix = encode_value(self.info, owner.name, owner.key_codec, key, what="map key")
+        return owner.family_bytes + b":" + owner.prefix + suffix
+
+    def _check_instance(self, instance: object) -> None:
+        if not isinstance(instance, self.cls):
+            raise self._invalid(
+                f"expected a {self.cls.__qualname__} instance, not {type(instance).__name__}",
+                value=instance,
+            )
+
+    def _check_timestamp(self, timestamp: object) -> None:
+        if isinstance(timestamp, bool) or not isinstance(timestamp, int) or timestamp < 1:
+            raise self._invalid(
+                "timestamp must be a positive int of epoch milliseconds", value=timestamp
+            )
+
+    def _ttl(self, ttl_ms: object) -> int | None:
+        if ttl_ms is None:
+            return self.info.ttl_ms
+        if isinstance(ttl_ms, bool) or not isinstance(ttl_ms, int) or ttl_ms < 1:
+            raise self._invalid("ttl_ms must be a positive int of milliseconds (F8)", value=ttl_ms)
+        return ttl_ms
+
+    # --- reads ------------------------------------------------------------------------------
+
+    def from_row(self, result: RowResult) -> M:
+        """Return the instance stored in ``result``.
+
+        Key fields are decoded from the rowkey; each column with its field's codec; a
+        missing ``Optional`` column is ``None``, a missing column with a default takes the
+        default; map fields gather the cells of their family and prefix; counters and the
+        version read as 0 when absent. Columns no field uses are ignored.
+
+        Raises:
+            KeyDecodeError: The rowkey is not a key of this model.
+            DecodeError: A cell does not decode (corrupt, or written by another codec), or
+                a required column is missing; the error names the column and the field.
+        """
+        values = self.decode_fields(result)
+        return self.cls(**values)
+
+    def decode_fields(
+        self, result: RowResult, field_names: Iterable[str] | None = None
+    ) -> dict[str, Any]:
+        """Return the values of some fields of the row ``result``, by name (a projection).
+
+        The key fields are always included. Decoding works as in :meth:`from_row`.
+
+        Args:
+            result: The row, read with at least :meth:`columns` of the same fields.
+            field_names: The fields wanted; ``None``: all.
+
+        Raises:
+            ValidationError: An unknown field name.
+            KeyDecodeError: The rowkey is not a key of this model.
+            DecodeError: A cell does not decode, or a required column is missing.
+        """
+        selected = self._select(field_names)
+        values: dict[str, Any] = dict(self.info.key.decode(result.row))
+        for stored in selected:
+            values[stored.name] = self._decode_field(result, stored)
+        return values
+
+    def decode_cell(self, field_name: str, data: bytes, *, row: bytes = b"") -> Any:
+        """Return the value of one cell of a column, counter or version field.
+
+        For reading the history of a ``history=True`` field (F7) from cell versions.
+
+        Raises:
+            ValidationError: Unknown or map field.
+            DecodeError: The bytes do not decode.
+        """
+        column = self.column_of(field_name)
+        stored = self.field(field_name)
+        assert not isinstance(stored, MapField)
+        return decode_value(self.info, field_name, stored.codec, data, row=row, column=column)
+
+    def _decode_field(self, result: RowResult, stored: StoredField) -> Any:
+        if isinstance(stored, MapField):
+            return self._decode_map(result, stored)
+        cell = result.cells.get(stored.column)
+        if isinstance(stored, CounterField | VersionField):
+            if cell is None:
+                return 0
+            return decode_value(
+                self.info, stored.name, LONG, cell.value, row=result.row, column=stored.column
+            )
+        if cell is None:
+            if stored.required:
+                raise DecodeError(
+                    f"model {self.info.name!r}: the row has no cell for required field "
+                    f"{stored.name!r}",
+                    table=self._table,
+                    row=result.row,
+                    column=stored.column,
+                    field=stored.name,
+                )
+            return stored.make_default()
+        return decode_value(
+            self.info, stored.name, stored.codec, cell.value, row=result.row, column=stored.column
+        )
+
+    def _decode_map(self, result: RowResult, owner: MapField) -> dict[Any, Any]:
+        entries: dict[Any, Any] = {}
+        for column, cell in result.cells.items():
+            suffix = owner.qualifier_suffix(column)
+            if suffix is None:
+                continue
+            key = decode_value(
+                self.info,
+                owner.name,
+                owner.key_codec,
+                suffix,
+                row=result.row,
+                column=column,
+                what="map key",
+            )
+            entries[key] = decode_value(
+                self.info,
+                owner.name,
+                owner.value_codec,
+                cell.value,
+                row=result.row,
+                column=column,
+                what="map value",
+            )
+        return entries
