@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import abc
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import attrs
 
@@ -60,6 +60,11 @@ def prefix_stop(prefix: bytes) -> bytes:
     if not trimmed:
         return b""
     return trimmed[:-1] + bytes([trimmed[-1] + 1])
+
+
+def _column_tuple(columns: Iterable[bytes]) -> tuple[bytes, ...]:
+    """``Scan.columns`` converter (a bare ``tuple`` converter leaves mypy a generic type)."""
+    return tuple(columns)
 
 
 @attrs.frozen
@@ -170,7 +175,7 @@ class Scan:
 
     start: bytes = b""
     stop: bytes = b""
-    columns: tuple[bytes, ...] = attrs.field(default=(), converter=tuple)
+    columns: tuple[bytes, ...] = attrs.field(default=(), converter=_column_tuple)
     filter: str | bytes | None = None
     before: int | None = None
     reverse: bool = False
