@@ -76,8 +76,14 @@ class _Instant(ValueComponent[dt.datetime]):
                     field=self.name,
                     value=value,
                 )
-            value = ticks
-        elif isinstance(value, bool) or not isinstance(value, int):
+            if not 0 <= ticks <= self.max_ticks:
+                raise KeyEncodeError(
+                    f"{self.name!r} is out of range: before 1970 or after 9999",
+                    field=self.name,
+                    value=value,
+                )
+            return ticks
+        if isinstance(value, bool) or not isinstance(value, int):
             raise KeyEncodeError(
                 f"{self.name!r} takes a datetime or int {self.unit} since the epoch, "
                 f"not {type(value).__name__}",
