@@ -1,0 +1,77 @@
+"""The ``hmodel`` command line: one subcommand per tool, e.g. ``hmodel fake-hbase``."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+
+from hmodel import __version__
+from hmodel.errors import HModelError
+
+__all__ = ["build_parser", "main"]
+
+
+def _fake_hbase(args: argparse.Namespace) -> int:
+    """Run the HBase-compatible Thrift1 server in the foreground until SIGINT or SIGTERM."""
+    from hmodel.testing.thrift_server import FakeHBaseServer
+
+    stop = threading.Event()
+    previous = {
+        sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)
+    }
+    try:
+        server = FakeHBaseServer(
+            host=args.host, port=args.port, transport=args.transport, protocol=args.protocol
+        ).start()
+        print(
+            f"fake HBase Thrift1 server listening on {server.host}:{server.port} "
+            f"(transport={server.transport}, protocol={server.protocol})",
+            flush=True,
+        )
+        stop.wait()
+        server.stop()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``hmodel`` with its subcommands."""
+    parser = argparse.ArgumentParser(
+        prog="hmodel", description="hmodel: HBase schema-design patterns, declared once."
+    )
+    parser.add_argument("--version", action="version", version=f"hmodel {__version__}")
+    commands = parser.add_subparsers(title="commands", dest="command", metavar="COMMAND")
+    commands.required = True
+
+    fake = commands.add_parser(
+        "fake-hbase",
+        help="run an HBase-compatible Thrift1 server over the in-memory engine",
+        description="Serve HBase's Thrift1 API (what happybase speaks) from an in-memory "
+        "engine, in the foreground, until SIGINT or SIGTERM. Data is lost when it stops.",
+    )
+    fake.add_argument("--host", default="127.0.0.1", help="interface (default: %(default)s)")
+    fake.add_argument("--port", type=int, default=9090, help="TCP port, 0 = any (default: 9090)")
+    fake.add_argument("--transport", choices=("buffered", "framed"), default="buffered")
+    fake.add_argument("--protocol", choices=("binary", "compact"), default="binary")
+    fake.set_defaults(run=_fake_hbase)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``hmodel`` with ``argv`` (default: the process arguments); return the exit code."""
+    args = build_parser().parse_args(argv)
+    try:
+        code: int = args.run(args)
+    except HModelError as exc:
+        print(f"hmodel {args.command}: {exc}", file=sys.stderr)
+        return 1
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
