@@ -24,8 +24,10 @@ class DateTime(Codec[dt.datetime]):
     1970-01-01T00:00:00Z, in the layout of :class:`~hmodel.codecs.Long`. Only the instant is
     stored: the offset is not, and ``decode`` returns the same instant in UTC.
 
-    Naive datetimes are refused, since the instant they mean is unknown. With
-    ``unit="ms"`` a datetime with a sub-millisecond part is refused rather than truncated.
+    Naive datetimes are refused, since the instant they mean is unknown, and so are
+    instants whose UTC form falls outside the years 1 to 9999 (``datetime.min`` at
+    +05:00), which could not be decoded. With ``unit="ms"`` a datetime with a
+    sub-millisecond part is refused rather than truncated.
 
     Args:
         unit: ``"us"`` (microseconds) or ``"ms"`` (milliseconds).
@@ -57,13 +59,17 @@ class DateTime(Codec[dt.datetime]):
         """Return the instant of ``value`` as 8 big-endian bytes counting ``unit`` since the epoch.
 
         Raises:
-            EncodeError: ``value`` is not a ``datetime``, is naive, or (``unit="ms"``) has a
-                sub-millisecond part.
+            EncodeError: ``value`` is not a ``datetime``, is naive, lies outside the years 1
+                to 9999 in UTC, or (``unit="ms"``) has a sub-millisecond part.
         """
         if not isinstance(value, dt.datetime):
             raise self._wrong_type(value)
         if value.utcoffset() is None:
             raise self._encode_error("naive datetime; attach a tzinfo", value)
+        try:
+            value.astimezone(dt.timezone.utc)
+        except OverflowError:
+            raise self._encode_error("instant outside the UTC datetime range", value) from None
         count, remainder = divmod(value - _EPOCH, self._step)
         if remainder:
             raise self._encode_error(f"finer than the unit {self.unit!r}", value)

@@ -38,7 +38,7 @@ def _unsupported(
             if isinstance(value, dict):
                 for key, item in value.items():
                     if not isinstance(key, keys):
-                        return f"key {key!r} at {path} is a {type(key).__name__}"
+                        return f"key {key!r} at {path} has type {type(key).__name__}"
                     found = _unsupported(item, f"{path}[{key!r}]", leaves, keys, open_containers)
                     if found:
                         return found
@@ -52,7 +52,7 @@ def _unsupported(
         return None
     if isinstance(value, leaves):
         return None
-    return f"{path} is a {type(value).__name__}"
+    return f"{path} has type {type(value).__name__}"
 
 
 def _reject_constant(name: str) -> float:
