@@ -1,0 +1,581 @@
+"""The Thrift backend: the bytes-level Backend protocol over HBase's Thrift1 API."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+import warnings
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+from hmodel.backend.base import (
+    Backend,
+    Cell,
+    Increment,
+    Mutation,
+    Put,
+    Region,
+    RowResult,
+    Scan,
+    family_of,
+)
+from hmodel.backend.thrift.batch import plan_batches, ttl_attribute
+from hmodel.backend.thrift.channel import Channel, Retry
+from hmodel.backend.thrift.descriptor import (
+    ddl_hint,
+    family_names,
+    from_descriptor,
+    to_descriptor,
+    uncarried_options,
+)
+from hmodel.backend.thrift.error import SERVER_ERRORS, server_error
+from hmodel.backend.thrift.idl import Mutation as TMutation
+from hmodel.backend.thrift.idl import TAppend, TIncrement
+from hmodel.backend.thrift.result import cell, column_order, row_result
+from hmodel.backend.thrift.scanner import ScannerIterator
+from hmodel.errors import (
+    BackendError,
+    ColumnFamilyNotFoundError,
+    IllegalArgumentError,
+    TableNotFoundError,
+    UnsupportedOperationError,
+)
+from hmodel.schema.family import Family
+from hmodel.schema.table import Table
+
+__all__ = ["ThriftBackend"]
+
+
+def _column(column: bytes, *, table: str, row: bytes, what: str) -> bytes:
+    """Check that ``column`` is ``b"family:qualifier"`` (a bare family is ambiguous)."""
+    family, colon, _ = column.partition(b":")
+    if not isinstance(column, bytes) or not colon or not family:
+        raise IllegalArgumentError(
+            f"{what} needs a column b'family:qualifier'", table=table, row=row, column=column
+        )
+    return column
+
+
+class ThriftBackend(Backend):
+    """The :class:`~hmodel.backend.base.Backend` protocol over HBase's Thrift1 server.
+
+    Built on happybase: a ``happybase.ConnectionPool`` holds ``pool_size`` connections
+    and each request borrows one for exactly one RPC, so the backend may be shared by
+    many threads. Calls go through each connection's raw thriftpy2 client, because the
+    protocol needs RPCs happybase's ``Table`` does not expose (``checkAndPut``,
+    ``incrementRows``, ``append``, ``getVerTs``, ``getRowsWithColumnsTs`` with no
+    columns). Every protocol call is one RPC (:attr:`round_trips` counts them), except:
+
+    * :meth:`scan`: ``scannerOpenWithScan``, one ``scannerGetList`` per ``batch_size``
+      rows, and ``scannerClose``;
+    * :meth:`mutate`: one ``mutateRows``/``mutateRowsTs`` per distinct ``(timestamp,
+      ttl)`` pair, plus one ``getColumnDescriptors`` the first time a table sees a
+      whole-row delete or a multi-call mutate (the families are cached per table);
+    * :meth:`delete_table` (``isTableEnabled``, ``disableTable``, ``deleteTable``);
+    * retries after a dropped connection (see ``docs/thrift.md``).
+
+    Args:
+        host: The HBase Thrift1 server's host.
+        port: Its port (HBase's default is 9090).
+        timeout_ms: Socket timeout in milliseconds; ``None``: wait forever.
+        transport: ``"buffered"`` (the server's default ``-threadpool`` mode) or
+            ``"framed"`` (``-hsha``, ``-nonblocking``, ``-threadedselector``).
+        protocol: ``"binary"`` or ``"compact"`` (the server's ``-compact`` flag).
+        table_prefix: Prepended, with ``table_prefix_separator``, to every table name
+            (inside its namespace: ``ns:t`` becomes ``ns:prefix_t``); :meth:`list_tables`
+            strips it and hides tables without it.
+        table_prefix_separator: Between prefix and name.
+        pool_size: Connections in the pool (>= 1).
+        retries: How many times a request whose connection dropped may be sent again.
+        retry_backoff_ms: Pause before the first retry, doubled for each further one
+            (at most 5 s).
+        autoconnect: Connect now, failing now if the server is unreachable.
+        lenient_ddl: Let :meth:`create_table` create what Thrift1 can carry and warn about
+            the rest, instead of refusing.
+        sleep: Called with the pause in seconds between retries (inject in tests).
+
+    Raises:
+        ConnectionLostError: ``autoconnect`` and the server cannot be reached.
+        IllegalArgumentError: An option out of range.
+    """
+
+    #: No check-and-delete: Thrift1 has no such RPC.
+    capabilities: frozenset[str] = frozenset()
+
+    def __init__(
+        self,
+        host: str = "localhost",
+        port: int = 9090,
+        *,
+        timeout_ms: int | None = 10_000,
+        transport: str = "buffered",
+        protocol: str = "binary",
+        table_prefix: str | None = None,
+        table_prefix_separator: str = "_",
+        pool_size: int = 4,
+        retries: int = 3,
+        retry_backoff_ms: int = 50,
+        autoconnect: bool = True,
+        lenient_ddl: bool = False,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        if table_prefix is not None and (not isinstance(table_prefix, str) or not table_prefix):
+            raise IllegalArgumentError("table_prefix must be a non-empty str", value=table_prefix)
+        if not isinstance(table_prefix_separator, str) or ":" in table_prefix_separator:
+            raise IllegalArgumentError(
+                "table_prefix_separator must be a str without ':'", value=table_prefix_separator
+            )
+        self.table_prefix = table_prefix
+        self.table_prefix_separator = table_prefix_separator
+        self.lenient_ddl = lenient_ddl
+        self._families: dict[bytes, tuple[bytes, ...]] = {}
+        self._deferred_closes: list[int] = []
+        self._lock = threading.Lock()
+        #: RPCs sent to the server so far; each attempt of a retried request counts.
+        self.round_trips = 0
+        self._channel = Channel(
+            host,
+            port,
+            timeout_ms=timeout_ms,
+            transport=transport,
+            protocol=protocol,
+            pool_size=pool_size,
+            retries=retries,
+            retry_backoff_ms=retry_backoff_ms,
+            sleep=sleep,
+            count=self._count_round_trip,
+            autoconnect=autoconnect,
+        )
+
+    def _count_round_trip(self) -> None:
+        with self._lock:
+            self.round_trips += 1
+
+    def __repr__(self) -> str:
+        prefix = f", table_prefix={self.table_prefix!r}" if self.table_prefix else ""
+        return f"ThriftBackend({self.host!r}, {self.port}{prefix})"
+
+    @property
+    def host(self) -> str:
+        """The Thrift server's host."""
+        return self._channel.host
+
+    @property
+    def port(self) -> int:
+        """The Thrift server's port."""
+        return self._channel.port
+
+    # --- plumbing -------------------------------------------------------------------
+
+    def _rpc(
+        self,
+        method: str,
+        *args: Any,
+        retry: Retry,
+        table: str | None = None,
+        row: bytes | None = None,
+        column: bytes | None = None,
+        filter_given: bool = False,
+    ) -> Any:
+        """Send one RPC; translate the server's errors with the call's context."""
+        self._close_deferred()
+        try:
+            return self._channel.call(method, *args, retry=retry, table=table, row=row)
+        except SERVER_ERRORS as exc:
+            raise server_error(
+                exc, method=method, table=table, row=row, column=column, filter_given=filter_given
+            ) from exc
+
+    def _close_deferred(self) -> None:
+        """Close the scanners the garbage collector dropped while an RPC was running."""
+        if not self._deferred_closes or self._channel.busy_here():
+            return
+        with self._lock:
+            scanners, self._deferred_closes = self._deferred_closes, []
+        for scanner in scanners:
+            # Errors are ignored: the server expires abandoned scanners anyway.
+            with contextlib.suppress(BackendError):
+                self._rpc_quiet("scannerClose", scanner)
+
+    def _rpc_quiet(self, method: str, *args: Any) -> None:
+        try:
+            self._channel.call(method, *args, retry=Retry.UNSENT)
+        except SERVER_ERRORS as exc:
+            raise server_error(exc, method=method) from exc
+
+    def _defer_close(self, scanner: int) -> None:
+        with self._lock:
+            self._deferred_closes.append(scanner)
+
+    def _server_name(self, name: str) -> bytes:
+        """The table name sent to the server: ``[namespace:]prefix<sep>name``."""
+        if not isinstance(name, str) or not name:
+            raise IllegalArgumentError("a table name is a non-empty str", value=name)
+        if self.table_prefix is None:
+            return name.encode()
+        namespace, colon, table = name.rpartition(":")
+        prefixed = f"{self.table_prefix}{self.table_prefix_separator}{table}"
+        return f"{namespace}{colon}{prefixed}".encode()
+
+    def _visible_name(self, server_name: bytes) -> str | None:
+        """The caller's name of a server table, or ``None`` if it lacks this prefix."""
+        name = server_name.decode("utf-8", "replace")
+        if self.table_prefix is None:
+            return name
+        namespace, colon, table = name.rpartition(":")
+        head = self.table_prefix + self.table_prefix_separator
+        if not table.startswith(head) or len(table) == len(head):
+            return None
+        return f"{namespace}{colon}{table[len(head) :]}"
+
+    def _table_families(self, name: str) -> tuple[bytes, ...]:
+        """The family names of ``name``, from the cache or one ``getColumnDescriptors``."""
+        server_name = self._server_name(name)
+        families = self._families.get(server_name)
+        if families is None:
+            descriptors = self._rpc(
+                "getColumnDescriptors", server_name, retry=Retry.IDEMPOTENT, table=name
+            )
+            families = self._families[server_name] = family_names(descriptors.values())
+        return families
+
+    # --- admin ----------------------------------------------------------------------
+
+    def create_table(self, table: Table) -> None:
+        """Create ``table`` with ``createTable``: one ``ColumnDescriptor`` per family.
+
+        Thrift1 carries VERSIONS, TTL, COMPRESSION, IN_MEMORY, BLOOMFILTER and BLOCKCACHE.
+        Anything else set away from HBase's default (split points, MIN_VERSIONS,
+        KEEP_DELETED_CELLS, DATA_BLOCK_ENCODING, BLOCKSIZE, REPLICATION_SCOPE, table
+        options) is refused with :class:`UnsupportedOperationError` naming each one and
+        giving the HBase shell statement, unless the backend was made with
+        ``lenient_ddl=True``: then the table is created without them and a
+        ``UserWarning`` lists what was left out. Never retried once sent.
+
+        Raises:
+            TableExistsError: The table exists.
+            UnsupportedOperationError: Options Thrift1 cannot carry (not lenient).
+        """
+        left_out = uncarried_options(table)
+        if left_out:
+            listed = ", ".join(left_out)
+            if not self.lenient_ddl:
+                raise UnsupportedOperationError(
+                    f"HBase's Thrift1 createTable cannot carry {listed}; {ddl_hint(table)}",
+                    table=table.full_name,
+                )
+            warnings.warn(
+                f"table {table.full_name!r} created over Thrift1 WITHOUT {listed} "
+                "(lenient_ddl=True); set them with the HBase shell",
+                UserWarning,
+                stacklevel=2,
+            )
+        server_name = self._server_name(table.full_name)
+        self._families.pop(server_name, None)
+        self._rpc(
+            "createTable",
+            server_name,
+            [to_descriptor(family) for family in table.families],
+            retry=Retry.UNSENT,
+            table=table.full_name,
+        )
+        self._families[server_name] = tuple(f.name_bytes for f in table.families)
+
+    def delete_table(self, name: str) -> None:
+        """Disable ``name`` if enabled, then delete it (up to three RPCs).
+
+        Raises:
+            TableNotFoundError: No such table.
+        """
+        server_name = self._server_name(name)
+        self._families.pop(server_name, None)
+        if self._rpc("isTableEnabled", server_name, retry=Retry.IDEMPOTENT, table=name):
+            self._rpc("disableTable", server_name, retry=Retry.UNSENT, table=name)
+        self._rpc("deleteTable", server_name, retry=Retry.UNSENT, table=name)
+
+    def table_exists(self, name: str) -> bool:
+        """Whether ``name`` exists: one ``getTableNames`` (Thrift1 has no ``tableExists``)."""
+        server_name = self._server_name(name)
+        names = self._rpc("getTableNames", retry=Retry.IDEMPOTENT, table=name)
+        return server_name in names
+
+    def list_tables(self) -> list[str]:
+        """Names of this prefix's tables (prefix stripped), sorted: one ``getTableNames``."""
+        names = self._rpc("getTableNames", retry=Retry.IDEMPOTENT)
+        visible = (self._visible_name(raw) for raw in names)
+        return sorted(name for name in visible if name is not None)
+
+    def describe_families(self, name: str) -> dict[str, Family]:
+        """The families of ``name`` as ``getColumnDescriptors`` reports them.
+
+        Visible over Thrift1: VERSIONS, TTL, COMPRESSION, IN_MEMORY, BLOOMFILTER and
+        BLOCKCACHE; the other options of the returned families are HBase's defaults.
+        Refreshes the family cache :meth:`mutate` uses for whole-row deletes.
+
+        Raises:
+            TableNotFoundError: No such table.
+            UnsupportedOperationError: A family has a ``ROWPREFIX_FIXED_LENGTH`` bloom
+                filter (Thrift1 does not report its prefix length).
+        """
+        server_name = self._server_name(name)
+        descriptors = self._rpc(
+            "getColumnDescriptors", server_name, retry=Retry.IDEMPOTENT, table=name
+        )
+        self._families[server_name] = family_names(descriptors.values())
+        families = [from_descriptor(d, table=name) for d in descriptors.values()]
+        families.sort(key=lambda f: f.name_bytes)
+        return {f.name: f for f in families}
+
+    def regions(self, name: str) -> list[Region]:
+        """The regions of ``name`` from ``getTableRegions``, in key order.
+
+        Raises:
+            TableNotFoundError: No such table (HBase answers an empty list for one).
+        """
+        infos = self._rpc(
+            "getTableRegions", self._server_name(name), retry=Retry.IDEMPOTENT, table=name
+        )
+        if not infos:
+            raise TableNotFoundError("no regions: the table does not exist", table=name)
+        regions = [Region(start=i.startKey or b"", end=i.endKey or b"") for i in infos]
+        return sorted(regions, key=lambda r: r.start)
+
+    # --- reads ----------------------------------------------------------------------
+
+    def get(
+        self,
+        table: str,
+        rows: Sequence[bytes],
+        *,
+        columns: Sequence[bytes] = (),
+        before: int | None = None,
+    ) -> list[RowResult]:
+        """Read rows with one ``getRowsWithColumns`` (``getRowsWithColumnsTs`` with ``before``).
+
+        The column list is always sent, empty for "all columns": some HBase versions apply
+        the timestamp of ``getRowsWithColumnsTs`` only when a list is present (happybase's
+        ``Table.rows`` works around that by listing the families; an empty list is enough
+        and costs no extra RPC). No RPC for an empty ``rows``.
+        """
+        if not rows:
+            return []
+        server_name = self._server_name(table)
+        if before is None:
+            results = self._rpc(
+                "getRowsWithColumns",
+                server_name,
+                list(rows),
+                list(columns),
+                {},
+                retry=Retry.IDEMPOTENT,
+                table=table,
+            )
+        else:
+            results = self._rpc(
+                "getRowsWithColumnsTs",
+                server_name,
+                list(rows),
+                list(columns),
+                before,
+                {},
+                retry=Retry.IDEMPOTENT,
+                table=table,
+            )
+        found = (row_result(r) for r in results)
+        return [r for r in found if r is not None]
+
+    def get_versions(
+        self,
+        table: str,
+        row: bytes,
+        column: bytes,
+        *,
+        max_versions: int,
+        before: int | None = None,
+    ) -> list[Cell]:
+        """Read versions newest first with one ``getVer`` (``getVerTs`` with ``before``)."""
+        _column(column, table=table, row=row, what="get_versions")
+        if isinstance(max_versions, bool) or not isinstance(max_versions, int) or max_versions < 1:
+            raise IllegalArgumentError(
+                "max_versions must be an integer >= 1", table=table, row=row, value=max_versions
+            )
+        server_name = self._server_name(table)
+        if before is None:
+            cells = self._rpc(
+                "getVer", server_name, row, column, max_versions, {},
+                retry=Retry.IDEMPOTENT, table=table, row=row, column=column,
+            )  # fmt: skip
+        else:
+            cells = self._rpc(
+                "getVerTs", server_name, row, column, before, max_versions, {},
+                retry=Retry.IDEMPOTENT, table=table, row=row, column=column,
+            )  # fmt: skip
+        return [cell(c) for c in cells]
+
+    def scan(self, table: str, scan: Scan) -> Iterator[RowResult]:
+        """Iterate ``scan`` through a server scanner (see :class:`ScannerIterator`).
+
+        The scanner is opened now with ``scannerOpenWithScan`` (``startRow``/``stopRow``,
+        ``columns``, ``filterString``, ``timestamp=before``, ``caching=batch_size``,
+        ``reversed``); ``limit`` is applied by the client, which fetches no more rows
+        than it needs. The returned iterator is also a context manager.
+
+        Raises:
+            TableNotFoundError: No such table.
+            FilterError: The server could not parse ``scan.filter``.
+        """
+        return ScannerIterator(
+            rpc=self._rpc,
+            table=table,
+            server_table=self._server_name(table),
+            scan=scan,
+            retries=self._channel.retries,
+            busy_here=self._channel.busy_here,
+            defer_close=self._defer_close,
+        )
+
+    # --- writes ---------------------------------------------------------------------
+
+    def mutate(self, table: str, mutations: Sequence[Mutation]) -> None:
+        """Apply puts and deletes: one ``mutateRows``/``mutateRowsTs`` per ``(timestamp, ttl)``.
+
+        A put's ``ttl`` travels as the ``"_ttl"`` attribute (8-byte big-endian ms, what
+        HBase's ``Mutation.setTTL`` sets). A whole-row delete travels as family deletes of
+        every family of the table, in the same call. When the mutations need more than
+        one call, their families are checked against the table's (cached) families first,
+        so an unknown family fails the whole call before anything is sent. Puts and
+        deletes are retried after a dropped connection (see ``docs/thrift.md``).
+
+        Raises:
+            TableNotFoundError: No such table.
+            ColumnFamilyNotFoundError: A column names an unknown family.
+            IllegalArgumentError: A put names a bare family or has a negative ttl.
+        """
+        if not mutations:
+            return
+        batches = plan_batches(mutations, lambda: self._table_families(table))
+        if len(batches) > 1:
+            known = set(self._table_families(table))
+            for mutation in mutations:
+                column = mutation.column
+                if column is not None and family_of(column) not in known:
+                    raise ColumnFamilyNotFoundError(
+                        "the table has no such column family; nothing was applied",
+                        table=table,
+                        row=mutation.row,
+                        column=column,
+                    )
+        server_name = self._server_name(table)
+        for batch in batches:
+            if batch.timestamp is None:
+                self._rpc(
+                    "mutateRows", server_name, batch.row_batches(), batch.attributes,
+                    retry=Retry.IDEMPOTENT, table=table,
+                )  # fmt: skip
+            else:
+                self._rpc(
+                    "mutateRowsTs", server_name, batch.row_batches(), batch.timestamp,
+                    batch.attributes, retry=Retry.IDEMPOTENT, table=table,
+                )  # fmt: skip
+
+    def increment(self, table: str, row: bytes, column: bytes, amount: int = 1) -> int:
+        """Add ``amount`` with ``atomicIncrement`` and return the new value; never retried.
+
+        Raises:
+            CounterError: The cell is not an 8-byte long.
+            ConnectionLostError: The connection dropped; whether it was applied is unknown.
+        """
+        _column(column, table=table, row=row, what="an increment")
+        value: int = self._rpc(
+            "atomicIncrement", self._server_name(table), row, column, amount,
+            retry=Retry.UNSENT, table=table, row=row, column=column,
+        )  # fmt: skip
+        return value
+
+    def increment_many(self, table: str, increments: Sequence[Increment]) -> None:
+        """Apply the increments with one ``incrementRows``; never retried.
+
+        Each increment is atomic on its own; if one fails (a cell that is not a long),
+        the ones before it in the list may have been applied, as on HBase.
+        """
+        if not increments:
+            return
+        server_name = self._server_name(table)
+        structs = []
+        for inc in increments:
+            _column(inc.column, table=table, row=inc.row, what="an increment")
+            structs.append(
+                TIncrement(table=server_name, row=inc.row, column=inc.column, ammount=inc.amount)
+            )
+        self._rpc("incrementRows", structs, retry=Retry.UNSENT, table=table)
+
+    def check_and_put(
+        self, table: str, row: bytes, column: bytes, expected: bytes | None, put: Put
+    ) -> bool:
+        """Apply ``put`` if ``column`` holds ``expected``, with one ``checkAndPut``.
+
+        ``expected=None`` leaves the IDL's ``value`` unset, which HBase reads as "the cell
+        must be absent". Thrift1 stamps the put with the server's time, so a put with an
+        explicit timestamp is refused; a ttl travels as the ``"_ttl"`` attribute. Never
+        retried.
+
+        Raises:
+            IllegalArgumentError: ``put`` is on another row, or a column is a bare family.
+            UnsupportedOperationError: ``put.timestamp`` is set.
+        """
+        _column(column, table=table, row=row, what="check_and_put")
+        _column(put.column, table=table, row=row, what="check_and_put's put")
+        if put.row != row:
+            raise IllegalArgumentError(
+                "check_and_put's put must be on the checked row", table=table, row=row,
+                value=put.row,
+            )  # fmt: skip
+        if put.timestamp is not None:
+            raise UnsupportedOperationError(
+                "HBase's Thrift1 checkAndPut cannot carry a timestamp (the server stamps "
+                "the put with its current time)",
+                table=table,
+                row=row,
+                value=put.timestamp,
+            )
+        attributes = {} if put.ttl is None else ttl_attribute(put.ttl)
+        mput = TMutation(isDelete=False, column=put.column, value=put.value)
+        applied: bool = self._rpc(
+            "checkAndPut", self._server_name(table), row, column, expected, mput, attributes,
+            retry=Retry.UNSENT, table=table, row=row, column=column,
+        )  # fmt: skip
+        return applied
+
+    def append(self, table: str, row: bytes, values: Mapping[bytes, bytes]) -> dict[bytes, bytes]:
+        """Append with one ``append`` RPC and return the new values; never retried.
+
+        The server answers the new cells in column order without their names, so they are
+        matched to the columns sorted the same way. No RPC for empty ``values``.
+        """
+        if not values:
+            return {}
+        for column in values:
+            _column(column, table=table, row=row, what="an append")
+        columns = list(values)
+        tappend = TAppend(
+            table=self._server_name(table),
+            row=row,
+            columns=columns,
+            values=[values[c] for c in columns],
+        )
+        cells = self._rpc("append", tappend, retry=Retry.UNSENT, table=table, row=row)
+        ordered = sorted(columns, key=column_order)
+        if len(cells) != len(ordered):
+            raise BackendError(
+                f"append answered {len(cells)} cells for {len(ordered)} columns",
+                table=table,
+                row=row,
+            )
+        new_values = {c: cell(t).value for c, t in zip(ordered, cells, strict=True)}
+        return {c: new_values[c] for c in columns}
+
+    def close(self) -> None:
+        """Close every pooled connection; the backend is unusable afterwards."""
+        self._close_deferred()
+        self._channel.close()

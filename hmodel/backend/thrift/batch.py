@@ -1,0 +1,127 @@
+"""Grouping of puts and deletes into Thrift1 ``mutateRows`` / ``mutateRowsTs`` calls."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import attrs
+
+from hmodel.backend.base import Delete, Mutation, Put
+from hmodel.backend.thrift.idl import BatchMutation
+from hmodel.backend.thrift.idl import Mutation as TMutation
+from hmodel.errors import IllegalArgumentError
+
+__all__ = ["TTL_ATTRIBUTE", "MutationBatch", "plan_batches", "ttl_attribute"]
+
+#: The operation attribute HBase's ``Mutation.setTTL`` sets: the TTL in milliseconds as an
+#: 8-byte big-endian signed long.
+TTL_ATTRIBUTE = b"_ttl"
+
+
+def ttl_attribute(ttl: int) -> dict[bytes, bytes]:
+    """The Thrift1 ``attributes`` map carrying a per-cell TTL of ``ttl`` ms (F8)."""
+    return {TTL_ATTRIBUTE: ttl.to_bytes(8, "big", signed=True)}
+
+
+@attrs.define
+class MutationBatch:
+    """The mutations of one ``mutateRows`` (``timestamp is None``) or ``mutateRowsTs`` call.
+
+    Attributes:
+        timestamp: The call's timestamp; ``None``: the server's current time.
+        ttl: The per-cell TTL in ms sent as the ``"_ttl"`` attribute; ``None``: none.
+        rows: Per row, in order of first appearance, the Thrift1 ``Mutation`` structs.
+        has_puts: Whether any mutation of the batch is a put.
+        has_deletes: Whether any mutation of the batch is a delete.
+    """
+
+    timestamp: int | None
+    ttl: int | None
+    rows: dict[bytes, list[Any]] = attrs.field(factory=dict)
+    has_puts: bool = False
+    has_deletes: bool = False
+
+    @property
+    def attributes(self) -> dict[bytes, bytes]:
+        """The call's ``attributes``: the TTL attribute when the batch has a TTL."""
+        return {} if self.ttl is None else ttl_attribute(self.ttl)
+
+    def row_batches(self) -> list[Any]:
+        """The ``list<BatchMutation>`` argument: one ``BatchMutation`` per row."""
+        return [BatchMutation(row=row, mutations=list(ms)) for row, ms in self.rows.items()]
+
+
+def _check(mutation: object, index: int) -> Put | Delete:
+    if isinstance(mutation, Put):
+        family, colon, _ = mutation.column.partition(b":")
+        if not colon or not family:
+            raise IllegalArgumentError(
+                "a put needs a column b'family:qualifier', not a bare family",
+                row=mutation.row,
+                column=mutation.column,
+            )
+        if mutation.ttl is not None and mutation.ttl < 0:
+            raise IllegalArgumentError(
+                "a put's ttl is a number of milliseconds >= 0",
+                row=mutation.row,
+                column=mutation.column,
+                value=mutation.ttl,
+            )
+        return mutation
+    if isinstance(mutation, Delete):
+        if mutation.column is not None and not mutation.column.partition(b":")[0]:
+            raise IllegalArgumentError(
+                "a delete's column names no family", row=mutation.row, column=mutation.column
+            )
+        return mutation
+    raise IllegalArgumentError(f"mutation {index} is neither a Put nor a Delete", value=mutation)
+
+
+def plan_batches(
+    mutations: Sequence[Mutation], families: Callable[[], Sequence[bytes]]
+) -> list[MutationBatch]:
+    """Group ``mutations`` into one :class:`MutationBatch` per ``(timestamp, ttl)`` pair.
+
+    Thrift1's ``mutateRowsTs`` carries one timestamp and one attribute map for the whole
+    call, so mutations that share both travel together and the others need a call each.
+    A whole-row delete (``Delete(column=None)``) is sent as a family delete of every
+    family of the table (what HBase's ``Delete`` of a row does), so it travels in the same
+    call as the other mutations of its timestamp; ``families`` is only called when such a
+    delete is present.
+
+    The batches are ordered so that every put is sent before every delete whose outcome
+    it could change: put-only batches first, then batches with deletes at explicit
+    timestamps, then the batch at the server's current time. (Explicit-timestamp delete
+    markers mask puts by timestamp whatever the arrival order, so only "now" deletes
+    must come last; within one call the server applies puts before deletes.)
+
+    Raises:
+        IllegalArgumentError: A mutation is not a ``Put``/``Delete``, a put names a bare
+            family, or a put's ttl is negative.
+    """
+    batches: dict[tuple[int | None, int | None], MutationBatch] = {}
+    table_families: Sequence[bytes] | None = None
+    for index, raw in enumerate(mutations):
+        mutation = _check(raw, index)
+        ttl = mutation.ttl if isinstance(mutation, Put) else None
+        key = (mutation.timestamp, ttl)
+        batch = batches.get(key)
+        if batch is None:
+            batch = batches[key] = MutationBatch(timestamp=mutation.timestamp, ttl=ttl)
+        structs = batch.rows.setdefault(mutation.row, [])
+        if isinstance(mutation, Put):
+            batch.has_puts = True
+            structs.append(TMutation(isDelete=False, column=mutation.column, value=mutation.value))
+        elif mutation.column is not None:
+            batch.has_deletes = True
+            structs.append(TMutation(isDelete=True, column=mutation.column))
+        else:
+            batch.has_deletes = True
+            if table_families is None:
+                table_families = families()
+            structs.extend(TMutation(isDelete=True, column=family) for family in table_families)
+    return sorted(
+        batches.values(),
+        key=lambda b: (b.has_deletes, b.has_deletes and b.timestamp is None),
+    )

@@ -1,0 +1,219 @@
+"""The iterator over a Thrift1 scanner: batches, exact bounds, limit, close and resume."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections import deque
+from collections.abc import Iterator
+from typing import Any, Protocol
+
+from hmodel.backend.base import RowResult, Scan
+from hmodel.backend.thrift.channel import Retry
+from hmodel.backend.thrift.idl import TScan
+from hmodel.backend.thrift.result import row_result
+from hmodel.errors import BackendError, ConnectionLostError
+
+__all__ = ["Rpc", "ScannerIterator"]
+
+_log = logging.getLogger(__name__)
+
+
+class Rpc(Protocol):
+    """Sends one Thrift1 RPC and translates the server's errors (the backend's ``_rpc``)."""
+
+    def __call__(
+        self,
+        method: str,
+        *args: Any,
+        retry: Retry,
+        table: str,
+        row: bytes | None = None,
+        filter_given: bool = False,
+    ) -> Any:
+        """Send ``method(*args)`` and return its result."""
+        ...
+
+
+class ScannerIterator(Iterator[RowResult]):
+    r"""Rows of one :class:`Scan`, fetched ``batch_size`` at a time from a server scanner.
+
+    The scanner is opened when the iterator is made (so a missing table or a bad filter
+    fails at :meth:`ThriftBackend.scan`), one ``scannerGetList`` is sent per batch, and
+    ``scannerClose`` is sent as soon as the rows run out, the limit is reached, the
+    iterator is closed (:meth:`close`, ``with``) or it is garbage-collected.
+
+    Bounds are exactly the protocol's: ``start`` inclusive, ``stop`` exclusive, in both
+    directions. HBase's reversed scans take ``startRow`` as the *inclusive upper* bound
+    and ``stopRow`` as the *exclusive lower* one, so a reverse scan sends
+    ``startRow=stop`` and drops a row equal to ``stop``, sends ``stopRow=start[:-1]``
+    (a row below ``start``; empty when ``start`` has one byte) and ends at the first row
+    below ``start``, closing the scanner.
+
+    If the connection drops between batches, the scan is reopened just past the last row
+    returned (forward: ``last + b"\x00"``; reverse: ``last`` as exclusive upper bound),
+    at most ``retries`` times in a row; the abandoned server scanner is left to expire.
+
+    Args:
+        rpc: Sends an RPC with error translation.
+        table: The table as the caller named it (for error context).
+        server_table: The table name sent to the server (table prefix applied).
+        scan: What to read.
+        retries: How many times in a row a dropped scan may be reopened.
+        busy_here: Tells whether the current thread is inside an RPC; a close requested
+            then (by the garbage collector) is deferred to :meth:`defer_close`.
+        defer_close: Takes a scanner id to close after the running RPC.
+    """
+
+    def __init__(
+        self,
+        *,
+        rpc: Rpc,
+        table: str,
+        server_table: bytes,
+        scan: Scan,
+        retries: int,
+        busy_here: Any,
+        defer_close: Any,
+    ) -> None:
+        self._rpc = rpc
+        self._table = table
+        self._server_table = server_table
+        self._scan = scan
+        self._retries = retries
+        self._busy_here = busy_here
+        self._defer_close = defer_close
+        self._lock = threading.Lock()
+        self._buffer: deque[RowResult] = deque()
+        self._remaining = scan.limit
+        self._lower = scan.start  # inclusive; b"": unbounded
+        self._upper = scan.stop  # exclusive; b"": unbounded
+        self._scanner: int | None = None
+        self._finished = scan.limit == 0
+        if not self._finished:
+            self._open()
+
+    def _tscan(self) -> Any:
+        scan = self._scan
+        caching = (
+            scan.batch_size if self._remaining is None else min(scan.batch_size, self._remaining)
+        )
+        tscan = TScan(
+            columns=list(scan.columns) or None,
+            caching=caching,
+            filterString=scan.filter.encode() if isinstance(scan.filter, str) else scan.filter,
+            timestamp=scan.before,
+        )
+        if scan.reverse:
+            tscan.reversed = True
+            tscan.startRow = self._upper or None
+            tscan.stopRow = self._lower[:-1] or None
+        else:
+            tscan.startRow = self._lower or None
+            tscan.stopRow = self._upper or None
+        return tscan
+
+    def _open(self) -> None:
+        self._scanner = self._rpc(
+            "scannerOpenWithScan",
+            self._server_table,
+            self._tscan(),
+            {},
+            retry=Retry.IDEMPOTENT,
+            table=self._table,
+            filter_given=self._scan.filter is not None,
+        )
+
+    def __iter__(self) -> ScannerIterator:
+        return self
+
+    def __next__(self) -> RowResult:
+        while not self._buffer:
+            if self._finished:
+                raise StopIteration
+            self._fetch()
+        return self._buffer.popleft()
+
+    def _fetch(self) -> None:
+        wanted = self._scan.batch_size
+        if self._remaining is not None:
+            wanted = min(wanted, self._remaining)
+        resumes = 0
+        while True:
+            if self._scanner is None:
+                self._open()
+            try:
+                results = self._rpc(
+                    "scannerGetList",
+                    self._scanner,
+                    wanted,
+                    retry=Retry.UNSENT,
+                    table=self._table,
+                )
+                break
+            except ConnectionLostError:
+                # The scanner's position is unknown: reopen past the last row returned.
+                if resumes >= self._retries:
+                    self._finished = True
+                    self._scanner = None
+                    raise
+                resumes += 1
+                self._scanner = None
+            except BaseException:
+                self.close()
+                raise
+        self._take(results)
+        if len(results) < wanted or self._remaining == 0:
+            self.close()
+
+    def _take(self, results: list[Any]) -> None:
+        reverse = self._scan.reverse
+        for tresult in results:
+            result = row_result(tresult)
+            if result is None:
+                continue
+            row = result.row
+            if reverse:
+                if self._upper and row >= self._upper:
+                    continue  # startRow is inclusive on the server; the protocol's stop is not
+                if row < self._lower:
+                    self._remaining = 0  # past the protocol's inclusive start: done
+                    return
+                self._upper = row
+            else:
+                self._lower = row + b"\x00"
+            self._buffer.append(result)
+            if self._remaining is not None:
+                self._remaining -= 1
+                if self._remaining == 0:
+                    return
+
+    def close(self) -> None:
+        """Release the server-side scanner; the iterator then yields nothing more.
+
+        Safe to call more than once. Errors while closing are logged, not raised: the
+        rows already returned are valid, and the server expires abandoned scanners.
+        """
+        with self._lock:
+            self._finished = True
+            scanner, self._scanner = self._scanner, None
+        if scanner is None:
+            return
+        if self._busy_here():
+            self._defer_close(scanner)
+            return
+        try:
+            self._rpc("scannerClose", scanner, retry=Retry.UNSENT, table=self._table)
+        except BackendError as exc:
+            _log.warning("could not close scanner %s of table %r: %s", scanner, self._table, exc)
+
+    def __enter__(self) -> ScannerIterator:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):  # never raise from a finalizer
+            self.close()
