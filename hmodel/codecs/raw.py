@@ -21,7 +21,7 @@ class Raw(Codec[bytes]):
     name = "raw"
     python_type = bytes
 
-    def encode(self, value: bytes) -> bytes:
+    def encode(self, value: bytes | bytearray | memoryview) -> bytes:
         """Return ``value`` as ``bytes``.
 
         Raises:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from hmodel.codecs import (
@@ -22,7 +24,7 @@ from hmodel.codecs import (
 )
 from hmodel.errors import CodecError, DecodeError, EncodeError
 
-STATELESS = [
+STATELESS: list[type[Codec[Any]]] = [
     Utf8,
     Raw,
     Long,
@@ -40,7 +42,7 @@ STATELESS = [
 
 @pytest.mark.parametrize("codec_class", STATELESS)
 def test_codecs_of_one_class_without_options_are_equal_and_hash_alike(
-    codec_class: type[Codec[object]],
+    codec_class: type[Codec[Any]],
 ) -> None:
     assert codec_class() == codec_class()
     assert hash(codec_class()) == hash(codec_class())

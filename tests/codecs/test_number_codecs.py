@@ -149,7 +149,7 @@ def test_decode_error_names_codec_and_carries_the_bytes() -> None:
 
 
 def test_decode_accepts_bytearray_and_refuses_str() -> None:
-    assert Long().decode(bytearray(b"\x00" * 7 + b"\x05")) == 5
+    assert Long().decode(bytearray(b"\x00" * 7 + b"\x05")) == 5  # type: ignore[arg-type]
     with pytest.raises(DecodeError, match="expected bytes, got str"):
         Long().decode("12345678")  # type: ignore[arg-type]
 
