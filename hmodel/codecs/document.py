@@ -16,43 +16,47 @@ _MSGPACK_LEAVES: tuple[type, ...] = (str, int, float, type(None), bytes, bytearr
 _MSGPACK_KEYS: tuple[type, ...] = (str, int, float, type(None), bytes)
 
 
-def _unsupported(
-    value: object,
-    path: str,
-    leaves: tuple[type, ...],
-    keys: tuple[type, ...],
-    open_containers: set[int],
-) -> str | None:
-    """Return why ``value`` (at ``path``) does not round-trip, or ``None`` if it does.
+def _unsupported(value: object, leaves: tuple[type, ...], keys: tuple[type, ...]) -> str | None:
+    """Return why ``value`` would not round-trip, naming where in it, or ``None`` if it would.
 
     Only ``dict`` (with keys of a type in ``keys``), ``list`` and instances of ``leaves``
     are allowed: a tuple would come back as a list and a set not at all, so both are
-    reported instead of being silently converted. ``open_containers`` holds the ids of the
-    containers being walked, to report cycles.
+    reported instead of being silently converted, as are cycles.
+    """
+    found = _find(value, leaves, keys, set())
+    if found is None:
+        return None
+    problem, reversed_path = found
+    return "$" + "".join(f"[{step!r}]" for step in reversed(reversed_path)) + " " + problem
+
+
+def _find(
+    value: object, leaves: tuple[type, ...], keys: tuple[type, ...], open_containers: set[int]
+) -> tuple[str, list[object]] | None:
+    """Return the first problem under ``value`` and its path from ``value``, last step first.
+
+    ``open_containers`` holds the ids of the containers being walked, to report cycles.
+    The path is only built on the way back from a problem, so valid values cost no strings.
     """
     if isinstance(value, (dict, list)):
         if id(value) in open_containers:
-            return f"{path} contains itself"
+            return "contains itself", []
         open_containers.add(id(value))
         try:
-            if isinstance(value, dict):
-                for key, item in value.items():
-                    if not isinstance(key, keys):
-                        return f"key {key!r} at {path} has type {type(key).__name__}"
-                    found = _unsupported(item, f"{path}[{key!r}]", leaves, keys, open_containers)
-                    if found:
-                        return found
-            else:
-                for index, item in enumerate(value):
-                    found = _unsupported(item, f"{path}[{index}]", leaves, keys, open_containers)
-                    if found:
-                        return found
+            is_dict = isinstance(value, dict)
+            for step, item in value.items() if isinstance(value, dict) else enumerate(value):
+                if is_dict and not isinstance(step, keys):
+                    return f"has a key {step!r} of type {type(step).__name__}", []
+                found = _find(item, leaves, keys, open_containers)
+                if found is not None:
+                    found[1].append(step)
+                    return found
         finally:
             open_containers.discard(id(value))
         return None
     if isinstance(value, leaves):
         return None
-    return f"{path} has type {type(value).__name__}"
+    return f"has type {type(value).__name__}", []
 
 
 def _reject_constant(name: str) -> float:
@@ -96,7 +100,7 @@ class Json(Codec[Any]):
                 a non-finite float, a lone surrogate, a cycle, or is nested too deeply.
         """
         try:
-            problem = _unsupported(value, "$", _JSON_LEAVES, (str,), set())
+            problem = _unsupported(value, _JSON_LEAVES, (str,))
             if problem:
                 raise self._encode_error(f"not a JSON value: {problem}", value)
             text = json.dumps(
@@ -148,7 +152,7 @@ class MsgPack(Codec[Any]):
                 surrogate, a cycle, or is nested too deeply.
         """
         try:
-            problem = _unsupported(value, "$", _MSGPACK_LEAVES, _MSGPACK_KEYS, set())
+            problem = _unsupported(value, _MSGPACK_LEAVES, _MSGPACK_KEYS)
             if problem:
                 raise self._encode_error(f"not a MessagePack value: {problem}", value)
             return msgpack.packb(value, use_bin_type=True)

@@ -60,8 +60,9 @@ def test_json_bytes_do_not_depend_on_key_insertion_order(value: dict[str, int]) 
     ("value", "problem"),
     [
         ({"a": (1, 2)}, r"\$\['a'\] has type tuple"),
-        ({1: "a"}, r"key 1 at \$ has type int"),
+        ({1: "a"}, r"\$ has a key 1 of type int"),
         ([{1, 2}], r"\$\[0\] has type set"),
+        ({"a": [1, {"b": (2,)}]}, r"\$\['a'\]\[1\]\['b'\] has type tuple"),
         ({"a": b"x"}, "has type bytes"),
         ({"a": math.nan}, "Out of range float"),
         ([math.inf], "Out of range float"),
@@ -127,7 +128,7 @@ def test_msgpack_decodes_non_str_map_keys() -> None:
     [
         ((1, 2), r"\$ has type tuple"),
         ({"a": {1, 2}}, "has type set"),
-        ({(1, 2): "a"}, "key .* has type tuple"),
+        ({(1, 2): "a"}, "has a key .* of type tuple"),
         ([2**64], "out of range"),
         ([-(2**63) - 1], "out of range"),
         ("\ud800", "surrogates not allowed"),
