@@ -124,7 +124,7 @@ class Mapper(Generic[M]):
             value = key_fields[key_field.name]
             if not check_value(value, key_field.python_type):
                 raise self._invalid(
-                    f"key field {key_field.name!r} takes a {describe(key_field.python_type)}, "
+                    f"key field {key_field.name!r} takes {describe(key_field.python_type)}, "
                     f"not {type(value).__name__}",
                     field=key_field.name,
                     value=value,

@@ -38,8 +38,8 @@ def encode_value(
     """
     if expected is not None and not check_value(value, expected):
         raise ValidationError(
-            f"model {info.name!r}: field {field_name!r} takes a {what} of type "
-            f"{describe(expected)}, not {type(value).__name__}",
+            f"model {info.name!r}: field {field_name!r} takes {describe(expected)}, "
+            f"not {type(value).__name__}",
             table=info.table.full_name,
             field=field_name,
             value=value,

@@ -1,0 +1,52 @@
+"""Rowkeys of instances and of key field values (K1, K10)."""
+
+from __future__ import annotations
+
+import pytest
+
+from hmodel.errors import ValidationError
+from hmodel.mapping import Mapper, mapper_for
+
+from .sample import CustomerOrder, Everything, User
+
+
+def test_key_of_encodes_the_key_fields_with_the_key_declaration() -> None:
+    assert mapper_for(Everything).key_of(name="a", n=1) == b"a\x00\x00" + bytes.fromhex(
+        "8000000000000001"
+    )
+
+
+def test_rowkey_of_an_instance_is_the_key_of_its_key_fields() -> None:
+    user = User(user_id="u1", nickname="bob")
+
+    assert mapper_for(User).rowkey(user) == mapper_for(User).key_of(user_id="u1") == b"u1\x00\x00"
+
+
+def test_key_of_rejects_a_missing_key_field() -> None:
+    with pytest.raises(ValidationError, match="missing key field 'order_id'") as caught:
+        mapper_for(CustomerOrder).key_of(customer_id="c1")
+    assert caught.value.field == "order_id"
+
+
+def test_key_of_rejects_an_unknown_field() -> None:
+    with pytest.raises(ValidationError, match="not a key field") as caught:
+        mapper_for(User).key_of(user_id="u1", nickname="bob")
+    assert caught.value.field == "nickname"
+
+
+def test_key_of_rejects_a_value_of_the_wrong_type() -> None:
+    with pytest.raises(ValidationError, match="takes int, not str") as caught:
+        mapper_for(Everything).key_of(name="a", n="1")
+    assert (caught.value.field, caught.value.value) == ("n", "1")
+
+
+def test_key_of_rejects_a_value_the_key_component_cannot_encode() -> None:
+    with pytest.raises(ValidationError, match="does not encode") as caught:
+        mapper_for(Everything).key_of(name="a", n=2**70)
+    assert caught.value.field == "n"
+
+
+def test_mapper_for_returns_one_cached_mapper_per_model() -> None:
+    assert mapper_for(User) is mapper_for(User)
+    assert isinstance(mapper_for(User), Mapper)
+    assert repr(mapper_for(User)) == "Mapper(User)"

@@ -1,0 +1,114 @@
+"""Rows back into instances: codecs per column, defaults, maps, counters, errors (F6, F10)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from decimal import Decimal
+
+import pytest
+
+from hmodel.backend.base import Cell, RowResult
+from hmodel.codecs import DateTime, DecimalCodec, Long
+from hmodel.errors import DecodeError, KeyDecodeError
+from hmodel.mapping import mapper_for
+
+from .rows import row_after
+from .sample import Order, User
+
+ROW = b"u1\x00\x00"
+ORDER_ROW = b"o1\x00\x00"
+PLACED = datetime(2024, 1, 1, tzinfo=timezone.utc)
+
+
+def order_cells(**extra: bytes) -> dict[bytes, Cell]:
+    cells = {
+        b"o:s": Cell(b"paid", 3),
+        b"o:t": Cell(DecimalCodec().encode(Decimal("12.50")), 3),
+        b"o:p": Cell(DateTime(unit="ms").encode(PLACED), 3),
+    }
+    cells.update({column.encode(): Cell(value, 3) for column, value in extra.items()})
+    return cells
+
+
+def test_a_saved_microblog_user_reads_back_equal() -> None:
+    user = User(user_id="u1", nickname="bob", address="Beijing", fans={"u2": "mutual", "u3": "x"})
+    mapper = mapper_for(User)
+
+    assert mapper.from_row(row_after(mapper.to_mutations(user, timestamp=10))) == user
+
+
+def test_absent_optional_columns_read_as_none_and_an_absent_map_as_empty() -> None:
+    user = mapper_for(User).from_row(RowResult(ROW, {b"i:n": Cell(b"bob", 1)}))
+
+    assert user == User(user_id="u1", nickname="bob")
+    assert user.gender is None
+    assert user.fans == {}
+
+
+def test_counters_and_the_version_read_as_8_byte_longs() -> None:
+    row = RowResult(ORDER_ROW, order_cells(**{"o:v": Long().encode(41), "o:_v": Long().encode(2)}))
+
+    stored = mapper_for(Order).from_row(row)
+
+    assert (stored.views, stored.version) == (41, 2)
+
+
+def test_absent_counters_and_version_read_as_zero() -> None:
+    stored = mapper_for(Order).from_row(RowResult(ORDER_ROW, order_cells()))
+
+    assert (stored.views, stored.version) == (0, 0)
+
+
+def test_a_prefixed_map_gathers_only_its_prefix_of_the_family() -> None:
+    row = RowResult(
+        ORDER_ROW, order_cells(**{"o:l_a": Long().encode(1), "o:l_b": Long().encode(5)})
+    )
+
+    assert mapper_for(Order).from_row(row).lines == {"a": 1, "b": 5}
+
+
+def test_columns_no_field_uses_are_ignored() -> None:
+    row = RowResult(ROW, {b"i:n": Cell(b"bob", 1), b"i:zz": Cell(b"\xff", 1)})
+
+    assert mapper_for(User).from_row(row) == User(user_id="u1", nickname="bob")
+
+
+def test_a_corrupt_cell_raises_a_decode_error_naming_column_and_field() -> None:
+    row = RowResult(ROW, {b"i:n": Cell(b"\xff\xfe", 1)})
+
+    with pytest.raises(DecodeError, match="'nickname'") as caught:
+        mapper_for(User).from_row(row)
+    assert (caught.value.column, caught.value.field, caught.value.row) == (b"i:n", "nickname", ROW)
+    assert caught.value.value == b"\xff\xfe"
+
+
+def test_a_corrupt_map_value_raises_naming_the_entry_column() -> None:
+    row = RowResult(ROW, {b"i:n": Cell(b"bob", 1), b"f:u2": Cell(b"\xff", 1)})
+
+    with pytest.raises(DecodeError, match="map value") as caught:
+        mapper_for(User).from_row(row)
+    assert (caught.value.column, caught.value.field) == (b"f:u2", "fans")
+
+
+def test_a_counter_that_is_not_8_bytes_raises_naming_the_column() -> None:
+    row = RowResult(ORDER_ROW, order_cells(**{"o:v": b"\x01\x02"}))
+
+    with pytest.raises(DecodeError) as caught:
+        mapper_for(Order).from_row(row)
+    assert (caught.value.column, caught.value.field) == (b"o:v", "views")
+
+
+def test_a_missing_required_column_raises_naming_the_column() -> None:
+    with pytest.raises(DecodeError, match="required field 'nickname'") as caught:
+        mapper_for(User).from_row(RowResult(ROW, {b"i:g": Cell(b"f", 1)}))
+    assert caught.value.column == b"i:n"
+
+
+def test_a_rowkey_of_another_shape_raises_a_key_decode_error() -> None:
+    with pytest.raises(KeyDecodeError):
+        mapper_for(User).from_row(RowResult(b"u1", {b"i:n": Cell(b"bob", 1)}))
+
+
+def test_decode_cell_reads_one_version_of_a_history_field() -> None:
+    """F7: the repository reads older versions of ``status`` and decodes each."""
+    assert mapper_for(Order).decode_cell("status", b"shipped") == "shipped"
