@@ -16,13 +16,12 @@ T = TypeVar("T")
 _INVERT = bytes(255 - b for b in range(256))
 
 
-def _value_component(component: object) -> ValueComponent[Any]:
+def _value_component(instance: object, attribute: object, component: object) -> None:
     if not isinstance(component, ValueComponent):
         raise DeclarationError(
             "only a value component (Str, Bytes, Int, Timestamp, ...) can be wrapped",
             value=component,
         )
-    return component
 
 
 @attrs.frozen
@@ -46,7 +45,7 @@ class Descending(ValueComponent[T]):
         DeclarationError: ``component`` is not a value component.
     """
 
-    component: ValueComponent[T] = attrs.field(converter=_value_component)
+    component: ValueComponent[T] = attrs.field(validator=_value_component)
 
     @property
     def name(self) -> str:
@@ -109,7 +108,7 @@ class Reversed(ValueComponent[T]):
             one that is not text or bytes.
     """
 
-    component: ValueComponent[T] = attrs.field(converter=_value_component)
+    component: ValueComponent[T] = attrs.field(validator=_value_component)
 
     def __attrs_post_init__(self) -> None:
         if not self._textual and self.component.fixed_width is None:

@@ -10,10 +10,9 @@ from hmodel.errors import KeyEncodeError
 __all__ = ["KeyRange"]
 
 
-def _bytes(value: object) -> bytes:
+def _bytes(instance: object, attribute: object, value: bytes) -> None:
     if not isinstance(value, bytes):
         raise KeyEncodeError("a KeyRange bound must be bytes", value=value)
-    return value
 
 
 @attrs.frozen
@@ -36,8 +35,8 @@ class KeyRange:
         KeyEncodeError: A bound is not bytes, or ``stop`` is non-empty and below ``start``.
     """
 
-    start: bytes = attrs.field(converter=_bytes)
-    stop: bytes = attrs.field(converter=_bytes)
+    start: bytes = attrs.field(validator=_bytes)
+    stop: bytes = attrs.field(validator=_bytes)
 
     def __attrs_post_init__(self) -> None:
         if self.stop and self.stop < self.start:

@@ -73,7 +73,9 @@ def test_hashed_reads_raw_digest_bytes() -> None:
         (("u",), {"algorithm": "shake_128"}),
     ],
 )
-def test_hashed_declarations_are_checked(sources: tuple[str, ...], kwargs: dict[str, object]) -> None:
+def test_hashed_declarations_are_checked(
+    sources: tuple[str, ...], kwargs: dict[str, object]
+) -> None:
     """No source, repeated sources, bad widths and variable-size digests are refused."""
     with pytest.raises(DeclarationError):
         Hashed(*sources, **kwargs)  # type: ignore[arg-type]

@@ -48,7 +48,9 @@ def test_signed_layout_flips_the_sign_bit() -> None:
 
 def test_unsigned_layout_is_javas_bytes_to_bytes() -> None:
     """An unsigned Int stores the plain big-endian value, as Java's Bytes.toBytes(long)."""
-    assert Int("n", signed=False).encode(1_700_000_000_000) == (1_700_000_000_000).to_bytes(8, "big")
+    assert Int("n", signed=False).encode(1_700_000_000_000) == (1_700_000_000_000).to_bytes(
+        8, "big"
+    )
     assert Int("n", size=8).python_type is int
 
 

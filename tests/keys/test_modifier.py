@@ -16,8 +16,8 @@ from hmodel.keys import (
     Descending,
     Int,
     Order,
-    ReverseTimestamp,
     Reversed,
+    ReverseTimestamp,
     Str,
     Timestamp,
     ValueComponent,
@@ -37,7 +37,7 @@ CASES: list[tuple[ValueComponent[Any], st.SearchStrategy[Any]]] = [
 
 
 def cmp(a: Any, b: Any) -> int:
-    return (a > b) - (a < b)
+    return int(a > b) - int(a < b)
 
 
 @given(st.data())
@@ -48,7 +48,10 @@ def test_descending_round_trips_and_reverses_order(data: st.DataObject) -> None:
     x, y = data.draw(st.binary(max_size=3)), data.draw(st.binary(max_size=3))
     component = Descending(inner)
     ra, rb = component.encode(a), component.encode(b)
-    assert component.decode(b"\x00" + ra + x, 1) == (inner.decode(inner.encode(a), 0)[0], 1 + len(ra))
+    assert component.decode(b"\x00" + ra + x, 1) == (
+        inner.decode(inner.encode(a), 0)[0],
+        1 + len(ra),
+    )
     if inner.decode(inner.encode(a), 0)[0] != inner.decode(inner.encode(b), 0)[0]:
         assert cmp(ra + x, rb + y) == -cmp(inner.encode(a), inner.encode(b))
         assert cmp(ra + x, rb + y) == -cmp(a, b)
@@ -143,7 +146,7 @@ def test_reversed_refuses_variable_width_non_text() -> None:
 
     class Varint(Int):
         @property
-        def fixed_width(self) -> None:
+        def fixed_width(self) -> None:  # type: ignore[override]  # a deliberately bad component
             return None
 
     with pytest.raises(DeclarationError, match="fixed-width"):

@@ -15,7 +15,7 @@ PADS = st.sampled_from([b"\x00", b" ", b"0", b"\x7f"])
 
 
 def cmp(a: object, b: object) -> int:
-    return (a > b) - (a < b)  # type: ignore[operator]
+    return int(a > b) - int(a < b)  # type: ignore[operator]
 
 
 @given(TEXT, st.binary(max_size=4))
@@ -43,7 +43,9 @@ def test_variable_text_order_holds_whatever_follows(s: str, t: str, x: bytes, y:
 
 
 @given(BINARY, BINARY, st.binary(max_size=3), st.binary(max_size=3))
-def test_variable_bytes_order_holds_whatever_follows(a: bytes, b: bytes, x: bytes, y: bytes) -> None:
+def test_variable_bytes_order_holds_whatever_follows(
+    a: bytes, b: bytes, x: bytes, y: bytes
+) -> None:
     """Escaped bytes sort like the bytes, whatever component follows them."""
     assume(a != b)
     component = Bytes("b")
@@ -51,7 +53,7 @@ def test_variable_bytes_order_holds_whatever_follows(a: bytes, b: bytes, x: byte
 
 
 def test_prefixes_sort_first_inside_whole_keys() -> None:
-    """"a" < "ab" < "b" holds for whole keys, even when a 0xff byte follows the shorter one."""
+    """ "a" < "ab" < "b" holds for whole keys, even when a 0xff byte follows the shorter one."""
     s = Str("s")
     assert s.encode("a") + b"\xff" < s.encode("ab") + b"\x00" < s.encode("b")
     assert s.encode("") < s.encode("\x00") < s.encode("\x00\x00") < s.encode("\x01")

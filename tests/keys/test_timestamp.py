@@ -14,9 +14,9 @@ from hmodel.keys import ReverseTimestamp, Timestamp
 UTC = dt.timezone.utc
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=UTC)
 LONG_MAX = 2**63 - 1
-MILLIS = st.datetimes(
-    min_value=dt.datetime(1970, 1, 1), timezones=st.just(UTC)
-).map(lambda d: d.replace(microsecond=d.microsecond // 1000 * 1000))
+MILLIS = st.datetimes(min_value=dt.datetime(1970, 1, 1), timezones=st.just(UTC)).map(
+    lambda d: d.replace(microsecond=d.microsecond // 1000 * 1000)
+)
 TICKS = st.integers(0, Timestamp("t").max_ticks)
 
 
