@@ -26,7 +26,7 @@ from hmodel.model.info import (
     StoredField,
     VersionField,
 )
-from hmodel.model.specifier import ColumnSpec, CounterSpec, MapSpec, Spec, field
+from hmodel.model.specifier import NO_DEFAULT, ColumnSpec, CounterSpec, MapSpec, Spec, field
 from hmodel.schema import Table
 
 if sys.version_info >= (3, 11):
@@ -42,9 +42,10 @@ _INFO = "__hmodel_model__"
 _METADATA = "hmodel"
 _MISSING = object()
 
-# Models by table, in declaration order; weak so that models declared in a function (tests)
-# disappear with their class.
-_REGISTRY: dict[Table, list[weakref.ref[type[Any]]]] = {}
+# Every model with its table, in declaration order; weak so that models declared in a function
+# (tests) disappear with their class. A list, not a dict: tables compare by value but a split
+# policy need not be hashable.
+_REGISTRY: list[tuple[Table, weakref.ref[type[Any]]]] = []
 
 
 @dataclass_transform(kw_only_default=True, field_specifiers=(field,))
@@ -128,10 +129,9 @@ def model_infos_for(table: Table) -> list[ModelInfo]:
     Tables compare by value, so a model declared on an equal :class:`~hmodel.schema.Table`
     counts. Models whose classes were garbage-collected are not listed.
     """
-    refs = _REGISTRY.get(table, [])
-    alive = [cls for cls in (ref() for ref in refs) if cls is not None]
-    _REGISTRY[table] = [weakref.ref(cls) for cls in alive]
-    return [model_info(cls) for cls in alive]
+    _REGISTRY[:] = [(known, ref) for known, ref in _REGISTRY if ref() is not None]
+    found = (ref() for known, ref in _REGISTRY if known == table)
+    return [model_info(cls) for cls in found if cls is not None]
 
 
 def _key_types(key: Key) -> dict[str, type]:
@@ -182,8 +182,8 @@ class _Declaration:
         for base in self.cls.__mro__[1:]:
             if _INFO in vars(base):
                 self.fail(
-                    f"a model cannot subclass the model {base.__qualname__!r}; declare the "
-                    "fields again (or share them through a plain function that builds them)",
+                    f"a model cannot subclass the model {vars(base)[_INFO].name!r}; declare "
+                    "its fields on the new model",
                 )
         hints = self._hints()
         own = inspect.get_annotations(self.cls)
@@ -225,7 +225,7 @@ class _Declaration:
             fields=stored,
         )
         setattr(cls, _INFO, info)
-        _REGISTRY.setdefault(self.table, []).append(weakref.ref(cls))
+        _REGISTRY.append((self.table, weakref.ref(cls)))
         return cls
 
     def _check_ttl(self, ttl: object) -> timedelta | None:
@@ -275,9 +275,7 @@ class _Declaration:
             column = self._column_field(attr_name, hint, value)
             if value.factory is not None:
                 return attrs.field(factory=value.factory, metadata={_METADATA: column})
-            default = (
-                value.default if value.default is not attrs.NOTHING or not column.nullable else None
-            )
+            default = column.make_default() if column.has_default else attrs.NOTHING
             return attrs.field(default=default, metadata={_METADATA: column})
         if isinstance(value, MapSpec):
             return attrs.field(
@@ -360,7 +358,7 @@ class _Declaration:
     def _column_field(self, attr_name: str, hint: Any, spec: ColumnSpec) -> ColumnField:
         column = self._column(attr_name, spec.column)
         value_type, nullable = split_optional(hint)
-        if spec.default is not attrs.NOTHING and spec.factory is not None:
+        if spec.default is not NO_DEFAULT and spec.factory is not None:
             self.fail("give a default or a factory, not both", field=attr_name)
         if spec.factory is not None and not callable(spec.factory):
             self.fail("factory must be callable", field=attr_name, value=spec.factory)
@@ -369,7 +367,11 @@ class _Declaration:
                 f"default None needs an Optional annotation ({describe(hint)} | None)",
                 field=attr_name,
             )
-        if spec.default not in (None, attrs.NOTHING) and not check_value(spec.default, value_type):
+        if (
+            spec.default is not None
+            and spec.default is not NO_DEFAULT
+            and not check_value(spec.default, value_type)
+        ):
             self.fail(
                 f"the default is not a {describe(value_type)}", field=attr_name, value=spec.default
             )

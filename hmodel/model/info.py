@@ -10,6 +10,7 @@ import attrs
 
 from hmodel.codecs import Codec, Long
 from hmodel.keys import Key
+from hmodel.model.specifier import NO_DEFAULT
 from hmodel.schema import Table
 
 __all__ = [
@@ -54,7 +55,7 @@ class ColumnField:
         codec: Turns the value into the cell bytes and back.
         value_type: The annotation with ``Optional`` removed (``str`` for ``str | None``).
         nullable: Whether ``None`` is allowed; ``None`` is stored as the absent cell.
-        default: The default value, or ``attrs.NOTHING``.
+        default: The default value, or :data:`~hmodel.model.specifier.NO_DEFAULT`.
         factory: A callable making the default, or ``None``.
         history: Whether older versions of the cell are meaningful (F7).
     """
@@ -65,7 +66,7 @@ class ColumnField:
     codec: Codec[Any]
     value_type: Any
     nullable: bool
-    default: object = attrs.NOTHING
+    default: object = NO_DEFAULT
     factory: Callable[[], Any] | None = None
     history: bool = False
 
@@ -77,7 +78,7 @@ class ColumnField:
     @property
     def has_default(self) -> bool:
         """Whether a missing value can be filled in (a default, a factory, or ``None``)."""
-        return self.default is not attrs.NOTHING or self.factory is not None or self.nullable
+        return self.default is not NO_DEFAULT or self.factory is not None or self.nullable
 
     @property
     def required(self) -> bool:
@@ -91,7 +92,7 @@ class ColumnField:
         """
         if self.factory is not None:
             return self.factory()
-        if self.default is not attrs.NOTHING:
+        if self.default is not NO_DEFAULT:
             return self.default
         return None
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable
 from typing import Any, TypeVar, overload
 
@@ -10,6 +11,7 @@ import attrs
 from hmodel.codecs import Codec
 
 __all__ = [
+    "NO_DEFAULT",
     "ColumnSpec",
     "CounterSpec",
     "MapSpec",
@@ -22,6 +24,19 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+
+
+class _NoDefault(enum.Enum):
+    """The type of :data:`NO_DEFAULT`."""
+
+    NO_DEFAULT = "NO_DEFAULT"
+
+    def __repr__(self) -> str:
+        return "NO_DEFAULT"
+
+
+#: Marks a field declared without a default (``None`` is a real default).
+NO_DEFAULT = _NoDefault.NO_DEFAULT
 
 # Each specifier returns one of these records; the @model decorator, which knows the model,
 # the table and the annotation, checks it and turns it into an attrs attribute, so every
@@ -98,7 +113,7 @@ def field(
     column: str,
     *,
     codec: Codec[Any] | None = None,
-    default: object = attrs.NOTHING,
+    default: object = NO_DEFAULT,
     factory: Callable[[], Any] | None = None,
     history: bool = False,
 ) -> Any:
