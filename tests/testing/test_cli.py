@@ -1,0 +1,90 @@
+"""The ``hmodel`` command line: help, and ``fake-hbase`` serving happybase until a signal."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+
+import happybase
+import pytest
+
+from hmodel.cli import build_parser, main
+
+
+def test_help_lists_the_fake_hbase_command(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--help"])
+    assert exited.value.code == 0
+    assert "fake-hbase" in capsys.readouterr().out
+
+
+def test_fake_hbase_help_lists_its_options(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["fake-hbase", "--help"])
+    out = capsys.readouterr().out
+    for option in ("--host", "--port", "--transport", "--protocol"):
+        assert option in out
+
+
+def test_a_command_is_required(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main([])
+    assert exited.value.code == 2
+    assert "COMMAND" in capsys.readouterr().err
+
+
+def test_fake_hbase_defaults_are_hbase_defaults_on_loopback() -> None:
+    args = build_parser().parse_args(["fake-hbase"])
+    assert (args.host, args.port, args.transport, args.protocol) == (
+        "127.0.0.1",
+        9090,
+        "buffered",
+        "binary",
+    )
+
+
+def test_an_unknown_transport_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["fake-hbase", "--transport", "http"])
+    assert exited.value.code == 2
+
+
+@pytest.mark.parametrize(
+    ("transport", "protocol", "stop_with"),
+    [("buffered", "binary", signal.SIGTERM), ("framed", "compact", signal.SIGINT)],
+)
+def test_fake_hbase_serves_happybase_until_a_signal(
+    transport: str, protocol: str, stop_with: signal.Signals
+) -> None:
+    command = [sys.executable, "-m", "hmodel.cli", "fake-hbase", "--port", "0"]
+    command += ["--transport", transport, "--protocol", protocol]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        found = re.search(r"listening on (\S+):(\d+) ", line)
+        assert found, line
+        connection = happybase.Connection(
+            found[1], int(found[2]), transport=transport, protocol=protocol
+        )
+        connection.create_table("t", {"f": {}})
+        assert connection.tables() == [b"t"]
+        connection.close()
+        process.send_signal(stop_with)
+        assert process.wait(timeout=20) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
+
+
+def test_a_busy_port_is_reported_with_exit_code_1(capsys: pytest.CaptureFixture[str]) -> None:
+    from hmodel.testing.thrift_server import FakeHBaseServer
+
+    with FakeHBaseServer() as busy:
+        assert main(["fake-hbase", "--port", str(busy.port)]) == 1
+    assert "cannot listen" in capsys.readouterr().err
