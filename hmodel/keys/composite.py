@@ -262,12 +262,14 @@ class Key:
             raise KeyEncodeError("a key prefix is a mapping of field names", value=prefix)
         fields = self.fields
         count = len(prefix)
+        unknown = next((str(f) for f in prefix if f not in fields), None)
+        if unknown is not None:
+            raise KeyEncodeError("the key has no such field", field=unknown, value=prefix[unknown])
         if set(prefix) != set(fields[:count]):
-            wanted = next((f for f in fields[:count] if f not in prefix), None)
-            unknown = next((str(f) for f in prefix if f not in fields), None)
+            wanted = next(f for f in fields[:count] if f not in prefix)
             raise KeyEncodeError(
-                "a prefix gives the leading key fields: " + ", ".join(fields[:count]),
-                field=unknown or wanted,
+                f"a prefix gives a leading run of the key fields: {wanted!r} is missing",
+                field=wanted,
             )
         bounded = low is not None or high is not None
         if bounded and count == len(fields):
