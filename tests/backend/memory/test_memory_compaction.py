@@ -1,0 +1,100 @@
+"""Delete markers in the raw view, and what a major compaction purges (F9, seed 001 §42)."""
+
+from __future__ import annotations
+
+from hmodel.backend.base import Cell, Delete, Put
+from hmodel.backend.memory import CellKind, MemoryBackend, RawCell
+from hmodel.schema import Family, Table
+
+
+def _section_42(engine: MemoryBackend, *, keep_deleted_cells: bool) -> None:
+    family = Family("e", versions=2_147_483_647, keep_deleted_cells=keep_deleted_cells)
+    engine.create_table(Table("test", [family]))
+    for stamp in (10, 12, 14):
+        engine.mutate("test", [Put(b"r1", b"e:c1", b"value", timestamp=stamp)])
+    engine.mutate("test", [Delete(b"r1", b"e:c1", timestamp=11)])
+
+
+def _put(stamp: int) -> RawCell:
+    return RawCell(b"e:c1", stamp, CellKind.PUT, b"value")
+
+
+#: The seed's ``scan 'test', {RAW=>true, VERSIONS=>1000}`` before any compaction.
+RAW_BEFORE = [_put(14), _put(12), RawCell(b"e:c1", 11, CellKind.DELETE_COLUMN), _put(10)]
+
+
+def test_the_raw_view_shows_puts_and_markers_like_a_raw_scan(engine: MemoryBackend) -> None:
+    """The seed's shell session: 14, 12, the DeleteColumn at 11, then 10."""
+    _section_42(engine, keep_deleted_cells=False)
+    assert engine.raw("test", b"r1") == RAW_BEFORE
+
+
+def test_major_compaction_purges_markers_and_masked_cells(engine: MemoryBackend) -> None:
+    """Without KEEP_DELETED_CELLS only 14 and 12 survive, as in the seed."""
+    _section_42(engine, keep_deleted_cells=False)
+    engine.major_compact("test")
+    assert engine.raw("test", b"r1") == [_put(14), _put(12)]
+
+
+def test_after_compaction_an_old_put_is_visible_again(engine: MemoryBackend) -> None:
+    """The marker is gone, so a put at 5 written now is no longer masked."""
+    _section_42(engine, keep_deleted_cells=False)
+    engine.mutate("test", [Put(b"r1", b"e:c1", b"early", timestamp=5)])
+    assert engine.get_versions("test", b"r1", b"e:c1", max_versions=9, before=12) == []
+    engine.major_compact("test")
+    engine.mutate("test", [Put(b"r1", b"e:c1", b"early", timestamp=5)])
+    assert engine.get_versions("test", b"r1", b"e:c1", max_versions=9, before=12) == [
+        Cell(b"early", 5)
+    ]
+
+
+def test_keep_deleted_cells_survive_major_compaction(engine: MemoryBackend) -> None:
+    """With KEEP_DELETED_CELLS the raw view is unchanged and time travel still works."""
+    _section_42(engine, keep_deleted_cells=True)
+    engine.major_compact("test")
+    assert engine.raw("test", b"r1") == RAW_BEFORE
+    assert engine.get_versions("test", b"r1", b"e:c1", max_versions=9, before=11) == [
+        Cell(b"value", 10)
+    ]
+
+
+def test_family_and_row_markers_appear_as_delete_family(engine: MemoryBackend) -> None:
+    """A row delete places a DeleteFamily marker in every family, listed first per family."""
+    engine.create_table(Table("t", [Family("a"), Family("b")]))
+    engine.mutate("t", [Put(b"r", b"a:q", b"v", timestamp=3)])
+    engine.mutate("t", [Delete(b"r", timestamp=5)])
+    assert engine.raw("t", b"r") == [
+        RawCell(b"a", 5, CellKind.DELETE_FAMILY),
+        RawCell(b"a:q", 3, CellKind.PUT, b"v"),
+        RawCell(b"b", 5, CellKind.DELETE_FAMILY),
+    ]
+
+
+def test_a_compacted_row_with_nothing_left_disappears(engine: MemoryBackend) -> None:
+    """Rows holding only deleted cells and markers are dropped by the compaction."""
+    engine.create_table(Table("t", [Family("a")]))
+    engine.mutate("t", [Put(b"r", b"a:q", b"v", timestamp=3)])
+    engine.mutate("t", [Delete(b"r")])
+    engine.major_compact("t")
+    assert engine.raw("t", b"r") == []
+
+
+def test_versions_beyond_versions_are_never_stored(engine: MemoryBackend) -> None:
+    """VERSIONS=2: the raw view never holds a third version (discarded as at a flush)."""
+    engine.create_table(Table("t", [Family("a", versions=2)]))
+    for stamp in (1, 3, 2, 4):
+        engine.mutate("t", [Put(b"r", b"a:q", b"v%d" % stamp, timestamp=stamp)])
+    assert [cell.timestamp for cell in engine.raw("t", b"r")] == [4, 3]
+
+
+def test_a_marker_and_a_put_of_the_same_timestamp_list_the_marker_first(
+    engine: MemoryBackend,
+) -> None:
+    """HBase sorts a delete before a put of the same timestamp; the put is masked."""
+    engine.create_table(Table("t", [Family("a", versions=3)]))
+    engine.mutate("t", [Put(b"r", b"a:q", b"v", timestamp=7), Delete(b"r", b"a:q", timestamp=7)])
+    assert engine.raw("t", b"r") == [
+        RawCell(b"a:q", 7, CellKind.DELETE_COLUMN),
+        RawCell(b"a:q", 7, CellKind.PUT, b"v"),
+    ]
+    assert engine.get("t", [b"r"]) == []
