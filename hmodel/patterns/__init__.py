@@ -1,0 +1,1 @@
+"""Schema-design patterns built on repositories (record types, denormalised copies, indexes)."""
