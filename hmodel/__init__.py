@@ -1,6 +1,41 @@
 """hmodel: declare HBase schema-design patterns once, get them right on any backend."""
 
 from hmodel.errors import HModelError
+from hmodel.keys import (
+    Bytes,
+    Const,
+    Descending,
+    Hashed,
+    Int,
+    Key,
+    Reversed,
+    ReverseTimestamp,
+    Salt,
+    Str,
+    Timestamp,
+)
+from hmodel.model import counter, field, map_field, model, version_field
+from hmodel.schema import Family, Table
 
-__all__ = ["HModelError"]
+__all__ = [
+    "Bytes",
+    "Const",
+    "Descending",
+    "Family",
+    "HModelError",
+    "Hashed",
+    "Int",
+    "Key",
+    "ReverseTimestamp",
+    "Reversed",
+    "Salt",
+    "Str",
+    "Table",
+    "Timestamp",
+    "counter",
+    "field",
+    "map_field",
+    "model",
+    "version_field",
+]
 __version__ = "0.1.0.dev0"
