@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import types
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeAlias
 
 import attrs
 
 from hmodel.backend.base import prefix_stop
 from hmodel.errors import DeclarationError, KeyDecodeError, KeyEncodeError
 from hmodel.keys.component import Component, DerivedComponent, Order, ValueComponent
-from hmodel.keys.derived import Hashed, Salt
+from hmodel.keys.derived import Salt
 from hmodel.keys.range import KeyRange
 
 __all__ = ["Key"]
@@ -19,13 +19,22 @@ __all__ = ["Key"]
 _NOTHING: Mapping[str, Any] = types.MappingProxyType({})
 
 
-def _components(components: tuple[object, ...]) -> tuple[Component, ...]:
+_Part: TypeAlias = "ValueComponent[Any] | DerivedComponent"
+
+
+def _components(components: tuple[object, ...]) -> tuple[_Part, ...]:
     if not components:
         raise DeclarationError("a Key needs at least one component")
+    parts: list[_Part] = []
     for component in components:
-        if not isinstance(component, Component):
-            raise DeclarationError("Key components must be Component instances", value=component)
-    return tuple(c for c in components if isinstance(c, Component))
+        if not isinstance(component, (ValueComponent, DerivedComponent)):
+            raise DeclarationError(
+                "Key components are value components (Str, Int, ...) or computed ones "
+                "(Const, Hashed, Salt)",
+                value=component,
+            )
+        parts.append(component)
+    return tuple(parts)
 
 
 @attrs.frozen(init=False)
@@ -53,7 +62,7 @@ class Key:
             ``Salt`` naming a field the key does not have, or more than one ``Salt``.
     """
 
-    components: tuple[Component, ...]
+    components: tuple[ValueComponent[Any] | DerivedComponent, ...]
 
     def __init__(self, *components: Component) -> None:
         checked = _components(components)
@@ -286,7 +295,6 @@ class Key:
                 heads = [head + encoded[component.name] for head in heads]
                 placed += 1
                 continue
-            assert isinstance(component, DerivedComponent)
             if all(source in encoded for source in component.sources):
                 piece = component.encode(component.derive(encoded))
                 heads = [head + piece for head in heads]
@@ -295,7 +303,6 @@ class Key:
             elif placed == count and not bounded:
                 break
             else:
-                assert isinstance(component, Hashed)
                 raise KeyEncodeError(
                     f"cannot range-scan across {component.name!r}: give all its source fields",
                     field=component.name,
