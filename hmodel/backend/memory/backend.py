@@ -26,6 +26,7 @@ from hmodel.backend.memory.argument import (
     selection_of,
 )
 from hmodel.backend.memory.counter import LONG_MAX, LONG_MIN, add_to_counter, encode_counter
+from hmodel.backend.memory.filter import compile_filter
 from hmodel.backend.memory.mutation import (
     apply_delete,
     apply_put,
@@ -34,7 +35,6 @@ from hmodel.backend.memory.mutation import (
     plan_put,
     round_trip_groups,
 )
-from hmodel.backend.memory.row_filter import compile_scan_filter
 from hmodel.backend.memory.scanner import scan_rows
 from hmodel.backend.memory.selection import ColumnKey
 from hmodel.backend.memory.store import RawCell
@@ -375,7 +375,7 @@ class MemoryBackend(Backend):
                     field="filter",
                     value=scan.filter,
                 )
-            run = compile_scan_filter(scan.filter).start()
+            run = compile_filter(scan.filter).start(max_versions=1, reverse=scan.reverse)
         name = stored.name
         return scan_rows(
             lambda: self._table(name),

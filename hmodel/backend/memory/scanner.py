@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from hmodel.backend.base import RowResult, Scan
-from hmodel.backend.memory.row_filter import FilterRun
+from hmodel.backend.memory.filter import FilterRun
 from hmodel.backend.memory.selection import Selection
 from hmodel.backend.memory.table import ColumnHistory, MemoryTable
 from hmodel.clock import Clock
