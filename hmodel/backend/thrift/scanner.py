@@ -161,11 +161,11 @@ class ScannerIterator(Iterator[RowResult]):
                 resumes += 1
                 self._scanner = None
             except BaseException:
-                self.close()
+                self._release()
                 raise
         self._take(results)
         if len(results) < wanted or self._remaining == 0:
-            self.close()
+            self._release()
 
     def _take(self, results: list[Any]) -> None:
         reverse = self._scan.reverse
@@ -195,6 +195,11 @@ class ScannerIterator(Iterator[RowResult]):
         Safe to call more than once. Errors while closing are logged, not raised: the
         rows already returned are valid, and the server expires abandoned scanners.
         """
+        self._buffer.clear()
+        self._release()
+
+    def _release(self) -> None:
+        """Close the server-side scanner (rows already fetched stay to be yielded)."""
         with self._lock:
             self._finished = True
             scanner, self._scanner = self._scanner, None
@@ -216,4 +221,4 @@ class ScannerIterator(Iterator[RowResult]):
 
     def __del__(self) -> None:
         with contextlib.suppress(Exception):  # never raise from a finalizer
-            self.close()
+            self._release()
