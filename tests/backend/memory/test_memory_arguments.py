@@ -16,6 +16,8 @@ from hmodel.schema import Family, Table
 BAD: Any = "not bytes"
 BAD_FILTER: Any = 42
 BAD_TABLE: Any = b"t"
+BAD_BYTES: Any = bytearray(b"v")
+BAD_STAMP: Any = "1"
 
 
 @pytest.fixture
@@ -37,11 +39,11 @@ def engine_t(engine: MemoryBackend) -> MemoryBackend:
         (lambda e: e.mutate("t", [Put(BAD, b"f:q", b"v")]), "row"),
         (lambda e: e.mutate("t", [Put(b"r", BAD, b"v")]), "column"),
         (lambda e: e.mutate("t", [Put(b"r", b"f:q", BAD)]), "value"),
-        (lambda e: e.mutate("t", [Put(b"r", b"f:q", bytearray(b"v"))]), "value"),
+        (lambda e: e.mutate("t", [Put(b"r", b"f:q", BAD_BYTES)]), "value"),
         (lambda e: e.mutate("t", [Put(b"r", b"f:q", b"v", timestamp=-1)]), "timestamp"),
         (lambda e: e.mutate("t", [Put(b"r", b"f:q", b"v", timestamp=True)]), "timestamp"),
         (lambda e: e.mutate("t", [Put(b"r", b"f:q", b"v", ttl=-5)]), "ttl"),
-        (lambda e: e.mutate("t", [Delete(b"r", timestamp="1")]), "timestamp"),
+        (lambda e: e.mutate("t", [Delete(b"r", timestamp=BAD_STAMP)]), "timestamp"),
         (lambda e: e.mutate("t", Put(b"r", b"f:q", b"v")), "mutations"),
         (lambda e: e.increment("t", b"r", b"f:n", 2**63), "amount"),
         (lambda e: e.increment("t", b"r", b"f:n", True), "amount"),

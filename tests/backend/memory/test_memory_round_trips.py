@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from hmodel.backend.base import Delete, Put, Scan
@@ -26,7 +28,7 @@ def _cost(engine: MemoryBackend, scan: Scan) -> tuple[int, int]:
 def test_every_protocol_call_costs_one(ten_rows: MemoryBackend) -> None:
     """Admin calls, reads and single writes are one request each."""
     engine = ten_rows
-    calls = [
+    calls: list[Callable[[], object]] = [
         lambda: engine.table_exists("t"),
         engine.list_tables,
         lambda: engine.describe_families("t"),
