@@ -128,7 +128,7 @@ def test_counters_may_live_in_a_family_with_a_ttl() -> None:
 
 def test_model_infos_for_lists_the_record_types_of_a_table_in_order() -> None:
     """R1: several models on one table, told apart by a Const tag."""
-    table = Table("crm", [Family("d")])
+    table = Table("crm_declaration_test", [Family("d")])
 
     @model(table, key=Key(Str("customer_id"), Const(b"\x01")))
     class Customer:
@@ -142,7 +142,7 @@ def test_model_infos_for_lists_the_record_types_of_a_table_in_order() -> None:
         total: Decimal = field("d:t")
 
     assert [info.cls for info in model_infos_for(table)] == [Customer, Purchase]
-    assert model_infos_for(Table("crm", [Family("d")]))[0].cls is Customer
+    assert model_infos_for(Table("crm_declaration_test", [Family("d")]))[0].cls is Customer
 
 
 def test_model_info_of_a_plain_class_is_an_error() -> None:
