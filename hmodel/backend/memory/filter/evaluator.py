@@ -128,8 +128,10 @@ class FilterRun:
     def _cells(self, row: bytes, columns: Sequence[tuple[bytes, Sequence[Cell]]]) -> list[KeyValue]:
         """The row's cells in HBase order: family, qualifier, newest first.
 
-        Families a ``filter_all_remaining`` closed in an earlier row are left out: HBase
-        closed their store scanners.
+        Families whose store scanner an earlier row closed are left out: in HBase each
+        family's store scanner asks ``filter_all_remaining`` before every cell it reads,
+        including the first one past a row, and closes for good when it is true (which
+        matters for ``ColumnCountGetFilter``, whose state is reset between rows).
         """
         cells: list[KeyValue] = []
         for column, versions in columns:
@@ -181,6 +183,12 @@ class FilterRun:
                 i = self._seek(cells, i)
             else:
                 i += 1
+            if (i == len(cells) or cells[i].family != cell.family) and (
+                root.filter_all_remaining()
+            ):
+                # The family's store scanner looks at its next cell (in a later row) before
+                # the filter is reset, sees the filter is over, and closes.
+                self._closed.add(cell.family)
         return self._finish_row(results)
 
     def _seek(self, cells: list[KeyValue], i: int) -> int:

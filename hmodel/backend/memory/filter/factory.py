@@ -17,7 +17,7 @@ from hmodel.backend.memory.filter.comparator import (
 from hmodel.backend.memory.filter.lexer import Source, Token, TokenKind
 from hmodel.errors import FilterError
 
-__all__ = ["SUPPORTED_FILTERS", "build_filter"]
+__all__ = ["SUPPORTED_FILTERS", "Factory", "build_filter", "lookup_filter"]
 
 _INTEGER = re.compile(rb"-?[0-9]+")
 _INT_MAX = 2**31 - 1
@@ -248,26 +248,37 @@ _FACTORIES: dict[str, Callable[[_Arguments], node.Node]] = {
 SUPPORTED_FILTERS = frozenset(_FACTORIES)
 
 
-def build_filter(source: Source, name: Token, arguments: Sequence[Token]) -> node.Node:
-    """Build the node for ``name(arguments...)``.
+Factory = Callable[[_Arguments], node.Node]
+
+
+def lookup_filter(source: Source, name: Token) -> Factory:
+    """The builder of the filter called ``name`` (checked before its arguments are read).
 
     Raises:
-        FilterError: The name is not a filter of the language (case matters), or the
-            arguments are of the wrong number or type, naming the filter.
+        FilterError: The name is not a filter of the language (case matters).
     """
     text = name.value.decode("utf-8", "backslashreplace")
     factory = _FACTORIES.get(text)
     if factory is None:
-        raise source.error(_unknown(text), name.start)
+        reason = _NOT_IN_LANGUAGE.get(text)
+        if reason:
+            raise source.error(
+                f"filter {text} is not supported by the filter language ({reason})", name.start
+            )
+        close = difflib.get_close_matches(text, SUPPORTED_FILTERS, n=1, cutoff=0.8)
+        if not close:
+            close = [known for known in SUPPORTED_FILTERS if known.lower() == text.lower()]
+        hint = f"; did you mean {close[0]}?" if close else ""
+        raise source.error(f"unknown filter {text!r}", name.start, hint)
+    return factory
+
+
+def build_filter(
+    source: Source, name: Token, factory: Factory, arguments: Sequence[Token]
+) -> node.Node:
+    """Build the node for ``name(arguments...)`` with the builder :func:`lookup_filter` gave.
+
+    Raises:
+        FilterError: The arguments are of the wrong number or type, naming the filter.
+    """
     return factory(_Arguments(source, name, arguments))
-
-
-def _unknown(name: str) -> str:
-    reason = _NOT_IN_LANGUAGE.get(name)
-    if reason:
-        return f"filter {name} is not supported by the filter language ({reason})"
-    close = difflib.get_close_matches(name, SUPPORTED_FILTERS, n=1)
-    if not close:
-        close = [known for known in SUPPORTED_FILTERS if known.lower() == name.lower()]
-    hint = f"; did you mean {close[0]}?" if close else ""
-    return f"unknown filter {name!r}{hint}"

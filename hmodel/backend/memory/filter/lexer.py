@@ -93,9 +93,9 @@ class Source:
             return position
         return len(self.data[:position].decode("utf-8", "surrogateescape"))
 
-    def error(self, message: str, position: int) -> FilterError:
+    def error(self, message: str, position: int, hint: str = "") -> FilterError:
         """A :class:`FilterError` saying ``message`` at ``position`` (a byte offset)."""
-        return FilterError(f"{message} at offset {self.offset(position)}", value=self.text)
+        return FilterError(f"{message} at offset {self.offset(position)}{hint}", value=self.text)
 
 
 def tokenize(source: Source) -> list[Token]:

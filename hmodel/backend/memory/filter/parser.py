@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hmodel.backend.memory.filter import node
-from hmodel.backend.memory.filter.factory import build_filter
+from hmodel.backend.memory.filter.factory import build_filter, lookup_filter
 from hmodel.backend.memory.filter.lexer import KEYWORDS, Source, Token, TokenKind, tokenize
 
 __all__ = ["parse"]
@@ -91,6 +91,7 @@ class _Parser:
         name = self._current()
         if name.kind is not TokenKind.WORD or name.value in KEYWORDS:
             raise self._fail("a filter name, SKIP, WHILE or '('")
+        factory = lookup_filter(self.source, name)
         self.index += 1
         if self._current().kind is not TokenKind.LPAREN:
             raise self._fail(f"'(' after filter name {name.describe()}")
@@ -108,4 +109,4 @@ class _Parser:
                     raise self._fail("',' or ')' in the argument list")
                 self.index += 1
         self.index += 1
-        return build_filter(self.source, name, arguments)
+        return build_filter(self.source, name, factory, arguments)
