@@ -136,6 +136,11 @@ class Mapper(Generic[M]):
                 f"the key does not encode: {error.message}", field=error.field, value=error.value
             ) from error
 
+    def _row(self, key_values: Mapping[str, Any]) -> bytes:
+        if not isinstance(key_values, Mapping):
+            raise self._invalid("key values must map key field names to values", value=key_values)
+        return self.key_of(**key_values)
+
     def key_values(self, instance: M) -> dict[str, Any]:
         """Return the key field values of ``instance``, by name."""
         self._check_instance(instance)
@@ -179,13 +184,7 @@ class Mapper(Generic[M]):
             ValidationError: Unknown field, a key field, or a map field (its entries each
                 have a column: see :meth:`map_column`).
         """
-        found = self.field(field_name)
-        if isinstance(found, MapField):
-            raise self._invalid(
-                f"map field {field_name!r} has one column per entry: use map_column()",
-                field=field_name,
-            )
-        return found.column
+        return self._single(field_name).column
 
     def map_column(self, field_name: str, key: Any) -> bytes:
         """Return the column of the entry ``key`` of map field ``field_name`` (F6).
@@ -246,6 +245,15 @@ class Mapper(Generic[M]):
         if isinstance(field_names, str):
             raise self._invalid("field names must be a collection of names, not one string")
         return [self.field(name) for name in field_names if name not in self.info.key_field_names]
+
+    def _single(self, field_name: str) -> ColumnField | CounterField | VersionField:
+        found = self.field(field_name)
+        if isinstance(found, MapField):
+            raise self._invalid(
+                f"map field {field_name!r} has one column per entry: use map_column()",
+                field=field_name,
+            )
+        return found
 
     def _map(self, field_name: str) -> MapField:
         found = self.field(field_name)
@@ -331,7 +339,9 @@ class Mapper(Generic[M]):
                 increment, F10); the version field (the repository manages it); or an
                 invalid value, key, ``timestamp`` or ``ttl_ms``.
         """
-        row = self.key_of(**key_values)
+        row = self._row(key_values)
+        if not isinstance(changes, Mapping):
+            raise self._invalid("changes must map field names to values", value=changes)
         ttl = self._ttl(ttl_ms)
         self._check_timestamp(timestamp)
         write = _Write(row, timestamp, ttl, previous)
@@ -382,7 +392,7 @@ class Mapper(Generic[M]):
         Raises:
             ValidationError: Not a map field, or an invalid key, entry, timestamp or TTL.
         """
-        row = self.key_of(**key_values)
+        row = self._row(key_values)
         owner = self._map(map_field_name)
         ttl = self._ttl(ttl_ms)
         if timestamp is not None:
@@ -409,7 +419,7 @@ class Mapper(Generic[M]):
         Raises:
             ValidationError: Not a map field, or an invalid key or timestamp.
         """
-        row = self.key_of(**key_values)
+        row = self._row(key_values)
         owner = self._map(map_field_name)
         if timestamp is not None:
             self._check_timestamp(timestamp)
@@ -427,9 +437,7 @@ class Mapper(Generic[M]):
         Raises:
             ValidationError: Unknown or map field, or the value does not encode.
         """
-        self.column_of(field_name)
-        stored = self.field(field_name)
-        assert not isinstance(stored, MapField)
+        stored = self._single(field_name)
         expected = stored.value_type if isinstance(stored, ColumnField) else int
         return encode_value(self.info, stored.name, stored.codec, value, expected=expected)
 
@@ -559,10 +567,10 @@ class Mapper(Generic[M]):
             ValidationError: Unknown or map field.
             DecodeError: The bytes do not decode.
         """
-        column = self.column_of(field_name)
-        stored = self.field(field_name)
-        assert not isinstance(stored, MapField)
-        return decode_value(self.info, field_name, stored.codec, data, row=row, column=column)
+        stored = self._single(field_name)
+        return decode_value(
+            self.info, field_name, stored.codec, data, row=row, column=stored.column
+        )
 
     def _decode_field(self, result: RowResult, stored: StoredField) -> Any:
         if isinstance(stored, MapField):

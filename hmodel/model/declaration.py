@@ -8,6 +8,7 @@ import typing
 import weakref
 from collections.abc import Callable
 from datetime import timedelta
+from types import MappingProxyType
 from typing import Any, NoReturn, TypeVar
 
 import attrs
@@ -171,7 +172,7 @@ class _Declaration:
         table = getattr(self, "table", None)
         raise DeclarationError(
             f"{where}: {message}",
-            table=None if table is None else table.name,
+            table=None if table is None else table.full_name,
             field=field,
             value=value,
         )
@@ -222,7 +223,7 @@ class _Declaration:
             key=self.key,
             ttl=self.ttl,
             key_fields=tuple(key_fields[name] for name in self.key.fields),
-            fields=stored,
+            fields=MappingProxyType(stored),
         )
         setattr(cls, _INFO, info)
         _REGISTRY.append((self.table, weakref.ref(cls)))
@@ -295,7 +296,7 @@ class _Declaration:
 
     def _key_field(self, attr_name: str, hint: Any) -> KeyField:
         expected = self.key_types[attr_name]
-        if hint is not expected and not (isinstance(hint, type) and issubclass(hint, expected)):
+        if hint is not expected:  # exactly: a subclass would decode as the base type
             self.fail(
                 f"the key component holds {describe(expected)}, "
                 f"so the field must be annotated {describe(expected)}, not {describe(hint)}",

@@ -235,3 +235,12 @@ def test_map_delete_refuses_a_single_string_for_the_keys() -> None:
 def test_map_put_refuses_a_key_of_the_wrong_type() -> None:
     with pytest.raises(ValidationError, match="map key"):
         mapper_for(User).map_put({"user_id": "u1"}, "fans", {7: "mutual"})
+
+
+def test_a_partial_update_needs_mappings_for_the_key_and_the_changes() -> None:
+    mapper = mapper_for(User)
+
+    with pytest.raises(ValidationError, match="key values must map"):
+        mapper.to_partial_mutations(["u1"], {"nickname": "x"}, timestamp=TS)  # type: ignore[arg-type]
+    with pytest.raises(ValidationError, match="changes must map"):
+        mapper.to_partial_mutations({"user_id": "u1"}, [("nickname", "x")], timestamp=TS)  # type: ignore[arg-type]

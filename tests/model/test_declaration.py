@@ -321,7 +321,7 @@ def test_a_key_field_missing_from_the_class_is_refused() -> None:
     assert "does not annotate it" in error.message
 
 
-@pytest.mark.parametrize("hint", [int, str | None, bytes])
+@pytest.mark.parametrize("hint", [int, str | None, bytes, type("Name", (str,), {})])
 def test_a_key_field_of_a_type_its_component_cannot_hold_is_refused(hint: Any) -> None:
     def build() -> None:
         @model(USERS, key=KEY)
