@@ -264,6 +264,8 @@ class _Declaration:
                     field=attr_name,
                 )
             resolved = self._key_field(attr_name, hint)
+            if value is not _MISSING and not check_value(value, resolved.python_type):
+                self.fail(f"the default is not a {describe(hint)}", field=attr_name, value=value)
             default = attrs.NOTHING if value is _MISSING else value
             return attrs.field(
                 default=default,
@@ -363,6 +365,12 @@ class _Declaration:
             self.fail("give a default or a factory, not both", field=attr_name)
         if spec.factory is not None and not callable(spec.factory):
             self.fail("factory must be callable", field=attr_name, value=spec.factory)
+        if isinstance(spec.default, list | dict | set | bytearray):
+            self.fail(
+                "a mutable default would be shared by every instance; use factory=",
+                field=attr_name,
+                value=spec.default,
+            )
         if spec.default is None and not nullable:
             self.fail(
                 f"default None needs an Optional annotation ({describe(hint)} | None)",

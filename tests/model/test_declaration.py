@@ -386,6 +386,25 @@ def test_a_default_and_a_factory_together_are_refused() -> None:
     assert "not both" in declare_error(build).message
 
 
+def test_a_mutable_default_is_refused_in_favour_of_a_factory() -> None:
+    def build() -> None:
+        @model(USERS, key=KEY)
+        class Bad:
+            user_id: str
+            tags: list[str] = field("i:t", codec=Json(), default=[])
+
+    assert "use factory=" in declare_error(build).message
+
+
+def test_a_key_default_of_the_wrong_type_is_refused() -> None:
+    def build() -> None:
+        @model(USERS, key=KEY)
+        class Bad:
+            user_id: str = 7  # type: ignore[assignment]
+
+    assert declare_error(build).field == "user_id"
+
+
 def test_a_default_of_none_needs_an_optional_annotation() -> None:
     def build() -> None:
         @model(USERS, key=KEY)
