@@ -52,12 +52,15 @@ def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
         return
     from hmodel.backend.thrift import ThriftBackend
 
+    prefix = os.environ.get("HMODEL_TEST_PREFIX")
     if target == "thrift":
         server = request.getfixturevalue("fake_hbase_server")
         host, port = server.host, server.port  # type: ignore[attr-defined]
     else:
         host, port = request.getfixturevalue("real_hbase_address")
-    thrift = ThriftBackend(host, port, table_prefix=os.environ.get("HMODEL_TEST_PREFIX"))
+        # The fixture drops every table it can see: on a real cluster, only our own.
+        prefix = prefix or "hmodel_test"
+    thrift = ThriftBackend(host, port, table_prefix=prefix)
     _drop_all(thrift)
     try:
         yield thrift

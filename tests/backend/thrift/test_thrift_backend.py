@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import socket
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -40,7 +40,7 @@ def test_each_single_request_call_is_exactly_one_round_trip(
     thrift: ThriftBackend, table: str
 ) -> None:
     thrift.mutate(table, [Put(b"r", b"f:a", b"v", timestamp=1), Put(b"c", b"f:n", bytes(8))])
-    calls = [
+    calls: list[Callable[[], object]] = [
         lambda: thrift.get(table, [b"r", b"c"]),
         lambda: thrift.get(table, [b"r"], columns=[b"f"], before=5),
         lambda: thrift.get_versions(table, b"r", b"f:a", max_versions=3),
