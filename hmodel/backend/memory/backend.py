@@ -153,9 +153,10 @@ class MemoryBackend(Backend):
             TableNotFoundError: No such table.
         """
         self._charge()
-        table = self._table(name, enabled=False)
+        checked = require_table_name(name)
         with self._lock:
-            del self._tables[table.name]
+            if self._tables.pop(checked, None) is None:
+                raise TableNotFoundError("no such table", table=checked)
 
     def table_exists(self, name: str) -> bool:
         """Whether a table called ``name`` exists (enabled or not)."""

@@ -135,8 +135,15 @@ def plan_mutations(
     for mutation in mutations:
         if isinstance(mutation, Delete):
             deletes.append(plan_delete(table, mutation))
-        else:
+        elif isinstance(mutation, Put):
             puts.append(plan_put(table, mutation))
+        else:
+            raise IllegalArgumentError(
+                "a mutation is a Put or a Delete",
+                table=table.name,
+                field="mutations",
+                value=mutation,
+            )
     return puts, deletes
 
 
