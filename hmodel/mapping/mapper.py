@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
@@ -27,7 +26,9 @@ __all__ = ["Mapper", "mapper_for"]
 
 M = TypeVar("M")
 
-_MAPPERS: weakref.WeakKeyDictionary[type[Any], Mapper[Any]] = weakref.WeakKeyDictionary()
+# The cached mapper lives on the model class itself, so it goes away with the class (a weak
+# mapping from class to mapper would never release it: the mapper refers to its class).
+_CACHE = "__hmodel_mapper__"
 
 
 def mapper_for(cls: type[M]) -> Mapper[M]:
@@ -36,9 +37,10 @@ def mapper_for(cls: type[M]) -> Mapper[M]:
     Raises:
         DeclarationError: ``cls`` is not a model.
     """
-    mapper = _MAPPERS.get(cls)
-    if mapper is None:
-        mapper = _MAPPERS[cls] = Mapper(cls)
+    mapper = vars(cls).get(_CACHE)
+    if not isinstance(mapper, Mapper):
+        mapper = Mapper(cls)
+        setattr(cls, _CACHE, mapper)
     return mapper
 
 
