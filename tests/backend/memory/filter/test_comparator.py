@@ -29,7 +29,9 @@ from hmodel.errors import FilterError
         (CompareOp.GREATER, False, False, True),
     ],
 )
-def test_operators_read_cell_op_operand(op: CompareOp, less: bool, equal: bool, greater: bool) -> None:
+def test_operators_read_cell_op_operand(
+    op: CompareOp, less: bool, equal: bool, greater: bool
+) -> None:
     comparator = BinaryComparator(b"m")
     assert [op.passes(comparator.compare_to(cell)) for cell in (b"a", b"m", b"z")] == [
         less,
@@ -67,7 +69,9 @@ def test_binary_compares_unsigned_bytes(operand: bytes, value: bytes, result: in
         (b"\x80", b"\x7f\xff", 1),
     ],
 )
-def test_binaryprefix_compares_only_the_operand_length(operand: bytes, value: bytes, result: int) -> None:
+def test_binaryprefix_compares_only_the_operand_length(
+    operand: bytes, value: bytes, result: int
+) -> None:
     assert BinaryPrefixComparator(operand).compare_to(value) == result
 
 
@@ -83,7 +87,9 @@ def test_binaryprefix_compares_only_the_operand_length(operand: bytes, value: by
         (b"a", b"\xff", 1),  # undecodable bytes become U+FFFD, never an error
     ],
 )
-def test_substring_is_a_case_insensitive_utf8_search(operand: bytes, value: bytes, result: int) -> None:
+def test_substring_is_a_case_insensitive_utf8_search(
+    operand: bytes, value: bytes, result: int
+) -> None:
     assert SubstringComparator(operand).compare_to(value) == result
 
 
@@ -99,7 +105,9 @@ def test_substring_is_a_case_insensitive_utf8_search(operand: bytes, value: byte
         (b"(?i)ROW", b"row1", 0),
     ],
 )
-def test_regexstring_searches_the_utf8_text_with_dotall(pattern: bytes, value: bytes, result: int) -> None:
+def test_regexstring_searches_the_utf8_text_with_dotall(
+    pattern: bytes, value: bytes, result: int
+) -> None:
     assert RegexStringComparator(pattern).compare_to(value) == result
 
 
@@ -137,9 +145,15 @@ def test_bad_comparators_raise_filter_errors(spec: bytes, message: str) -> None:
 @given(st.binary(max_size=8), st.binary(max_size=8))
 def test_binary_comparison_agrees_with_python_bytes_order(operand: bytes, value: bytes) -> None:
     result = BinaryComparator(operand).compare_to(value)
-    assert (result < 0, result == 0, result > 0) == (operand < value, operand == value, operand > value)
+    assert (result < 0, result == 0, result > 0) == (
+        operand < value,
+        operand == value,
+        operand > value,
+    )
 
 
 @given(st.binary(max_size=6), st.binary(max_size=10))
-def test_binaryprefix_equal_means_the_cell_starts_with_the_operand(operand: bytes, value: bytes) -> None:
+def test_binaryprefix_equal_means_the_cell_starts_with_the_operand(
+    operand: bytes, value: bytes
+) -> None:
     assert (BinaryPrefixComparator(operand).compare_to(value) == 0) == value.startswith(operand)

@@ -14,6 +14,7 @@ FRUIT: Table = {
     b"sow1": {b"f:a": b"sorrel"},
 }
 
+
 def only(**rows: dict[str, str]) -> Result:
     """Expected result written compactly: only(row1={"f:a": "apple"})."""
     return {
@@ -47,9 +48,17 @@ ALL = only(row1=ROW1, row2=ROW2, row3=ROW3, sow1=SOW1)
         ("PageFilter(0)", {}),
         ("PageFilter(10)", ALL),
         # ColumnPrefixFilter: qualifiers with the prefix, in every family.
-        ("ColumnPrefixFilter('b')", only(row1={"f:b": "banana"}, row2={"f:bb": "blueberry"}, row3={"f:b": "beet"})),
+        (
+            "ColumnPrefixFilter('b')",
+            only(row1={"f:b": "banana"}, row2={"f:bb": "blueberry"}, row3={"f:b": "beet"}),
+        ),
         ("ColumnPrefixFilter('bb')", only(row2={"f:bb": "blueberry"})),
-        ("ColumnPrefixFilter('a')", only(row1={"f:a": "apple"}, row2={"f:a": "avocado"}, row3={"g:a": "artichoke"}, sow1=SOW1)),
+        (
+            "ColumnPrefixFilter('a')",
+            only(
+                row1={"f:a": "apple"}, row2={"f:a": "avocado"}, row3={"g:a": "artichoke"}, sow1=SOW1
+            ),
+        ),
         ("ColumnPrefixFilter('')", ALL),
         # MultipleColumnPrefixFilter: any of the prefixes.
         (
@@ -61,16 +70,36 @@ ALL = only(row1=ROW1, row2=ROW2, row3=ROW3, sow1=SOW1)
                 sow1=SOW1,
             ),
         ),
-        ("MultipleColumnPrefixFilter('bb', 'c')", only(row1={"g:c": "cherry"}, row2={"f:bb": "blueberry"})),
+        (
+            "MultipleColumnPrefixFilter('bb', 'c')",
+            only(row1={"g:c": "cherry"}, row2={"f:bb": "blueberry"}),
+        ),
         ("MultipleColumnPrefixFilter()", ALL),
         # ColumnRangeFilter: bounds inclusive or exclusive as flagged; '' is unbounded.
-        ("ColumnRangeFilter('a', false, 'b', true)", only(row1={"f:b": "banana"}, row3={"f:b": "beet"})),
-        ("ColumnRangeFilter('a', true, 'b', false)", only(row1={"f:a": "apple"}, row2={"f:a": "avocado"}, row3={"g:a": "artichoke"}, sow1=SOW1)),
+        (
+            "ColumnRangeFilter('a', false, 'b', true)",
+            only(row1={"f:b": "banana"}, row3={"f:b": "beet"}),
+        ),
+        (
+            "ColumnRangeFilter('a', true, 'b', false)",
+            only(
+                row1={"f:a": "apple"}, row2={"f:a": "avocado"}, row3={"g:a": "artichoke"}, sow1=SOW1
+            ),
+        ),
         (
             "ColumnRangeFilter('b', true, '', false)",
-            only(row1={"f:b": "banana", "g:c": "cherry"}, row2={"f:bb": "blueberry"}, row3={"f:b": "beet"}),
+            only(
+                row1={"f:b": "banana", "g:c": "cherry"},
+                row2={"f:bb": "blueberry"},
+                row3={"f:b": "beet"},
+            ),
         ),
-        ("ColumnRangeFilter('', false, 'a', true)", only(row1={"f:a": "apple"}, row2={"f:a": "avocado"}, row3={"g:a": "artichoke"}, sow1=SOW1)),
+        (
+            "ColumnRangeFilter('', false, 'a', true)",
+            only(
+                row1={"f:a": "apple"}, row2={"f:a": "avocado"}, row3={"g:a": "artichoke"}, sow1=SOW1
+            ),
+        ),
         ("ColumnRangeFilter('', true, '', true)", ALL),
         # RowFilter: decides on the row key.
         ("RowFilter(<=, 'binary:row2')", only(row1=ROW1, row2=ROW2)),
@@ -80,24 +109,50 @@ ALL = only(row1=ROW1, row2=ROW2, row3=ROW3, sow1=SOW1)
         ("RowFilter(!=, 'substring:OW1')", only(row2=ROW2, row3=ROW3)),
         # FamilyFilter: whole families.
         ("FamilyFilter(=, 'binary:g')", only(row1={"g:c": "cherry"}, row3={"g:a": "artichoke"})),
-        ("FamilyFilter(<, 'binary:g')", only(row1={"f:a": "apple", "f:b": "banana"}, row2=ROW2, row3={"f:b": "beet"}, sow1=SOW1)),
+        (
+            "FamilyFilter(<, 'binary:g')",
+            only(
+                row1={"f:a": "apple", "f:b": "banana"}, row2=ROW2, row3={"f:b": "beet"}, sow1=SOW1
+            ),
+        ),
         # QualifierFilter: cells by qualifier.
-        ("QualifierFilter(=, 'binary:a')", only(row1={"f:a": "apple"}, row2={"f:a": "avocado"}, row3={"g:a": "artichoke"}, sow1=SOW1)),
+        (
+            "QualifierFilter(=, 'binary:a')",
+            only(
+                row1={"f:a": "apple"}, row2={"f:a": "avocado"}, row3={"g:a": "artichoke"}, sow1=SOW1
+            ),
+        ),
         (
             "QualifierFilter(>=, 'binaryprefix:b')",
-            only(row1={"f:b": "banana", "g:c": "cherry"}, row2={"f:bb": "blueberry"}, row3={"f:b": "beet"}),
+            only(
+                row1={"f:b": "banana", "g:c": "cherry"},
+                row2={"f:bb": "blueberry"},
+                row3={"f:b": "beet"},
+            ),
         ),
-        ("QualifierFilter(=, 'regexstring:^b+$')", only(row1={"f:b": "banana"}, row2={"f:bb": "blueberry"}, row3={"f:b": "beet"})),
+        (
+            "QualifierFilter(=, 'regexstring:^b+$')",
+            only(row1={"f:b": "banana"}, row2={"f:bb": "blueberry"}, row3={"f:b": "beet"}),
+        ),
         # ValueFilter: cells by value.
         ("ValueFilter(=, 'substring:AN')", only(row1={"f:b": "banana"})),
-        ("ValueFilter(<, 'binary:b')", only(row1={"f:a": "apple"}, row2={"f:a": "avocado"}, row3={"g:a": "artichoke"})),
-        ("ValueFilter(=, 'binaryprefix:b')", only(row1={"f:b": "banana"}, row2={"f:bb": "blueberry"}, row3={"f:b": "beet"})),
+        (
+            "ValueFilter(<, 'binary:b')",
+            only(row1={"f:a": "apple"}, row2={"f:a": "avocado"}, row3={"g:a": "artichoke"}),
+        ),
+        (
+            "ValueFilter(=, 'binaryprefix:b')",
+            only(row1={"f:b": "banana"}, row2={"f:bb": "blueberry"}, row3={"f:b": "beet"}),
+        ),
         ("ValueFilter(!=, 'regexstring:e')", only(row1={"f:b": "banana"}, row2={"f:a": "avocado"})),
         ("ValueFilter(=, 'binary:nothing')", {}),
         # SingleColumnValueFilter: whole rows on one column; missing column keeps the row.
         ("SingleColumnValueFilter('f', 'a', =, 'binary:apple')", only(row1=ROW1, row3=ROW3)),
         ("SingleColumnValueFilter('f', 'a', =, 'binary:apple', true, true)", only(row1=ROW1)),
-        ("SingleColumnValueFilter('f', 'a', !=, 'binary:apple', false, true)", only(row2=ROW2, row3=ROW3, sow1=SOW1)),
+        (
+            "SingleColumnValueFilter('f', 'a', !=, 'binary:apple', false, true)",
+            only(row2=ROW2, row3=ROW3, sow1=SOW1),
+        ),
         ("SingleColumnValueFilter('g', 'a', =, 'substring:CHOKE', true, true)", only(row3=ROW3)),
         ("SingleColumnValueFilter('f', 'zz', =, 'binary:x', true, false)", {}),
         # SingleColumnValueExcludeFilter: the same rows, without the tested column.
@@ -105,7 +160,10 @@ ALL = only(row1=ROW1, row2=ROW2, row3=ROW3, sow1=SOW1)
             "SingleColumnValueExcludeFilter('f', 'a', =, 'binary:apple')",
             only(row1={"f:b": "banana", "g:c": "cherry"}, row3=ROW3),
         ),
-        ("SingleColumnValueExcludeFilter('f', 'a', <, 'binary:b', true, true)", only(row1={"f:b": "banana", "g:c": "cherry"}, row2={"f:bb": "blueberry"})),
+        (
+            "SingleColumnValueExcludeFilter('f', 'a', <, 'binary:b', true, true)",
+            only(row1={"f:b": "banana", "g:c": "cherry"}, row2={"f:bb": "blueberry"}),
+        ),
         # A row left with no cell once the tested column is removed is not returned.
         ("SingleColumnValueExcludeFilter('f', 'a', =, 'binary:sorrel')", only(row3=ROW3)),
         # InclusiveStopFilter: up to and including the stop row.
@@ -113,13 +171,22 @@ ALL = only(row1=ROW1, row2=ROW2, row3=ROW3, sow1=SOW1)
         ("InclusiveStopFilter('row0')", {}),
         ("InclusiveStopFilter('zzz')", ALL),
         # ColumnPaginationFilter(limit, offset): columns counted across families.
-        ("ColumnPaginationFilter(2, 0)", only(row1={"f:a": "apple", "f:b": "banana"}, row2=ROW2, row3=ROW3, sow1=SOW1)),
-        ("ColumnPaginationFilter(1, 1)", only(row1={"f:b": "banana"}, row2={"f:bb": "blueberry"}, row3={"g:a": "artichoke"})),
+        (
+            "ColumnPaginationFilter(2, 0)",
+            only(row1={"f:a": "apple", "f:b": "banana"}, row2=ROW2, row3=ROW3, sow1=SOW1),
+        ),
+        (
+            "ColumnPaginationFilter(1, 1)",
+            only(row1={"f:b": "banana"}, row2={"f:bb": "blueberry"}, row3={"g:a": "artichoke"}),
+        ),
         ("ColumnPaginationFilter(5, 2)", only(row1={"g:c": "cherry"})),
         ("ColumnPaginationFilter(0, 0)", {}),
         # ColumnValueFilter: only the passing versions of the one column.
         ("ColumnValueFilter('f', 'a', >=, 'binary:b')", only(sow1=SOW1)),
-        ("ColumnValueFilter('f', 'b', =, 'binaryprefix:b')", only(row1={"f:b": "banana"}, row3={"f:b": "beet"})),
+        (
+            "ColumnValueFilter('f', 'b', =, 'binaryprefix:b')",
+            only(row1={"f:b": "banana"}, row3={"f:b": "beet"}),
+        ),
     ],
 )
 def test_filter_keeps_what_hbase_keeps(scan: Scan, text: str, expected: Result) -> None:
@@ -149,13 +216,22 @@ VERSIONED: Table = {
     ("text", "expected"),
     [
         ("TimestampsFilter(20)", {b"r1": {b"f:a": [b"a20"], b"f:b": [b"b20"]}}),
-        ("TimestampsFilter(10, 30)", {b"r1": {b"f:a": [b"a30", b"a10"]}, b"r2": {b"f:a": [b"x10"], b"f:b": [b"y30", b"y10"]}}),
+        (
+            "TimestampsFilter(10, 30)",
+            {
+                b"r1": {b"f:a": [b"a30", b"a10"]},
+                b"r2": {b"f:a": [b"x10"], b"f:b": [b"y30", b"y10"]},
+            },
+        ),
         ("TimestampsFilter(5)", {}),
         ("TimestampsFilter()", {}),
         # Versions are filtered one by one: an older matching version is returned.
         ("ValueFilter(=, 'binary:a20')", {b"r1": {b"f:a": [b"a20"]}}),
         ("FirstKeyOnlyFilter()", {b"r1": {b"f:a": [b"a30"]}, b"r2": {b"f:a": [b"x10"]}}),
-        ("KeyOnlyFilter() AND TimestampsFilter(30)", {b"r1": {b"f:a": [b""]}, b"r2": {b"f:b": [b""]}}),
+        (
+            "KeyOnlyFilter() AND TimestampsFilter(30)",
+            {b"r1": {b"f:a": [b""]}, b"r2": {b"f:b": [b""]}},
+        ),
         # latestVersionOnly (the default) tests the newest version only ...
         ("SingleColumnValueFilter('f', 'a', =, 'binary:a20')", {}),
         # ... and false lets any version of the column keep the row.
@@ -164,12 +240,30 @@ VERSIONED: Table = {
             {b"r1": {b"f:a": [b"a30", b"a20", b"a10"], b"f:b": [b"b20"]}},
         ),
         # ColumnCountGetFilter and ColumnPaginationFilter count columns: newest version each.
-        ("ColumnCountGetFilter(5)", {b"r1": {b"f:a": [b"a30"], b"f:b": [b"b20"]}, b"r2": {b"f:a": [b"x10"], b"f:b": [b"y30"]}}),
+        (
+            "ColumnCountGetFilter(5)",
+            {
+                b"r1": {b"f:a": [b"a30"], b"f:b": [b"b20"]},
+                b"r2": {b"f:a": [b"x10"], b"f:b": [b"y30"]},
+            },
+        ),
         ("ColumnPaginationFilter(1, 1)", {b"r1": {b"f:b": [b"b20"]}, b"r2": {b"f:b": [b"y30"]}}),
         # DependentColumnFilter: cells sharing a timestamp with the reference column.
-        ("DependentColumnFilter('f', 'b')", {b"r1": {b"f:a": [b"a20"], b"f:b": [b"b20"]}, b"r2": {b"f:a": [b"x10"], b"f:b": [b"y30", b"y10"]}}),
-        ("DependentColumnFilter('f', 'b', true)", {b"r1": {b"f:a": [b"a20"]}, b"r2": {b"f:a": [b"x10"]}}),
-        ("DependentColumnFilter('f', 'b', false, =, 'binary:y10')", {b"r2": {b"f:a": [b"x10"], b"f:b": [b"y10"]}}),
+        (
+            "DependentColumnFilter('f', 'b')",
+            {
+                b"r1": {b"f:a": [b"a20"], b"f:b": [b"b20"]},
+                b"r2": {b"f:a": [b"x10"], b"f:b": [b"y30", b"y10"]},
+            },
+        ),
+        (
+            "DependentColumnFilter('f', 'b', true)",
+            {b"r1": {b"f:a": [b"a20"]}, b"r2": {b"f:a": [b"x10"]}},
+        ),
+        (
+            "DependentColumnFilter('f', 'b', false, =, 'binary:y10')",
+            {b"r2": {b"f:a": [b"x10"], b"f:b": [b"y10"]}},
+        ),
         ("DependentColumnFilter('f', 'zz')", {}),
         ("ColumnValueFilter('f', 'a', <, 'binary:a3')", {b"r1": {b"f:a": [b"a20", b"a10"]}}),
     ],
@@ -178,7 +272,9 @@ def test_filters_see_every_version(scan: Scan, text: str, expected: Result) -> N
     assert scan(text, VERSIONED) == expected
 
 
-def test_column_count_get_filter_ends_a_single_family_scan_at_the_first_wide_row(scan: Scan) -> None:
+def test_column_count_get_filter_ends_a_single_family_scan_at_the_first_wide_row(
+    scan: Scan,
+) -> None:
     """Made for gets: once a row has more than n columns, HBase's scanner closes."""
     table: Table = {
         b"r1": {b"f:a": b"1", b"f:b": b"2"},

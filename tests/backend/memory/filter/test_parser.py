@@ -107,8 +107,14 @@ EQ, NE, LT, LE, GT, GE = (
             "DependentColumnFilter ('conf', 'blacklist', false, >=, 'binary:zebra')",
             n.DependentColumnFilter(b"conf", b"blacklist", False, GE, BinaryComparator(b"zebra")),
         ),
-        ("DependentColumnFilter ('conf', 'blacklist', true)", n.DependentColumnFilter(b"conf", b"blacklist", True)),
-        ("DependentColumnFilter ('conf', 'blacklist')", n.DependentColumnFilter(b"conf", b"blacklist")),
+        (
+            "DependentColumnFilter ('conf', 'blacklist', true)",
+            n.DependentColumnFilter(b"conf", b"blacklist", True),
+        ),
+        (
+            "DependentColumnFilter ('conf', 'blacklist')",
+            n.DependentColumnFilter(b"conf", b"blacklist"),
+        ),
         (
             "DependentColumnFilter ('c', 'b', false, >, 'substring:x')",
             n.DependentColumnFilter(b"c", b"b", False, GT, SubstringComparator(b"x")),
@@ -223,20 +229,38 @@ def test_reference_guide_compound_example_parses_once_its_typos_are_fixed() -> N
     [
         ("", "empty filter string at offset 0"),
         ("   ", "empty filter string"),
-        ("PrefixFilter", "expected '\\(' after filter name 'PrefixFilter', found end of filter at offset 12"),
+        (
+            "PrefixFilter",
+            "expected '\\(' after filter name 'PrefixFilter', found end of filter at offset 12",
+        ),
         ("PrefixFilter 'a'", "expected '\\(' after filter name"),
-        ("PrefixFilter('a'", "expected ',' or '\\)' in the argument list, found end of filter at offset 16"),
-        ("PrefixFilter('a' 'b')", "expected ',' or '\\)' in the argument list, found string 'b' at offset 17"),
+        (
+            "PrefixFilter('a'",
+            "expected ',' or '\\)' in the argument list, found end of filter at offset 16",
+        ),
+        (
+            "PrefixFilter('a' 'b')",
+            "expected ',' or '\\)' in the argument list, found string 'b' at offset 17",
+        ),
         ("PrefixFilter(,'a')", "expected an argument, found ',' at offset 13"),
         ("PrefixFilter('a',)", "expected an argument, found '\\)' at offset 17"),
         ("PrefixFilter(('a'))", "expected an argument, found '\\(' at offset 13"),
         ("PrefixFilter('a'))", "expected AND, OR or end of filter, found '\\)' at offset 17"),
-        ("(PrefixFilter('a')", "expected '\\)' closing the parenthesis, found end of filter at offset 18"),
+        (
+            "(PrefixFilter('a')",
+            "expected '\\)' closing the parenthesis, found end of filter at offset 18",
+        ),
         ("()", "expected a filter name, SKIP, WHILE or '\\(', found '\\)' at offset 1"),
-        ("AND PrefixFilter('a')", "expected a filter name, SKIP, WHILE or '\\(', found 'AND' at offset 0"),
+        (
+            "AND PrefixFilter('a')",
+            "expected a filter name, SKIP, WHILE or '\\(', found 'AND' at offset 0",
+        ),
         ("PrefixFilter('a') AND", "found end of filter at offset 21"),
         ("PrefixFilter('a') OR OR PrefixFilter('b')", "found 'OR' at offset 21"),
-        ("PrefixFilter('a') PrefixFilter('b')", "expected AND, OR or end of filter, found 'PrefixFilter' at offset 18"),
+        (
+            "PrefixFilter('a') PrefixFilter('b')",
+            "expected AND, OR or end of filter, found 'PrefixFilter' at offset 18",
+        ),
         ("PrefixFilter('a') and PrefixFilter('b')", "found 'and' at offset 18"),
         ("SKIP", "found end of filter at offset 4"),
         ("PrefixFilter('a') SKIP PrefixFilter('b')", "found 'SKIP' at offset 18"),
@@ -257,7 +281,10 @@ def test_syntax_errors_name_the_token_and_its_offset(text: str, message: str) ->
     [
         ("NoSuchFilter()", "unknown filter 'NoSuchFilter' at offset 0"),
         # The reference guide's own spelling is not what ParseFilter registers.
-        ("TimeStampsFilter (5985489)", "unknown filter 'TimeStampsFilter' at offset 0; did you mean TimestampsFilter\\?"),
+        (
+            "TimeStampsFilter (5985489)",
+            "unknown filter 'TimeStampsFilter' at offset 0; did you mean TimestampsFilter\\?",
+        ),
         ("prefixfilter('a')", "did you mean PrefixFilter\\?"),
         ("SkipFilter(PrefixFilter('a'))", "SkipFilter is not supported .*use the SKIP operator"),
         ("WhileMatchFilter()", "use the WHILE operator"),
@@ -292,45 +319,88 @@ def test_unknown_and_unsupported_filters_are_errors(text: str, message: str) -> 
         ("QualifierFilter()", "QualifierFilter takes 2 arguments"),
         ("ValueFilter (0)", "ValueFilter takes 2 arguments, got 1"),  # SKIP ValueFilter (0)
         ("SingleColumnValueFilter('f', 'q', =, 'binary:a', true)", "takes 4 or 6 arguments, got 5"),
-        ("SingleColumnValueExcludeFilter('f', 'q', =)", "SingleColumnValueExcludeFilter takes 4 or 6"),
+        (
+            "SingleColumnValueExcludeFilter('f', 'q', =)",
+            "SingleColumnValueExcludeFilter takes 4 or 6",
+        ),
         ("DependentColumnFilter('f')", "DependentColumnFilter takes 2 or 3 or 5 arguments, got 1"),
         ("DependentColumnFilter('f', 'q', true, =)", "got 4"),
         ("ColumnValueFilter('f', 'q', =)", "ColumnValueFilter takes 4 arguments, got 3"),
         # Wrong argument types name the filter, the argument and what was given.
-        ("PrefixFilter(Row)", "argument 1 of PrefixFilter must be a quoted string, got 'Row' at offset 13"),
+        (
+            "PrefixFilter(Row)",
+            "argument 1 of PrefixFilter must be a quoted string, got 'Row' at offset 13",
+        ),
         ("PageFilter('2')", "argument 1 of PageFilter must be an integer, got string '2'"),
         ("PageFilter(2.5)", "must be an integer, got '2.5'"),
         ("PageFilter(+2)", "must be an integer, got '\\+2'"),
         ("PageFilter(-)", "must be an integer"),
-        ("PageFilter(-1)", "argument 1 of PageFilter must be an integer from 0 to 9223372036854775807"),
+        (
+            "PageFilter(-1)",
+            "argument 1 of PageFilter must be an integer from 0 to 9223372036854775807",
+        ),
         ("PageFilter(9223372036854775808)", "from 0 to 9223372036854775807"),
         ("ColumnCountGetFilter(-1)", "must be an integer from 0 to 2147483647"),
         ("ColumnCountGetFilter(2147483648)", "from 0 to 2147483647"),
-        ("ColumnPaginationFilter(1, -1)", "argument 2 of ColumnPaginationFilter must be an integer from 0"),
+        (
+            "ColumnPaginationFilter(1, -1)",
+            "argument 2 of ColumnPaginationFilter must be an integer from 0",
+        ),
         ("TimestampsFilter(1, -5)", "argument 2 of TimestampsFilter must be an integer from 0"),
         ("TimestampsFilter(1, 'x')", "argument 2 of TimestampsFilter must be an integer"),
         ("KeyOnlyFilter(yes)", "argument 1 of KeyOnlyFilter must be true or false, got 'yes'"),
         ("KeyOnlyFilter('true')", "must be true or false, got string 'true'"),
-        ("ColumnRangeFilter('a', 1, 'b', false)", "argument 2 of ColumnRangeFilter must be true or false"),
-        ("ColumnRangeFilter(a, true, 'b', false)", "argument 1 of ColumnRangeFilter must be a quoted string"),
-        ("MultipleColumnPrefixFilter('a', b)", "argument 2 of MultipleColumnPrefixFilter must be a quoted"),
-        ("MultipleColumnPrefixFilter('a', 'a')", "MultipleColumnPrefixFilter: prefixes must be distinct"),
+        (
+            "ColumnRangeFilter('a', 1, 'b', false)",
+            "argument 2 of ColumnRangeFilter must be true or false",
+        ),
+        (
+            "ColumnRangeFilter(a, true, 'b', false)",
+            "argument 1 of ColumnRangeFilter must be a quoted string",
+        ),
+        (
+            "MultipleColumnPrefixFilter('a', b)",
+            "argument 2 of MultipleColumnPrefixFilter must be a quoted",
+        ),
+        (
+            "MultipleColumnPrefixFilter('a', 'a')",
+            "MultipleColumnPrefixFilter: prefixes must be distinct",
+        ),
         ("RowFilter('=', 'binary:a')", "argument 1 of RowFilter must be a compare operator"),
-        ("RowFilter(==, 'binary:a')", "must be a compare operator \\(<, <=, =, !=, >=, >\\), got '=='"),
+        (
+            "RowFilter(==, 'binary:a')",
+            "must be a compare operator \\(<, <=, =, !=, >=, >\\), got '=='",
+        ),
         ("RowFilter(<>, 'binary:a')", "must be a compare operator"),
-        ("RowFilter(=, binary:a)", "argument 2 of RowFilter must be a quoted string, got 'binary:a'"),
+        (
+            "RowFilter(=, binary:a)",
+            "argument 2 of RowFilter must be a quoted string, got 'binary:a'",
+        ),
         ("RowFilter(=, 'a')", "argument 2 of RowFilter: a comparator is 'type:operand'"),
         ("ValueFilter(=, 'bin:a')", "unknown comparator type"),
         ("ValueFilter(=, 'Binary:a')", "unknown comparator type"),
         ("ValueFilter(=, 'regexstring:(')", "invalid regexstring pattern"),
-        ("SingleColumnValueFilter('FamilyA', 'Column1', <=, 'abc')", "argument 4 of SingleColumnValueFilter: a comparator"),
         (
-            "SingleColumnValueExcludeFilter ('FamilyA', 'Column1', <=, 'binary:abc', 'false', 'true')",
-            "argument 5 of SingleColumnValueExcludeFilter must be true or false, got string 'false'",
+            "SingleColumnValueFilter('FamilyA', 'Column1', <=, 'abc')",
+            "argument 4 of SingleColumnValueFilter: a comparator",
         ),
-        ("SingleColumnValueFilter(f, 'q', =, 'binary:a')", "argument 1 of SingleColumnValueFilter must be a quoted"),
-        ("DependentColumnFilter('c', 'b', no)", "argument 3 of DependentColumnFilter must be true or false"),
-        ("DependentColumnFilter('c', 'b', false, >=, 'zebra')", "argument 5 of DependentColumnFilter: a comparator"),
+        (
+            "SingleColumnValueExcludeFilter ('FamilyA', 'Column1', <=, 'binary:abc',"
+            " 'false', 'true')",
+            "argument 5 of SingleColumnValueExcludeFilter must be true or false, got string",
+        ),
+        (
+            "SingleColumnValueFilter(f, 'q', =, 'binary:a')",
+            "argument 1 of SingleColumnValueFilter must be a quoted",
+        ),
+        (
+            "DependentColumnFilter('c', 'b', no)",
+            "argument 3 of DependentColumnFilter must be true or false",
+        ),
+        (
+            "DependentColumnFilter('c', 'b', false, >=, 'zebra')",
+            "argument 5 of DependentColumnFilter: a comparator",
+        ),
     ],
 )
 def test_bad_arguments_name_the_filter(text: str, message: str) -> None:
@@ -378,10 +448,22 @@ def test_filter_errors_are_illegal_argument_errors() -> None:
         ),
         ("ColumnRangeFilter('', TRUE, 'z', False)", "ColumnRangeFilter('', true, 'z', false)"),
         ("DependentColumnFilter('f', 'q')", "DependentColumnFilter('f', 'q', false)"),
-        ("PrefixFilter('a') AND PrefixFilter('b') OR PrefixFilter('c')", "PrefixFilter('a') AND PrefixFilter('b') OR PrefixFilter('c')"),
-        ("(PrefixFilter('a') OR PrefixFilter('b')) AND PrefixFilter('c')", "(PrefixFilter('a') OR PrefixFilter('b')) AND PrefixFilter('c')"),
-        ("(PrefixFilter('a') AND PrefixFilter('b')) AND PrefixFilter('c')", "(PrefixFilter('a') AND PrefixFilter('b')) AND PrefixFilter('c')"),
-        ("SKIP (PrefixFilter('a') AND PrefixFilter('b'))", "SKIP (PrefixFilter('a') AND PrefixFilter('b'))"),
+        (
+            "PrefixFilter('a') AND PrefixFilter('b') OR PrefixFilter('c')",
+            "PrefixFilter('a') AND PrefixFilter('b') OR PrefixFilter('c')",
+        ),
+        (
+            "(PrefixFilter('a') OR PrefixFilter('b')) AND PrefixFilter('c')",
+            "(PrefixFilter('a') OR PrefixFilter('b')) AND PrefixFilter('c')",
+        ),
+        (
+            "(PrefixFilter('a') AND PrefixFilter('b')) AND PrefixFilter('c')",
+            "(PrefixFilter('a') AND PrefixFilter('b')) AND PrefixFilter('c')",
+        ),
+        (
+            "SKIP (PrefixFilter('a') AND PrefixFilter('b'))",
+            "SKIP (PrefixFilter('a') AND PrefixFilter('b'))",
+        ),
         ("WHILE SKIP PrefixFilter('a')", "WHILE SKIP PrefixFilter('a')"),
         ("PrefixFilter('\u00e9')", "PrefixFilter('\u00e9')"),
         (b"PrefixFilter('\xff')", "PrefixFilter('\udcff')"),
