@@ -8,7 +8,8 @@ from typing import Any, Generic, TypeVar
 import attrs
 
 from hmodel.backend.base import Delete, Mutation, Put, RowResult
-from hmodel.errors import DecodeError, KeyEncodeError, ValidationError
+from hmodel.codecs import Codec
+from hmodel.errors import DeclarationError, DecodeError, KeyEncodeError, ValidationError
 from hmodel.mapping.value import decode_value, encode_value
 from hmodel.model import (
     ColumnField,
@@ -90,6 +91,7 @@ class Mapper(Generic[M]):
         self._by_column: dict[bytes, StoredField] = {
             f.column: f for f in self.info.fields.values() if not isinstance(f, MapField)
         }
+        self._maps = tuple(self.info.maps.values())
 
     def __repr__(self) -> str:
         return f"Mapper({self.info.name})"
@@ -197,6 +199,63 @@ class Mapper(Generic[M]):
         found = self._map(field_name)
         return self._entry_column(found, key)
 
+    def map_columns(self, field_name: str, keys: Iterable[Any] | None = None) -> list[bytes]:
+        """Return what to read for a map field: some entries' columns, or its whole family.
+
+        Args:
+            field_name: The map field.
+            keys: The entry keys wanted; ``None``: all entries, which needs the whole
+                family (a read cannot select by qualifier prefix; :meth:`map_entries`
+                keeps only the map's own columns).
+
+        Raises:
+            ValidationError: Not a map field, or a key does not encode.
+        """
+        owner = self._map(field_name)
+        if keys is None:
+            return [owner.family_bytes]
+        if isinstance(keys, str | bytes):
+            raise self._invalid(
+                "keys must be a collection of entry keys, not one key", field=owner.name
+            )
+        return [self._entry_column(owner, key) for key in keys]
+
+    def codec_of(self, field_name: str) -> Codec[Any]:
+        """Return the codec of a column, counter or version field (``Long`` for the latter).
+
+        Raises:
+            ValidationError: Unknown, key or map field.
+        """
+        return self._single(field_name).codec
+
+    @property
+    def salt_width(self) -> int:
+        """Bytes at the start of every rowkey up to and including the salt bucket (K3, I5).
+
+        Rows of different buckets compare in key order from this offset on, which is how
+        per-bucket scans are merged. 0 for a key without a ``Salt``.
+
+        Raises:
+            DeclarationError: A variable-width component precedes the salt, so the offset
+                differs between rows.
+        """
+        key = self.info.key
+        if key.salt is None:
+            return 0
+        width = 0
+        for component in key.components:
+            if component.fixed_width is None:
+                raise DeclarationError(
+                    f"model {self.info.name!r}: {component.name!r} precedes the salt and has "
+                    "no fixed width, so buckets start at different offsets",
+                    table=self._table,
+                    field=component.name,
+                )
+            width += component.fixed_width
+            if component is key.salt:
+                return width
+        raise AssertionError("unreachable: the salt is one of the key's components")
+
     def field_of(self, column: bytes) -> str | None:
         """Return the field stored in ``column`` (``b"f:q"``, or a bare family of a map).
 
@@ -206,7 +265,7 @@ class Mapper(Generic[M]):
         found = self._by_column.get(column)
         if found is not None:
             return found.name
-        for owner in self.info.maps:
+        for owner in self._maps:
             if owner.qualifier_suffix(column) is not None:
                 return owner.name
             if owner.owns_family and column == owner.family_bytes:
@@ -272,7 +331,7 @@ class Mapper(Generic[M]):
         True when a map field has a prefix (it shares its family with other fields, so a
         family delete cannot clear its old entries).
         """
-        return any(not m.owns_family for m in self.info.maps)
+        return any(not m.owns_family for m in self._maps)
 
     def to_mutations(
         self,
@@ -573,6 +632,17 @@ class Mapper(Generic[M]):
         return decode_value(
             self.info, field_name, stored.codec, data, row=row, column=stored.column
         )
+
+    def map_entries(self, field_name: str, result: RowResult) -> dict[Any, Any]:
+        """Return the entries of a map field found in the row ``result`` (F6).
+
+        Cells of other fields are ignored, so ``result`` may hold the whole family.
+
+        Raises:
+            ValidationError: Not a map field.
+            DecodeError: An entry's key or value does not decode (names the column).
+        """
+        return self._decode_map(result, self._map(field_name))
 
     def _decode_field(self, result: RowResult, stored: StoredField) -> Any:
         if isinstance(stored, MapField):

@@ -221,19 +221,19 @@ class ModelInfo:
         return None if self.ttl is None else self.ttl // timedelta(milliseconds=1)
 
     @property
-    def columns(self) -> tuple[ColumnField, ...]:
-        """The plain column fields, in declaration order."""
-        return tuple(f for f in self.fields.values() if isinstance(f, ColumnField))
+    def columns(self) -> Mapping[str, ColumnField]:
+        """The plain column fields by name, in declaration order."""
+        return {n: f for n, f in self.fields.items() if isinstance(f, ColumnField)}
 
     @property
-    def maps(self) -> tuple[MapField, ...]:
-        """The map fields, in declaration order."""
-        return tuple(f for f in self.fields.values() if isinstance(f, MapField))
+    def maps(self) -> Mapping[str, MapField]:
+        """The map fields by name, in declaration order."""
+        return {n: f for n, f in self.fields.items() if isinstance(f, MapField)}
 
     @property
-    def counters(self) -> tuple[CounterField, ...]:
-        """The counter fields, in declaration order."""
-        return tuple(f for f in self.fields.values() if isinstance(f, CounterField))
+    def counters(self) -> Mapping[str, CounterField]:
+        """The counter fields by name, in declaration order (``name in info.counters``)."""
+        return {n: f for n, f in self.fields.items() if isinstance(f, CounterField)}
 
     @property
     def version(self) -> VersionField | None:
@@ -242,6 +242,12 @@ class ModelInfo:
             if isinstance(stored, VersionField):
                 return stored
         return None
+
+    @property
+    def version_field(self) -> str | None:
+        """The name of the version field, or ``None``."""
+        version = self.version
+        return None if version is None else version.name
 
     @property
     def key_field_names(self) -> tuple[str, ...]:

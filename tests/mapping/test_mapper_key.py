@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import pytest
 
-from hmodel.errors import ValidationError
+from hmodel.errors import DeclarationError, ValidationError
+from hmodel.keys import Const, Key, Salt, Str, Timestamp
 from hmodel.mapping import Mapper, mapper_for
+from hmodel.model import field, model
+from hmodel.schema import Family, Table
 
 from .sample import CustomerOrder, Everything, User
 
@@ -50,3 +55,30 @@ def test_mapper_for_returns_one_cached_mapper_per_model() -> None:
     assert mapper_for(User) is mapper_for(User)
     assert isinstance(mapper_for(User), Mapper)
     assert repr(mapper_for(User)) == "Mapper(User)"
+
+
+def test_salt_width_is_the_offset_after_the_salt_bucket() -> None:
+    """K3/I5: per-bucket scans merge on the bytes after the leading tag and salt."""
+    events = Table("events", [Family("e")])
+
+    @model(events, key=Key(Const(b"E"), Salt("device", buckets=8), Str("device"), Timestamp("at")))
+    class Event:
+        device: str
+        at: datetime
+        kind: str = field("e:k")
+
+    assert mapper_for(Event).salt_width == 2
+    assert mapper_for(User).salt_width == 0
+
+
+def test_salt_width_after_a_variable_width_component_is_a_declaration_error() -> None:
+    events = Table("events", [Family("e")])
+
+    @model(events, key=Key(Str("device"), Salt("device", buckets=8), Timestamp("at")))
+    class Event:
+        device: str
+        at: datetime
+        kind: str = field("e:k")
+
+    with pytest.raises(DeclarationError, match="precedes the salt"):
+        mapper_for(Event).salt_width  # noqa: B018 -- the property raises

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hmodel.backend.base import Cell, RowResult
+from hmodel.codecs import Long, Utf8
 from hmodel.errors import ValidationError
 from hmodel.mapping import mapper_for
 
@@ -80,3 +81,27 @@ def test_encode_value_gives_the_expected_bytes_of_a_cell() -> None:
     assert mapper_for(Order).encode_value("version", 3) == (3).to_bytes(8, "big")
     with pytest.raises(ValidationError, match="'version' takes int, not str"):
         mapper_for(Order).encode_value("version", "3")
+
+
+def test_map_columns_name_single_entries_or_the_whole_family() -> None:
+    assert mapper_for(User).map_columns("fans", ["u2", "u3"]) == [b"f:u2", b"f:u3"]
+    assert mapper_for(User).map_columns("fans") == [b"f"]
+    assert mapper_for(Order).map_columns("lines") == [b"o"]
+    with pytest.raises(ValidationError, match="collection"):
+        mapper_for(User).map_columns("fans", "u2")
+
+
+def test_map_entries_keep_only_the_map_s_own_cells_of_a_family() -> None:
+    row = RowResult(
+        b"o1\x00\x00",
+        {b"o:l_a": Cell((4).to_bytes(8, "big"), 1), b"o:s": Cell(b"paid", 1)},
+    )
+
+    assert mapper_for(Order).map_entries("lines", row) == {"a": 4}
+
+
+def test_codec_of_gives_the_codec_of_a_field_and_long_for_counters() -> None:
+    assert mapper_for(User).codec_of("nickname") == Utf8()
+    assert mapper_for(Order).codec_of("views") == Long()
+    with pytest.raises(ValidationError, match="map_column"):
+        mapper_for(User).codec_of("fans")

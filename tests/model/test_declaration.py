@@ -61,10 +61,12 @@ def test_model_info_describes_where_each_field_lives() -> None:
 
     assert (info.cls, info.name, info.table, info.key) == (User, "MicroblogUser", USERS, KEY)
     assert info.key_field_names == ("user_id",)
-    assert info.columns == (ColumnField("nickname", "i", b"n", Utf8(), str, nullable=False),)
-    assert info.maps == (MapField("fans", "f", b"", Utf8(), Utf8()),)
-    assert info.counters == (CounterField("views", "i", b"v"),)
+    assert info.columns == {"nickname": ColumnField("nickname", "i", b"n", Utf8(), str, False)}
+    assert info.maps == {"fans": MapField("fans", "f", b"", Utf8(), Utf8())}
+    assert info.counters == {"views": CounterField("views", "i", b"v")}
     assert info.version == VersionField("version", "i", b"_v")
+    assert info.version_field == "version"
+    assert list(info.fields) == ["nickname", "fans", "views", "version"]
     assert (info.ttl, info.ttl_ms) == (timedelta(minutes=1), 60_000)
     assert info.families == ("i", "f")
     assert model_info(User(user_id="u", nickname="n")) is info
@@ -123,7 +125,7 @@ def test_counters_may_live_in_a_family_with_a_ttl() -> None:
         user_id: str
         clicks: int = counter("f:c")
 
-    assert model_info(Stats).counters == (CounterField("clicks", "f", b"c"),)
+    assert model_info(Stats).counters == {"clicks": CounterField("clicks", "f", b"c")}
 
 
 def test_model_infos_for_lists_the_record_types_of_a_table_in_order() -> None:
@@ -244,7 +246,7 @@ def test_maps_with_disjoint_prefixes_share_a_family() -> None:
         dirs: dict[str, int] = map_field("f", prefix="d_")
         files: dict[str, str] = map_field("f", prefix="f_")
 
-    assert [m.prefix for m in model_info(Drive).maps] == [b"d_", b"f_"]
+    assert [m.prefix for m in model_info(Drive).maps.values()] == [b"d_", b"f_"]
 
 
 def test_a_map_given_a_column_instead_of_a_family_is_refused() -> None:
@@ -351,7 +353,7 @@ def test_history_in_a_family_keeping_several_versions_is_allowed() -> None:
         user_id: str
         status: str = field("i:s", history=True)
 
-    assert model_info(Order).columns[0].history
+    assert model_info(Order).columns["status"].history
 
 
 def test_two_version_fields_are_refused() -> None:
@@ -466,7 +468,7 @@ def test_an_explicit_codec_for_a_compatible_type_is_accepted() -> None:
         user_id: str
         score: int | None = field("i:s", codec=Int32(), default=None)
 
-    assert model_info(User).columns[0].codec == Int32()
+    assert model_info(User).columns["score"].codec == Int32()
 
 
 @pytest.mark.parametrize(
