@@ -20,6 +20,7 @@ from hmodel.backend.base import (
     Scan,
     family_of,
 )
+from hmodel.backend.thrift.argument import require_bytes, require_cell_column, require_each
 from hmodel.backend.thrift.batch import plan_batches, ttl_attribute
 from hmodel.backend.thrift.channel import Channel, Retry
 from hmodel.backend.thrift.descriptor import (
@@ -45,16 +46,6 @@ from hmodel.schema.family import Family
 from hmodel.schema.table import Table
 
 __all__ = ["ThriftBackend"]
-
-
-def _column(column: bytes, *, table: str, row: bytes, what: str) -> bytes:
-    """Check that ``column`` is ``b"family:qualifier"`` (a bare family is ambiguous)."""
-    family, colon, _ = column.partition(b":")
-    if not isinstance(column, bytes) or not colon or not family:
-        raise IllegalArgumentError(
-            f"{what} needs a column b'family:qualifier'", table=table, row=row, column=column
-        )
-    return column
 
 
 class ThriftBackend(Backend):
@@ -358,15 +349,17 @@ class ThriftBackend(Backend):
         ``Table.rows`` works around that by listing the families; an empty list is enough
         and costs no extra RPC). No RPC for an empty ``rows``.
         """
-        if not rows:
+        keys = require_each("rows", rows, table=table)
+        wanted = require_each("columns", columns, table=table)
+        if not keys:
             return []
         server_name = self._server_name(table)
         if before is None:
             results = self._rpc(
                 "getRowsWithColumns",
                 server_name,
-                list(rows),
-                list(columns),
+                keys,
+                wanted,
                 {},
                 retry=Retry.IDEMPOTENT,
                 table=table,
@@ -375,8 +368,8 @@ class ThriftBackend(Backend):
             results = self._rpc(
                 "getRowsWithColumnsTs",
                 server_name,
-                list(rows),
-                list(columns),
+                keys,
+                wanted,
                 before,
                 {},
                 retry=Retry.IDEMPOTENT,
@@ -395,7 +388,8 @@ class ThriftBackend(Backend):
         before: int | None = None,
     ) -> list[Cell]:
         """Read versions newest first with one ``getVer`` (``getVerTs`` with ``before``)."""
-        _column(column, table=table, row=row, what="get_versions")
+        require_bytes("row", row, table=table)
+        require_cell_column(column, table=table, row=row, what="get_versions")
         if isinstance(max_versions, bool) or not isinstance(max_versions, int) or max_versions < 1:
             raise IllegalArgumentError(
                 "max_versions must be an integer >= 1", table=table, row=row, value=max_versions
@@ -425,6 +419,9 @@ class ThriftBackend(Backend):
             TableNotFoundError: No such table.
             FilterError: The server could not parse ``scan.filter``.
         """
+        require_bytes("start", scan.start, table=table)
+        require_bytes("stop", scan.stop, table=table)
+        require_each("columns", scan.columns, table=table)
         return ScannerIterator(
             rpc=self._rpc,
             table=table,
@@ -486,7 +483,8 @@ class ThriftBackend(Backend):
             CounterError: The cell is not an 8-byte long.
             ConnectionLostError: The connection dropped; whether it was applied is unknown.
         """
-        _column(column, table=table, row=row, what="an increment")
+        require_bytes("row", row, table=table)
+        require_cell_column(column, table=table, row=row, what="an increment")
         value: int = self._rpc(
             "atomicIncrement", self._server_name(table), row, column, amount,
             retry=Retry.UNSENT, table=table, row=row, column=column,
@@ -504,7 +502,8 @@ class ThriftBackend(Backend):
         server_name = self._server_name(table)
         structs = []
         for inc in increments:
-            _column(inc.column, table=table, row=inc.row, what="an increment")
+            require_bytes("row", inc.row, table=table)
+            require_cell_column(inc.column, table=table, row=inc.row, what="an increment")
             structs.append(
                 TIncrement(table=server_name, row=inc.row, column=inc.column, ammount=inc.amount)
             )
@@ -524,8 +523,12 @@ class ThriftBackend(Backend):
             IllegalArgumentError: ``put`` is on another row, or a column is a bare family.
             UnsupportedOperationError: ``put.timestamp`` is set.
         """
-        _column(column, table=table, row=row, what="check_and_put")
-        _column(put.column, table=table, row=row, what="check_and_put's put")
+        require_bytes("row", row, table=table)
+        require_cell_column(column, table=table, row=row, what="check_and_put")
+        if expected is not None:
+            require_bytes("expected", expected, table=table, row=row)
+        require_bytes("value", put.value, table=table, row=row)
+        require_cell_column(put.column, table=table, row=row, what="check_and_put's put")
         if put.row != row:
             raise IllegalArgumentError(
                 "check_and_put's put must be on the checked row", table=table, row=row,
@@ -553,10 +556,12 @@ class ThriftBackend(Backend):
         The server answers the new cells in column order without their names, so they are
         matched to the columns sorted the same way. No RPC for empty ``values``.
         """
+        require_bytes("row", row, table=table)
         if not values:
             return {}
-        for column in values:
-            _column(column, table=table, row=row, what="an append")
+        for column, value in values.items():
+            require_cell_column(column, table=table, row=row, what="an append")
+            require_bytes("value", value, table=table, row=row)
         columns = list(values)
         tappend = TAppend(
             table=self._server_name(table),

@@ -8,6 +8,7 @@ from typing import Any
 import attrs
 
 from hmodel.backend.base import Delete, Mutation, Put
+from hmodel.backend.thrift.argument import require_bytes, require_cell_column
 from hmodel.backend.thrift.idl import BatchMutation
 from hmodel.backend.thrift.idl import Mutation as TMutation
 from hmodel.errors import IllegalArgumentError
@@ -54,13 +55,9 @@ class MutationBatch:
 
 def _check(mutation: object, index: int) -> Put | Delete:
     if isinstance(mutation, Put):
-        family, colon, _ = mutation.column.partition(b":")
-        if not colon or not family:
-            raise IllegalArgumentError(
-                "a put needs a column b'family:qualifier', not a bare family",
-                row=mutation.row,
-                column=mutation.column,
-            )
+        require_bytes("row", mutation.row, table=None)
+        require_cell_column(mutation.column, table=None, row=mutation.row, what="a put")
+        require_bytes("value", mutation.value, table=None, row=mutation.row)
         if mutation.ttl is not None and mutation.ttl < 0:
             raise IllegalArgumentError(
                 "a put's ttl is a number of milliseconds >= 0",
@@ -70,10 +67,13 @@ def _check(mutation: object, index: int) -> Put | Delete:
             )
         return mutation
     if isinstance(mutation, Delete):
-        if mutation.column is not None and not mutation.column.partition(b":")[0]:
-            raise IllegalArgumentError(
-                "a delete's column names no family", row=mutation.row, column=mutation.column
-            )
+        require_bytes("row", mutation.row, table=None)
+        if mutation.column is not None:
+            column = require_bytes("column", mutation.column, table=None, row=mutation.row)
+            if not column.partition(b":")[0]:
+                raise IllegalArgumentError(
+                    "a delete's column names no family", row=mutation.row, column=column
+                )
         return mutation
     raise IllegalArgumentError(f"mutation {index} is neither a Put nor a Delete", value=mutation)
 

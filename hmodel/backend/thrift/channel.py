@@ -4,18 +4,30 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import struct
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 import happybase
+from thriftpy2.thrift import TDecodeException
 from thriftpy2.transport import TTransportException
 
 from hmodel.backend.thrift.error import SERVER_ERRORS, TRANSPORT_ERRORS
 from hmodel.errors import ConnectionLostError, IllegalArgumentError
 
-__all__ = ["Channel", "Retry"]
+__all__ = ["ENCODING_ERRORS", "MAX_BACKOFF_MS", "Channel", "Retry"]
+
+#: What thriftpy2 raises for an argument it cannot encode (a str for an i64, 2**64...):
+#: its C protocol raises ``TDecodeException`` (sic), the Python one the others.
+ENCODING_ERRORS: tuple[type[BaseException], ...] = (
+    TDecodeException,
+    TypeError,
+    ValueError,
+    OverflowError,
+    struct.error,
+)
 
 #: Longest pause between two attempts, whatever ``retry_backoff_ms`` and the attempt number.
 MAX_BACKOFF_MS = 5_000
@@ -165,12 +177,13 @@ class Channel:
         caller to translate with its context. A dropped or failed connection is retried
         as ``retry`` allows, with exponential backoff; when it may not be (or the budget
         is spent) :class:`~hmodel.errors.ConnectionLostError` is raised, the last
-        transport error as its cause.
+        transport error as its cause. An argument thriftpy2 cannot encode raises
+        :class:`~hmodel.errors.IllegalArgumentError` at once (nothing was sent).
         """
         attempt = 0
         while True:
             try:
-                return self._attempt(method, args)
+                return self._attempt(method, args, table=table, row=row)
             except _DroppedError as dropped:
                 may_retry = retry is Retry.IDEMPOTENT or not dropped.sent
                 if may_retry and attempt < self._retries:
@@ -209,17 +222,19 @@ class Channel:
             )
         return ConnectionLostError(message, table=table, row=row)
 
-    def _attempt(self, method: str, args: tuple[Any, ...]) -> Any:
+    def _attempt(
+        self, method: str, args: tuple[Any, ...], *, table: str | None, row: bytes | None
+    ) -> Any:
         pool = self._get_pool()
         sent = False
         failure: BaseException | None = None
+        unencodable: BaseException | None = None
         try:
             with pool.connection() as connection:
                 self._connections[id(connection)] = connection
                 self._local.busy = True
                 try:
                     sent = True
-                    self._count()
                     return getattr(connection.client, method)(*args)
                 except SERVER_ERRORS as exc:
                     # The server answered: the connection is fine. Raised below, outside
@@ -228,9 +243,17 @@ class Channel:
                 except TRANSPORT_ERRORS:
                     connection.close()
                     raise
+                except ENCODING_ERRORS as exc:
+                    # An argument the protocol cannot encode (wrong type, out of range).
+                    # Requests are flushed only once fully encoded, so nothing was sent,
+                    # but the write buffer holds part of it: replace the connection.
+                    sent = False
+                    unencodable = exc
+                    connection.close()
+                    raise TTransportException(message=f"{type(exc).__name__}: {exc}") from exc
                 except Exception as exc:
-                    # Anything else (a decoding bug, a malformed answer) leaves the stream
-                    # in an unknown state: close it and let the pool replace it.
+                    # Anything else (a malformed answer) leaves the stream in an unknown
+                    # state: close it and let the pool replace it.
                     connection.close()
                     raise TTransportException(message=f"{type(exc).__name__}: {exc}") from exc
                 except BaseException:
@@ -238,7 +261,15 @@ class Channel:
                     raise
                 finally:
                     self._local.busy = False
+                    if sent:
+                        self._count()
         except TRANSPORT_ERRORS as exc:
+            if unencodable is not None:
+                raise IllegalArgumentError(
+                    f"{method}: an argument cannot be encoded for Thrift: {unencodable}",
+                    table=table,
+                    row=row,
+                ) from unencodable
             raise _DroppedError(exc, sent=sent) from exc
         assert failure is not None
         raise failure

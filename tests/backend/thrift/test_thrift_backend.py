@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from hmodel.backend.base import Cell, Delete, Increment, Put, Region
+from hmodel.backend.base import Cell, Delete, Increment, Put, Region, Scan
 from hmodel.backend.memory import MemoryBackend
 from hmodel.backend.thrift import ThriftBackend
 from hmodel.backend.thrift.idl import ThriftIOError
@@ -385,3 +385,40 @@ def test_a_closed_backend_refuses_requests(server: FakeHBaseServer) -> None:
 def test_bad_options_are_refused_naming_them(options: dict[str, object]) -> None:
     with pytest.raises(IllegalArgumentError, match=next(iter(options))):
         ThriftBackend("127.0.0.1", 1, autoconnect=False, **options)  # type: ignore[arg-type]
+
+
+# --- arguments ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda b: b.get("t", ["r"]),
+        lambda b: b.get("t", [b"r"], columns=["f"]),
+        # thriftpy2 would send a str as UTF-8: refused instead (the protocol is bytes)
+        lambda b: b.mutate("t", [Put(b"r", b"f:q", "text")]),  # type: ignore[arg-type]
+        lambda b: b.mutate("t", [Delete("r")]),  # type: ignore[arg-type]
+        lambda b: b.increment("t", "r", b"f:q"),
+        lambda b: b.check_and_put("t", b"r", b"f:q", "x", Put(b"r", b"f:q", b"v")),
+        lambda b: b.append("t", b"r", {b"f:q": "x"}),
+        lambda b: b.scan("t", Scan(start="a")),  # type: ignore[arg-type]
+    ],
+)
+def test_arguments_that_are_not_bytes_are_refused_before_sending(
+    thrift: ThriftBackend, table: str, call: Callable[[ThriftBackend], object]
+) -> None:
+    before = thrift.round_trips
+    with pytest.raises(IllegalArgumentError, match="must be bytes"):
+        call(thrift)
+    assert thrift.round_trips == before
+
+
+def test_a_number_thrift_cannot_encode_is_an_argument_error_not_a_lost_connection(
+    thrift: ThriftBackend, table: str
+) -> None:
+    with pytest.raises(IllegalArgumentError, match="cannot be encoded") as info:
+        thrift.increment(table, b"r", b"f:q", 2**64)
+    assert info.value.table == table
+    with pytest.raises(IllegalArgumentError, match="cannot be encoded"):
+        thrift.mutate(table, [Put(b"r", b"f:q", b"v", timestamp=2**70)])
+    assert thrift.increment(table, b"r", b"f:q") == 1  # the connection was replaced cleanly

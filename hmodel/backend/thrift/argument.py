@@ -1,0 +1,53 @@
+"""Checks of the bytes arguments a Thrift1 request carries, before anything is sent."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from hmodel.errors import IllegalArgumentError
+
+__all__ = ["require_bytes", "require_cell_column", "require_each"]
+
+
+def require_bytes(
+    argument: str, value: object, *, table: str | None, row: bytes | None = None
+) -> bytes:
+    """Return ``value`` if it is ``bytes``; thriftpy2 would silently send a ``str`` as UTF-8.
+
+    Raises:
+        IllegalArgumentError: It is not ``bytes``, naming ``argument``.
+    """
+    if not isinstance(value, bytes):
+        raise IllegalArgumentError(
+            f"{argument} must be bytes, not {type(value).__name__}",
+            table=table,
+            row=row,
+            field=argument,
+            value=value,
+        )
+    return value
+
+
+def require_each(argument: str, values: Iterable[object], *, table: str | None) -> list[bytes]:
+    """Return ``values`` as a list if each is ``bytes`` (see :func:`require_bytes`)."""
+    return [require_bytes(argument, value, table=table) for value in values]
+
+
+def require_cell_column(
+    column: object, *, table: str | None, row: bytes | None, what: str
+) -> bytes:
+    """Return ``column`` if it is ``b"family:qualifier"`` with a non-empty family.
+
+    A bare family is refused: Thrift1 servers read it as the empty qualifier for writes
+    and as the whole family for reads, so it is ambiguous here.
+
+    Raises:
+        IllegalArgumentError: Not bytes, or not ``family:qualifier``, naming ``what``.
+    """
+    checked = require_bytes("column", column, table=table, row=row)
+    family, colon, _ = checked.partition(b":")
+    if not colon or not family:
+        raise IllegalArgumentError(
+            f"{what} needs a column b'family:qualifier'", table=table, row=row, column=checked
+        )
+    return checked
