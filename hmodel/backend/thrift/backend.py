@@ -143,6 +143,9 @@ class ThriftBackend(Backend):
         with self._lock:
             self.round_trips += 1
 
+    def __enter__(self) -> ThriftBackend:
+        return self
+
     def __repr__(self) -> str:
         prefix = f", table_prefix={self.table_prefix!r}" if self.table_prefix else ""
         return f"ThriftBackend({self.host!r}, {self.port}{prefix})"
