@@ -171,8 +171,10 @@ def parse_comparator(spec: bytes) -> Comparator:
         )
     factory = _KINDS.get(kind)
     if factory is None:
+        name = kind.decode("utf-8", "backslashreplace")
         raise FilterError(
-            "unknown comparator type (expected binary, binaryprefix, substring or regexstring)",
-            value=kind,
+            f"unknown comparator type {name!r} (expected binary, binaryprefix, substring or "
+            "regexstring)",
+            value=spec,
         )
     return factory(operand)

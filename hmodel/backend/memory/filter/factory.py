@@ -103,7 +103,7 @@ class _Arguments:
             comparator = parse_comparator(spec)
         except FilterError as exc:
             raise self.source.error(
-                f"argument {index + 1} of {self.name}: {exc}", self.tokens[index].start
+                f"argument {index + 1} of {self.name}: {exc.message}", self.tokens[index].start
             ) from exc
         equality = (CompareOp.EQUAL, CompareOp.NOT_EQUAL)
         if (

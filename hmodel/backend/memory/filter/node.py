@@ -120,8 +120,9 @@ class MultipleColumnPrefixFilter(_Leaf):
 class ColumnCountGetFilter(_Leaf):
     """The first ``limit`` columns of a row, newest version each.
 
-    Made for gets: the scan ends at the first row with more than ``limit`` columns
-    (that row's first ``limit`` columns are still returned).
+    Made for gets: a family's scanner closes once it sees a row with more than ``limit``
+    columns, so a one-family scan ends at the first wide row (whose first ``limit``
+    columns are still returned).
     """
 
     limit: int

@@ -1,0 +1,1 @@
+"""Tests of the HBase filter language of the memory engine (I4)."""
