@@ -20,8 +20,10 @@ from hmodel.testing.thrift_server import FakeHBaseServer
 from .conftest import WIRE_FORMATS
 
 
-def server_threads() -> list[threading.Thread]:
-    return [t for t in threading.enumerate() if t.name.startswith("hmodel-fake-hbase")]
+def server_threads(server: FakeHBaseServer) -> list[threading.Thread]:
+    """The threads of this one server (other tests' session servers may be running)."""
+    prefix = f"hmodel-fake-hbase-{server.port}"
+    return [t for t in threading.enumerate() if t.name.startswith(prefix)]
 
 
 def test_the_handler_implements_every_call_of_the_happybase_idl(server: FakeHBaseServer) -> None:
@@ -82,9 +84,9 @@ def test_stop_closes_client_connections_and_ends_every_server_thread() -> None:
     server = FakeHBaseServer().start()
     connection = happybase.Connection(server.host, server.port)
     assert connection.tables() == []
-    assert len(server_threads()) == 2  # the acceptor and one client thread
+    assert len(server_threads(server)) == 2  # the acceptor and one client thread
     server.stop()
-    assert server_threads() == []
+    assert server_threads(server) == []
     assert server.client_count() == 0
     with pytest.raises((TTransportException, OSError)):
         connection.tables()

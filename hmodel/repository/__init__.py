@@ -1,0 +1,23 @@
+"""Repositories: typed CRUD, key-range scans, pages, counters, versions and locking."""
+
+from hmodel.repository.condition import And, Comparison, Condition, Or, where
+from hmodel.repository.event import Listener, QueryEvent
+from hmodel.repository.page import Page
+from hmodel.repository.plan import KeySpan, ScanPlan
+from hmodel.repository.repository import Repository
+from hmodel.repository.unit_of_work import UnitOfWork
+
+__all__ = [
+    "And",
+    "Comparison",
+    "Condition",
+    "KeySpan",
+    "Listener",
+    "Or",
+    "Page",
+    "QueryEvent",
+    "Repository",
+    "ScanPlan",
+    "UnitOfWork",
+    "where",
+]

@@ -1,0 +1,35 @@
+"""Query events: what each repository call sent and what it cost, for ``explain`` and hooks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import attrs
+
+__all__ = ["Listener", "QueryEvent"]
+
+
+@attrs.frozen
+class QueryEvent:
+    """One repository call as the backend saw it.
+
+    Attributes:
+        operation: The repository method, e.g. ``"get_many"``, ``"scan"``, ``"save"``.
+        table: The table (for a unit of work: the tables, comma-separated).
+        rows: Rowkeys read or written by key (empty for scans).
+        plan: For scans, the plan's :meth:`~hmodel.repository.plan.ScanPlan.describe` text.
+        round_trips: Requests the backend made for the call (its ``round_trips`` counter
+            before and after; concurrent calls on one backend would be counted together).
+        results: Rows returned or mutations sent.
+    """
+
+    operation: str
+    table: str
+    rows: tuple[bytes, ...] = ()
+    plan: str | None = None
+    round_trips: int = 0
+    results: int = 0
+
+
+#: A callable told of every :class:`QueryEvent`.
+Listener = Callable[[QueryEvent], None]

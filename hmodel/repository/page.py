@@ -1,0 +1,117 @@
+"""Pages of models with opaque, signed, URL-safe resume tokens."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+from collections.abc import Iterator, Sequence
+from typing import Generic, TypeVar
+
+import attrs
+
+from hmodel.errors import TokenError
+
+__all__ = ["Page", "Position", "TokenCodec"]
+
+T = TypeVar("T")
+
+_MAC_BYTES = 16
+_VERSION = 1
+
+
+@attrs.frozen
+class Position:
+    """Where one key range of a scan stands: the last row returned, or exhausted.
+
+    ``last_row=None`` and ``done=False`` means nothing was returned from this range yet.
+    """
+
+    last_row: bytes | None = None
+    done: bool = False
+
+
+@attrs.frozen
+class Page(Generic[T]):
+    """One page of results and the token that resumes right after it.
+
+    Attributes:
+        items: The models on this page, in scan order.
+        next_token: Pass it back to get exactly the following rows; ``None`` when the scan
+            is exhausted.
+    """
+
+    items: Sequence[T]
+    next_token: str | None
+
+    def __iter__(self) -> Iterator[T]:
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+class TokenCodec:
+    """Encodes scan positions as tokens a client can hold but not forge or reuse elsewhere.
+
+    Layout before base64url (no padding): the JSON payload ``{"v": 1, "q": <query
+    fingerprint>, "p": [[<last row base64 or null>, <done>], ...]}`` followed by the first
+    16 bytes of its HMAC-SHA256 under ``secret``. A token whose MAC does not verify, whose
+    version is unknown or whose fingerprint belongs to another query raises
+    :class:`~hmodel.errors.TokenError`.
+
+    Args:
+        secret: The HMAC key. Tokens are unforgeable only if it is secret: pass the same
+            secret to every process that must accept each other's tokens.
+    """
+
+    def __init__(self, secret: bytes) -> None:
+        self._secret = secret
+
+    def _mac(self, payload: bytes) -> bytes:
+        return hmac.new(self._secret, payload, hashlib.sha256).digest()[:_MAC_BYTES]
+
+    def encode(self, fingerprint: str, positions: Sequence[Position]) -> str:
+        """Return the token for ``positions`` of the query identified by ``fingerprint``."""
+        body = {
+            "v": _VERSION,
+            "q": fingerprint,
+            "p": [
+                [None if p.last_row is None else base64.b64encode(p.last_row).decode(), p.done]
+                for p in positions
+            ],
+        }
+        payload = json.dumps(body, separators=(",", ":"), sort_keys=True).encode()
+        return base64.urlsafe_b64encode(payload + self._mac(payload)).rstrip(b"=").decode()
+
+    def decode(self, token: str, fingerprint: str, ranges: int) -> list[Position]:
+        """Verify ``token`` and return its positions, one per key range of the query.
+
+        Raises:
+            TokenError: Malformed, tampered with, or issued for another query.
+        """
+        try:
+            raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        except (ValueError, TypeError) as exc:
+            raise TokenError("resume token is not base64url", value=token) from exc
+        payload, mac = raw[:-_MAC_BYTES], raw[-_MAC_BYTES:]
+        if len(raw) <= _MAC_BYTES or not hmac.compare_digest(mac, self._mac(payload)):
+            raise TokenError("resume token was altered or signed with another secret", value=token)
+        try:
+            body = json.loads(payload)
+            if body["v"] != _VERSION:
+                raise TokenError("resume token version is not supported", value=token)
+            if body["q"] != fingerprint:
+                raise TokenError("resume token belongs to another query", value=token)
+            positions = [
+                Position(None if row is None else base64.b64decode(row), bool(done))
+                for row, done in body["p"]
+            ]
+        except TokenError:
+            raise
+        except (ValueError, KeyError, TypeError) as exc:
+            raise TokenError("resume token payload is malformed", value=token) from exc
+        if len(positions) != ranges:
+            raise TokenError("resume token does not match the query's key ranges", value=token)
+        return positions

@@ -1,0 +1,147 @@
+"""Scan plans: the byte ranges, columns and filter of a repository scan, and their execution."""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+from collections.abc import Generator, Iterator, Sequence
+
+import attrs
+
+from hmodel.backend.base import Backend, RowResult, Scan
+from hmodel.repository.page import Position
+
+__all__ = ["KeySpan", "ScanPlan", "execute"]
+
+
+@attrs.frozen
+class KeySpan:
+    """One byte range of a plan: ``start`` inclusive, ``stop`` exclusive (``b""``: table end)."""
+
+    start: bytes
+    stop: bytes
+
+
+@attrs.frozen
+class ScanPlan:
+    """Everything a repository scan sends, derived from the key declaration (K1, K3, I4, I5).
+
+    Attributes:
+        table: The table scanned.
+        spans: One byte range per salt bucket (or a single range), sorted by start.
+        columns: Columns or families read; empty: all.
+        filter: The HBase filter string sent with each range, or ``None``.
+        reverse: Newest/highest first.
+        merge_offset: Bytes at the front of each rowkey to ignore when merging the ranges
+            into one stream (the salt prefix width; 0 when there is one range).
+    """
+
+    table: str
+    spans: tuple[KeySpan, ...]
+    columns: tuple[bytes, ...] = ()
+    filter: bytes | None = None
+    reverse: bool = False
+    merge_offset: int = 0
+
+    def fingerprint(self) -> str:
+        """A short digest identifying the query, so a token cannot resume another query."""
+        digest = hashlib.sha256()
+        for part in (
+            self.table.encode(),
+            *(s.start + b"\x00" + s.stop for s in self.spans),
+            b",".join(self.columns),
+            self.filter or b"",
+            b"r" if self.reverse else b"f",
+        ):
+            digest.update(len(part).to_bytes(4, "big") + part)
+        return digest.hexdigest()[:24]
+
+    def describe(self) -> str:
+        """A human-readable account of what the scan sends, for ``explain``."""
+        order = "reverse" if self.reverse else "forward"
+        lines = [f"scan {self.table!r} ({order}, {len(self.spans)} range(s))"]
+        lines += [f"  [{s.start!r}, {s.stop or 'end'!r})" for s in self.spans]
+        if self.columns:
+            lines.append(f"  columns: {[c.decode('latin-1') for c in self.columns]}")
+        if self.filter:
+            lines.append(f"  filter: {self.filter.decode('utf-8', 'replace')}")
+        return "\n".join(lines)
+
+
+def _resumed(span: KeySpan, position: Position, reverse: bool) -> KeySpan | None:
+    """The part of ``span`` after ``position``; ``None`` when nothing is left."""
+    if position.done:
+        return None
+    if position.last_row is None:
+        return span
+    if reverse:  # rows below the last one returned: it becomes the exclusive stop
+        return KeySpan(span.start, position.last_row)
+    return KeySpan(position.last_row + b"\x00", span.stop)  # the next possible row
+
+
+def execute(
+    backend: Backend,
+    plan: ScanPlan,
+    positions: Sequence[Position] | None = None,
+    *,
+    limit: int | None = None,
+    batch_size: int = 1000,
+) -> Generator[tuple[int, RowResult], None, None]:
+    """Run ``plan`` and yield ``(span index, row)`` merged into one stream in key order.
+
+    Salted scans (K3, I5) open one scan per span and merge them on the rowkey without its
+    first ``merge_offset`` bytes, so the stream is ordered by the natural key (descending
+    when ``plan.reverse``). ``positions`` resume each span after the row it last returned.
+
+    Args:
+        backend: Where to scan.
+        plan: What to scan.
+        positions: One per span, from a previous page; ``None`` starts from the beginning.
+        limit: Stop after this many rows overall (each span is asked for at most as many).
+        batch_size: Rows per round trip of each span's scan.
+    """
+    positions = positions or [Position()] * len(plan.spans)
+    streams: list[Iterator[tuple[bytes, int, RowResult]]] = []
+    for index, (span, position) in enumerate(zip(plan.spans, positions, strict=True)):
+        remaining = _resumed(span, position, plan.reverse)
+        if remaining is None or (remaining.stop and remaining.start >= remaining.stop):
+            continue
+        scan = Scan(
+            start=remaining.start,
+            stop=remaining.stop,
+            columns=plan.columns,
+            filter=plan.filter,
+            reverse=plan.reverse,
+            limit=limit,
+            batch_size=max(1, min(batch_size, limit or batch_size)),
+        )
+        streams.append(_tagged(backend.scan(plan.table, scan), index, plan.merge_offset))
+    merged: Iterator[tuple[bytes, int, RowResult]]
+    if len(streams) == 1:
+        merged = streams[0]
+    else:
+        merged = heapq.merge(*streams, key=lambda item: item[0], reverse=plan.reverse)
+    count = 0
+    try:
+        for _, index, row in merged:
+            if limit is not None and count >= limit:
+                return
+            count += 1
+            yield index, row
+    finally:
+        for stream in streams:
+            close = getattr(stream, "close", None)
+            if close is not None:
+                close()
+
+
+def _tagged(
+    rows: Iterator[RowResult], index: int, offset: int
+) -> Iterator[tuple[bytes, int, RowResult]]:
+    try:
+        for row in rows:
+            yield row.row[offset:], index, row
+    finally:
+        close = getattr(rows, "close", None)
+        if close is not None:
+            close()
