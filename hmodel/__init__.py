@@ -15,6 +15,7 @@ from hmodel.keys import (
     Timestamp,
 )
 from hmodel.model import counter, field, map_field, model, version_field
+from hmodel.repository import Page, Repository, UnitOfWork, where
 from hmodel.schema import Family, Table
 
 __all__ = [
@@ -26,16 +27,20 @@ __all__ = [
     "Hashed",
     "Int",
     "Key",
+    "Page",
+    "Repository",
     "ReverseTimestamp",
     "Reversed",
     "Salt",
     "Str",
     "Table",
     "Timestamp",
+    "UnitOfWork",
     "counter",
     "field",
     "map_field",
     "model",
     "version_field",
+    "where",
 ]
 __version__ = "0.1.0.dev0"

@@ -25,6 +25,7 @@ class Bool(Codec[bool]):
     """
 
     name = "bool"
+    ordered = True  # 0x00 (False) sorts before 0xff (True)
     python_type = bool
 
     def encode(self, value: bool) -> bytes:

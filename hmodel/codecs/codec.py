@@ -32,10 +32,14 @@ class Codec(abc.ABC, Generic[T]):
     Attributes:
         name: A short name used in error messages and docs, e.g. ``"long"``.
         python_type: The Python type (or types) ``decode`` returns and ``encode`` accepts.
+        ordered: Whether encoded bytes compare (unsigned, as HBase's binary comparator
+            does) in the same order as the values, so server-side ``<``/``>`` conditions
+            mean what they say. False unless a codec guarantees it.
     """
 
     name: str
     python_type: type | tuple[type, ...]
+    ordered: bool = False
 
     @abc.abstractmethod
     def encode(self, value: T) -> bytes:

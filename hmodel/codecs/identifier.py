@@ -21,6 +21,7 @@ class UUIDCodec(Codec[uuid.UUID]):
     """
 
     name = "uuid"
+    ordered = True  # 16 big-endian bytes sort like UUID.int
     python_type = uuid.UUID
 
     def encode(self, value: uuid.UUID) -> bytes:

@@ -19,6 +19,7 @@ class Raw(Codec[bytes]):
     """
 
     name = "raw"
+    ordered = True  # bytes are compared as themselves
     python_type = bytes
 
     def encode(self, value: bytes | bytearray | memoryview) -> bytes:

@@ -20,6 +20,7 @@ class Utf8(Codec[str]):
     """
 
     name = "utf8"
+    ordered = True  # UTF-8 byte order is code point order
     python_type = str
 
     def encode(self, value: str) -> bytes:

@@ -150,14 +150,18 @@ class Repository(Generic[M]):
         return tuple(columns)
 
     def _load(self, result: RowResult) -> M:
-        obj = self.mapper.from_row(result)
-        version = None
-        if self._version is not None:
-            raw = result.value(self._version.column)
-            version = raw
-            number = self._version.number(raw, table=self.table, row=result.row)
-            setattr(obj, self.info.version_field or "", number)
-        self._loaded.remember(obj, result.row, version)
+        if self._version is None:
+            obj = self.mapper.from_row(result)
+            self._loaded.remember(obj, result.row, None)
+            return obj
+        # The version cell may hold a pending marker, which only VersionCell reads.
+        column = self._version.column
+        raw = result.value(column)
+        cells = {c: cell for c, cell in result.cells.items() if c != column}
+        obj = self.mapper.from_row(RowResult(result.row, cells))
+        number = self._version.number(raw, table=self.table, row=result.row)
+        object.__setattr__(obj, self.info.version_field or "", number)
+        self._loaded.remember(obj, result.row, raw)
         return obj
 
     # --- reads ----------------------------------------------------------------------

@@ -214,3 +214,20 @@ class Table:
     def with_families(self, families: Iterable[Family]) -> Table:
         """Return a copy of this table with ``families`` instead (F5 alterations)."""
         return attrs.evolve(self, families=tuple(families))
+
+    def without_splits(self) -> Table:
+        """Return a copy of this table with no split points (a single initial region).
+
+        For stores that cannot pre-split at creation, such as HBase's Thrift1 API: create
+        the table from this copy, then split it with the DDL of the original if needed.
+        """
+        return Table(
+            self.name,
+            self.families,
+            namespace=self.namespace,
+            read_only=self.read_only,
+            durability=self.durability,
+            max_filesize=self.max_filesize,
+            memstore_flushsize=self.memstore_flushsize,
+            allow_many_families=self.allow_many_families,
+        )

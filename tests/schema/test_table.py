@@ -197,3 +197,10 @@ def test_tables_are_frozen_values() -> None:
     assert Table("t", [Family("d")], splits=[b"a"]) == Table("t", [Family("d")], splits=[b"a"])
     with pytest.raises(attrs.exceptions.FrozenInstanceError):
         Table("t", [Family("d")]).name = "u"  # type: ignore[misc]
+
+
+def test_without_splits_keeps_everything_but_the_split_points() -> None:
+    table = Table("t", [Family("a", versions=3)], namespace="ns", splits=[b"m"], read_only=True)
+    plain = table.without_splits()
+    assert plain.splits == ()
+    assert (plain.full_name, plain.families, plain.read_only) == ("ns:t", table.families, True)
