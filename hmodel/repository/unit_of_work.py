@@ -19,7 +19,9 @@ class UnitOfWork:
     """Batches writes of any models; :meth:`commit` sends one ``mutate`` per table.
 
     Everything is validated when it is added, so a bad instance is rejected before
-    anything is sent. All writes of one unit share one timestamp. Rows are atomic one by
+    anything is sent. All writes of one unit share one timestamp, so each table costs
+    one round trip, or two when a saved model has a map owning its family (its clearing
+    family delete is one millisecond older, a second Thrift1 ``mutateRowsTs``). Rows are atomic one by
     one (HBase row atomicity); the unit as a whole is not a transaction. Models with a
     version field are refused (their saves need a check-and-put each).
 
