@@ -524,7 +524,7 @@ class Repository(Generic[M]):
         return mutations
 
     def save_many(self, objs: Sequence[M], *, ttl: timedelta | None = None) -> None:
-        """Write several models in one round trip (see :meth:`save`).
+        """Write several models in one round trip (two with a map owning its family).
 
         Every instance is validated before anything is sent. Not for models with a version
         field (each needs its own check-and-put): use :meth:`save`.
