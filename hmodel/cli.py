@@ -39,6 +39,27 @@ def _fake_hbase(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ddl(args: argparse.Namespace) -> int:
+    """Print the HBase shell ``create`` statement of every table declared in a module."""
+    import importlib
+
+    from hmodel.schema import Table
+    from hmodel.schema.ddl import create_statement
+
+    try:
+        module = importlib.import_module(args.module)
+    except ImportError as exc:
+        print(f"hmodel ddl: cannot import {args.module!r}: {exc}", file=sys.stderr)
+        return 2
+    tables = [value for value in vars(module).values() if isinstance(value, Table)]
+    if not tables:
+        print(f"hmodel ddl: module {args.module!r} declares no Table", file=sys.stderr)
+        return 2
+    for table in sorted(tables, key=lambda t: t.full_name):
+        print(create_statement(table))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``hmodel`` with its subcommands."""
     parser = argparse.ArgumentParser(
@@ -59,6 +80,16 @@ def build_parser() -> argparse.ArgumentParser:
     fake.add_argument("--transport", choices=("buffered", "framed"), default="buffered")
     fake.add_argument("--protocol", choices=("binary", "compact"), default="binary")
     fake.set_defaults(run=_fake_hbase)
+
+    ddl = commands.add_parser(
+        "ddl",
+        help="print the HBase shell create statements of a module's tables",
+        description="Import MODULE and print, for every hmodel Table declared at its top "
+        "level, the HBase shell create statement (families with options, split points), "
+        "so an operator can create the tables by hand (K11, F3, F4).",
+    )
+    ddl.add_argument("module", help="a dotted module name, e.g. examples.ecommerce.schema")
+    ddl.set_defaults(run=_ddl)
     return parser
 
 

@@ -88,3 +88,32 @@ def test_a_busy_port_is_reported_with_exit_code_1(capsys: pytest.CaptureFixture[
     with FakeHBaseServer() as busy:
         assert main(["fake-hbase", "--port", str(busy.port)]) == 1
     assert "cannot listen" in capsys.readouterr().err
+
+
+def test_ddl_prints_the_create_statement_of_every_table_in_a_module(
+    tmp_path: object, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pathlib import Path
+
+    folder = Path(str(tmp_path))
+    (folder / "shop_schema.py").write_text(
+        "from hmodel.schema import Family, Table\n"
+        "from hmodel.schema.split import SaltSplits\n"
+        "g = Family('g', versions=10, compression='GZ')\n"
+        "goods = Table('goods', [g], splits=SaltSplits(2))\n"
+        "customer = Table('customer', [Family('c')])\n"
+    )
+    monkeypatch.syspath_prepend(str(folder))
+    assert main(["ddl", "shop_schema"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "create 'customer', {NAME => 'c'}"
+    assert lines[1].startswith("create 'goods', {NAME => 'g', VERSIONS => 10, COMPRESSION => 'GZ'}")
+    assert "SPLITS => ['\\x01']" in lines[1]
+
+
+def test_ddl_of_a_module_without_tables_or_missing_is_an_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["ddl", "no_such_module_anywhere"]) == 2
+    assert main(["ddl", "json"]) == 2
+    assert "declares no Table" in capsys.readouterr().err
