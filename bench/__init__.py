@@ -1,0 +1,1 @@
+"""Benchmarks of hmodel: run ``python bench/run.py [--quick] [--json out.json] [--check]``."""

@@ -1,0 +1,105 @@
+"""Measurement: operations per second as the median of repeated runs, and retained bytes."""
+
+from __future__ import annotations
+
+import gc
+import statistics
+import time
+import tracemalloc
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["Better", "Result", "Scale", "rate", "retained_bytes"]
+
+#: Which way a result improves: ``"higher"`` (throughput), ``"lower"`` (bytes, round trips).
+Better = Literal["higher", "lower"]
+
+
+@dataclass(frozen=True)
+class Result:
+    """One measured number.
+
+    Attributes:
+        name: Dotted id, ``group.metric`` (``engine.put``); targets are keyed by it.
+        value: The number.
+        unit: What it counts, e.g. ``"ops/s"``, ``"rows/s"``, ``"B/cell"``, ``"trips/op"``.
+        better: Whether a higher or a lower value is better.
+        note: What exactly was measured, in a few words.
+    """
+
+    name: str
+    value: float
+    unit: str
+    better: Better
+    note: str = ""
+
+    @property
+    def group(self) -> str:
+        """The part of :attr:`name` before the first dot."""
+        return self.name.partition(".")[0]
+
+
+@dataclass(frozen=True)
+class Scale:
+    """How big and how often: ``quick`` runs fewer operations and fewer repeats.
+
+    Attributes:
+        factor: Multiplies every operation count (at least 1 operation is kept).
+        repeat: Timed runs per measurement; the median is reported.
+        warmup: Untimed runs before them.
+    """
+
+    factor: float
+    repeat: int
+    warmup: int = 1
+
+    def count(self, full: int, *, multiple: int = 1) -> int:
+        """``full`` scaled by :attr:`factor`, rounded down to a multiple of ``multiple`` (>= it)."""
+        scaled = int(full * self.factor) // multiple * multiple
+        return max(multiple, scaled)
+
+
+FULL = Scale(factor=1.0, repeat=5)
+QUICK = Scale(factor=0.2, repeat=3)
+
+
+def rate(run: Callable[[int], object], *, ops: int, scale: Scale) -> float:
+    """Return ``ops`` per second for the median duration of ``run``.
+
+    ``run(i)`` is called ``scale.warmup + scale.repeat`` times with ``i = 0, 1, ...`` and
+    must do ``ops`` operations each time; ``i`` lets a write benchmark use fresh rows in
+    every run. A full garbage collection precedes each run so one run's garbage is not
+    collected on another's clock; the collector stays enabled during the run, as in an
+    application. Timing uses :func:`time.perf_counter_ns`.
+    """
+    durations = []
+    for index in range(scale.warmup + scale.repeat):
+        gc.collect()
+        start = time.perf_counter_ns()
+        run(index)
+        elapsed = time.perf_counter_ns() - start
+        if index >= scale.warmup:
+            durations.append(elapsed)
+    return ops * 1e9 / max(1.0, statistics.median(durations))
+
+
+def retained_bytes(build: Callable[[], object]) -> int:
+    """Return the bytes still allocated after ``build()`` returns, as tracemalloc counts them.
+
+    What ``build`` allocates and drops (temporary lists, request objects) is collected
+    before the count; what it keeps reachable from objects that existed before the call
+    (a table in an engine) is counted, including the values it created. The object
+    ``build`` returns is kept alive until the count is taken.
+    """
+    gc.collect()
+    tracemalloc.start()
+    try:
+        baseline = tracemalloc.get_traced_memory()[0]
+        kept = build()
+        gc.collect()
+        retained = tracemalloc.get_traced_memory()[0] - baseline
+    finally:
+        tracemalloc.stop()
+    del kept
+    return retained
