@@ -1,0 +1,1 @@
+"""Worked examples of the design documents: an e-commerce shop and a microblog."""
