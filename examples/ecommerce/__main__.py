@@ -2,55 +2,25 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
-import warnings
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 
 from examples.ecommerce.dataset import START, DataSet, generate, load
 from examples.ecommerce.schema import TABLES
 from examples.ecommerce.service import BuyerProfile, Shop
+from examples.runner import RoundTripMeter, create_fresh, open_backend, parser
 from hmodel.backend.base import Backend
-from hmodel.backend.memory import MemoryBackend
-from hmodel.backend.thrift import ThriftBackend
 from hmodel.clock import ManualClock
 from hmodel.errors import HModelError
-from hmodel.repository import QueryEvent, where
+from hmodel.repository import where
 from hmodel.schema import create_statement
 
-__all__ = ["RoundTripMeter", "main", "run"]
+__all__ = ["main", "run"]
 
 #: Data set seed; the output of the in-memory run is the same on every machine.
 SEED = 2024
 PAGE_SIZE = 20
-
-
-class RoundTripMeter:
-    """Counts what labelled steps cost: backend round trips and repository calls.
-
-    Register it as a repository listener (it is told of every
-    :class:`~hmodel.repository.QueryEvent`) and wrap each step in :meth:`step`.
-    """
-
-    def __init__(self, backend: Backend) -> None:
-        self.backend = backend
-        self.events: list[QueryEvent] = []
-        self.steps: list[tuple[str, int, int]] = []
-
-    def __call__(self, event: QueryEvent) -> None:
-        """Record one repository call."""
-        self.events.append(event)
-
-    @contextmanager
-    def step(self, label: str) -> Iterator[None]:
-        """Record the round trips and repository calls of the block under ``label``."""
-        round_trips, events = self.backend.round_trips, len(self.events)
-        yield
-        self.steps.append(
-            (label, self.backend.round_trips - round_trips, len(self.events) - events)
-        )
 
 
 def _heading(title: str) -> None:
@@ -69,23 +39,6 @@ def _profile(profile: BuyerProfile) -> None:
     print(f"  level:    {_counts(profile.by_level)}")
 
 
-def _create_tables(shop: Shop, backend: Backend, *, replace: bool) -> None:
-    names = [table.full_name for table in TABLES]
-    existing = [name for name in names if backend.table_exists(name)]
-    if existing and not replace:
-        raise HModelError(
-            f"the example tables exist already ({', '.join(existing)}); "
-            "pass --replace to drop and recreate them, or another --table-prefix"
-        )
-    for name in existing:
-        backend.delete_table(name)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        shop.create_tables()
-    for warning in caught:
-        print(f"  note: {warning.message}")
-
-
 def run(backend: Backend, *, replace: bool = False) -> None:
     """Run the whole job on ``backend``, printing as it goes.
 
@@ -100,25 +53,23 @@ def run(backend: Backend, *, replace: bool = False) -> None:
     _heading("Tables (HBase shell DDL, seed 000)")
     for table in TABLES:
         print(create_statement(table))
-    if isinstance(backend, ThriftBackend):
-        print(
-            "  Thrift1 cannot create pre-split tables or set DATA_BLOCK_ENCODING: the tables "
-            "below are created without them;\n  run the DDL above in the HBase shell to get "
-            "the production layout."
-        )
-    with meter.step("create the 4 tables"):
-        _create_tables(shop, backend, replace=replace)
+    with meter.step("check and create the 4 tables"):
+        notes = create_fresh(backend, TABLES, shop.create_tables, replace=replace)
+    if notes:
+        print("Thrift1 cannot carry all of this; for the production layout run the DDL above:")
+        for note in notes:
+            print(f"  {note}")
 
     data = generate(SEED)
     _heading(f"Synthetic shop (random.Random({SEED}))")
-    with meter.step(f"load everything ({data.days} daily batches)"):
-        round_trips = load(shop, data, clock)
+    round_trips = load(shop, data, clock, step=meter.step)
     print(
-        f"{len(data.customers)} customers, {len(data.goods)} goods in 5 categories, "
+        f"{len(data.customers)} customers, {len(data.goods)} goods in "
+        f"{len({g.category for g in data.goods})} categories, "
         f"{len(data.orders)} orders over {data.days} days from {START:%Y-%m-%d}, "
         f"{len(data.price_changes)} price changes"
     )
-    print(f"loaded in {round_trips} round trips")
+    print(f"loaded in {round_trips} round trips, one batch of orders a day")
 
     _questions(shop, meter, data)
     _listing(shop, meter)
@@ -133,10 +84,7 @@ def run(backend: Backend, *, replace: bool = False) -> None:
     )
 
     _heading("Round trips")
-    width = max(len(label) for label, _, _ in meter.steps)
-    print(f"{'operation':<{width}}  round trips  repository calls")
-    for label, round_trips, calls in meter.steps:
-        print(f"{label:<{width}}  {round_trips:>11}  {calls:>16}")
+    print(meter.table())
 
 
 def _questions(shop: Shop, meter: RoundTripMeter, data: DataSet) -> None:
@@ -235,49 +183,14 @@ def _listing(shop: Shop, meter: RoundTripMeter) -> None:
             break
 
 
-def _address(text: str) -> tuple[str, int]:
-    host, sep, port = text.rpartition(":")
-    if not sep or not host or not port.isdigit():
-        raise argparse.ArgumentTypeError(f"expected host:port, got {text!r}")
-    return host, int(port)
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m examples.ecommerce",
-        description="The e-commerce example of seed 000 on the in-memory engine, "
-        "or on HBase over Thrift1 (e.g. `hmodel fake-hbase`).",
-    )
-    parser.add_argument(
-        "--thrift",
-        type=_address,
-        metavar="HOST:PORT",
-        help="run against an HBase Thrift1 server instead of the in-memory engine",
-    )
-    parser.add_argument(
-        "--table-prefix",
-        default="hmodel_example",
-        help="with --thrift: prefix of the example's table names (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--replace",
-        action="store_true",
-        help="with --thrift: drop the example tables first if they exist",
-    )
-    return parser
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the job; return the exit code (0, or 1 when the backend refused something)."""
-    args = _parser().parse_args(argv)
-    backend: Backend
-    if args.thrift is None:
-        backend = MemoryBackend()
-        print("hmodel e-commerce example (seed 000) on the in-memory engine")
-    else:
-        host, port = args.thrift
-        backend = ThriftBackend(host, port, table_prefix=args.table_prefix, lenient_ddl=True)
-        print(f"hmodel e-commerce example (seed 000) on HBase Thrift1 at {host}:{port}")
+    args = parser(
+        "python -m examples.ecommerce",
+        "The e-commerce example of seed 000 on the in-memory engine, or on HBase over Thrift1.",
+    ).parse_args(argv)
+    backend, where_to = open_backend(args)
+    print(f"hmodel e-commerce example (seed 000) on {where_to}")
     try:
         with backend:
             run(backend, replace=args.replace)

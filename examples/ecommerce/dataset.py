@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
 
@@ -142,7 +144,13 @@ def generate(
     return DataSet(people, catalogue, changes, requests, days)
 
 
-def load(shop: Shop, data: DataSet, clock: ManualClock) -> int:
+def load(
+    shop: Shop,
+    data: DataSet,
+    clock: ManualClock,
+    *,
+    step: Callable[[str], AbstractContextManager[object]] = lambda label: nullcontext(),
+) -> int:
     """Load ``data`` into ``shop`` day by day; return the round trips it took.
 
     Customers and goods are saved first (one round trip each), then for each day the
@@ -150,17 +158,28 @@ def load(shop: Shop, data: DataSet, clock: ManualClock) -> int:
     each) and its orders placed as one batch (five round trips, see
     :meth:`Shop.place_orders`). Cells are stamped with the day they belong to, so the
     price history reads like the shop's.
+
+    Args:
+        shop: Where to load, its tables created.
+        data: What to load.
+        clock: The shop's clock; it is moved forward to each day.
+        step: Called with a label around each step, e.g.
+            :meth:`examples.runner.RoundTripMeter.step`.
     """
     before = shop.backend.round_trips
     clock.set(max(clock(), _millis(START)))
-    shop.register(data.customers)
-    shop.stock(data.goods)
+    with step(f"register {len(data.customers)} customers"):
+        shop.register(data.customers)
+    with step(f"stock {len(data.goods)} goods"):
+        shop.stock(data.goods)
     for day in range(data.days):
         clock.set(max(clock(), _millis(START + timedelta(days=day))))
         for change in data.price_changes:
             if change.day == day:
-                shop.change_price(change.goods_id, change.price)
-        shop.place_orders([o for o in data.orders if data.day_of(o) == day])
+                with step("change a price"):
+                    shop.change_price(change.goods_id, change.price)
+        with step("place a day's orders (one batch)"):
+            shop.place_orders([o for o in data.orders if data.day_of(o) == day])
     return shop.backend.round_trips - before
 
 

@@ -1,0 +1,154 @@
+"""A small microblog demo: follows kept on both sides (R6), a purchase timeline paged by 30 (R8)."""
+
+from __future__ import annotations
+
+import random
+import sys
+from collections.abc import Sequence
+from datetime import date, datetime, timedelta, timezone
+from decimal import Decimal
+
+from examples.microblog.models import Purchase, User
+from examples.microblog.schema import TABLES
+from examples.microblog.service import Microblog
+from examples.runner import RoundTripMeter, create_fresh, open_backend, parser
+from hmodel.backend.base import Backend
+from hmodel.clock import ManualClock
+from hmodel.errors import HModelError
+from hmodel.schema import create_statement
+
+__all__ = ["FOLLOWS", "USERS", "main", "purchases", "run"]
+
+#: The users of the demo.
+USERS = (
+    User(user_id="ann", nickname="Ann", gender="F", dob=date(1990, 5, 17), address="Hangzhou"),
+    User(user_id="bob", nickname="Bob", gender="M", dob=date(1985, 1, 2), address="Beijing"),
+    User(user_id="cy", nickname="Cy", gender="M", address="Chengdu"),
+    User(user_id="dee", nickname="Dee", gender="F", dob=date(2001, 9, 30)),
+    User(user_id="eve", nickname="Eve"),
+)
+
+#: ``(follower, followee)`` in the order the follows happen.
+FOLLOWS = (
+    ("ann", "bob"),
+    ("cy", "bob"),
+    ("dee", "bob"),
+    ("bob", "ann"),
+    ("eve", "ann"),
+    ("ann", "cy"),
+    ("cy", "ann"),
+)
+
+_PRODUCTS = ("tea", "book", "pen", "lamp", "mug", "scarf", "kite", "map", "soap", "bag")
+_START = datetime(2024, 3, 1, tzinfo=timezone.utc)
+
+
+def purchases(user_id: str, count: int, seed: int = 3) -> list[Purchase]:
+    """``count`` purchases of ``user_id``, one every few hours from 2024-03-01 (seeded)."""
+    rng = random.Random(seed)
+    at = _START
+    made = []
+    for n in range(count):
+        at += timedelta(minutes=rng.randrange(30, 600))
+        product = rng.choice(_PRODUCTS)
+        made.append(
+            Purchase(
+                user_id=user_id,
+                bought_at=at,
+                product_id=f"p{n:03d}-{product}",
+                product=product,
+                price=Decimal(rng.randrange(100, 5000)).scaleb(-2),
+            )
+        )
+    return made
+
+
+def _heading(title: str) -> None:
+    print(f"\n== {title} ==")
+
+
+def _relations(entries: dict[str, str]) -> str:
+    return ", ".join(f"{user} ({kind})" for user, kind in sorted(entries.items())) or "-"
+
+
+def run(backend: Backend, *, replace: bool = False) -> None:
+    """Run the demo on ``backend``, printing as it goes.
+
+    Raises:
+        HModelError: Anything the backend refused (e.g. the tables exist and not
+            ``replace``).
+    """
+    meter = RoundTripMeter(backend)
+    clock = ManualClock(int(_START.timestamp() * 1000))
+    blog = Microblog(backend, clock=clock, listeners=[meter])
+
+    _heading("Tables (HBase shell DDL, seed 003)")
+    for table in TABLES:
+        print(create_statement(table))
+    with meter.step("check and create the 2 tables"):
+        notes = create_fresh(backend, TABLES, blog.create_tables, replace=replace)
+    for note in notes:
+        print(f"  {note}")
+    with meter.step(f"register {len(USERS)} users"):
+        blog.register(USERS)
+
+    _heading("Follows, kept on both sides (R6): fans in family f, follows in family o (F6)")
+    for follower, followee in FOLLOWS:
+        clock.advance(seconds=1)
+        with meter.step("follow"):
+            kind = blog.follow(follower, followee)
+        print(f"{follower} follows {followee}: {kind}")
+    clock.advance(seconds=1)
+    with meter.step("unfollow"):
+        blog.unfollow("bob", "ann")
+    print("bob unfollows ann: ann's follow of bob is one-way again")
+    for user in USERS:
+        with meter.step("read a user's fans (one family)"):
+            fans = blog.fans_of(user.user_id)
+        with meter.step("read whom a user follows"):
+            follows = blog.followed_by(user.user_id)
+        print(f"{user.user_id:<4} fans: {_relations(fans):<40} follows: {_relations(follows)}")
+
+    bought = purchases("bob", 45)
+    _heading(f"bob's {len(bought)} purchases, newest first (K6), 30 a page (R8)")
+    with meter.step(f"record {len(bought)} purchases"):
+        blog.record(bought)
+    token: str | None = None
+    number = 0
+    while True:
+        number += 1
+        with meter.step(f"purchases page {number}"):
+            page = blog.purchases_page("bob", 30, token)
+        newest, oldest = page.items[0], page.items[-1]
+        print(
+            f"page {number}: {len(page)} purchases, {newest.product_id} "
+            f"({newest.bought_at:%Y-%m-%d %H:%M}) .. {oldest.product_id} "
+            f"({oldest.bought_at:%Y-%m-%d %H:%M})"
+        )
+        token = page.next_token
+        if token is None:
+            break
+
+    _heading("Round trips")
+    print(meter.table())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the demo; return the exit code (0, or 1 when the backend refused something)."""
+    args = parser(
+        "python -m examples.microblog",
+        "The microblog example of seed 003 on the in-memory engine, or on HBase over Thrift1.",
+    ).parse_args(argv)
+    backend, where_to = open_backend(args)
+    print(f"hmodel microblog example (seed 003) on {where_to}")
+    try:
+        with backend:
+            run(backend, replace=args.replace)
+    except HModelError as exc:
+        print(f"python -m examples.microblog: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

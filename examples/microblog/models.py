@@ -1,0 +1,54 @@
+"""The microblog models: a user with fans and follows (F6, R6), and a purchase (K6, R8)."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from decimal import Decimal
+
+from examples.microblog.schema import PURCHASE, USER
+from hmodel import Hashed, Key, ReverseTimestamp, Str, field, map_field, model
+
+__all__ = ["MUTUAL", "ONE_WAY", "Purchase", "User"]
+
+#: Relation type of a one-way follow, stored as ``f:<fan>`` and ``o:<followed user>``.
+ONE_WAY = "one-way"
+#: Relation type when both users follow each other (the seed's 互粉, "mutual fans").
+MUTUAL = "mutual"
+
+
+@model(USER, key=Key(Hashed("user_id"), Str("user_id")))
+class User:
+    """A user: ``[md5(user id)[:4]][user id]``, the profile in ``i``, relationships in ``f``/``o``.
+
+    The hash prefix spreads users evenly (K4) and a Get by user id still works, since the
+    hash is recomputed from the id. ``fans`` maps each follower's id to the relation type
+    (``f:<user id> = type``, F6); ``follows`` is the same relationship seen from the other
+    side (R6), so both questions are one family read and no join table is needed.
+    """
+
+    user_id: str
+    nickname: str = field("i:n")
+    gender: str | None = field("i:g", default=None)
+    dob: date | None = field("i:d", default=None)
+    address: str | None = field("i:a", default=None)
+    fans: dict[str, str] = map_field("f")
+    follows: dict[str, str] = map_field("o")
+
+
+@model(
+    PURCHASE,
+    key=Key(Hashed("user_id"), Str("user_id"), ReverseTimestamp("bought_at"), Str("product_id")),
+)
+class Purchase:
+    """One purchase: ``[md5(user)[:4]][user][Long.MAX_VALUE - ts][product]`` (seed 003).
+
+    The reversed time makes a user's newest purchase the first row of their prefix (K6),
+    so "the last 30 purchases" is a prefix scan with a limit, and the next 30 a resumed
+    scan (R8, tall list).
+    """
+
+    user_id: str
+    bought_at: datetime
+    product_id: str
+    product: str = field("p:n")
+    price: Decimal = field("p:p")

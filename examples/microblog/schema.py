@@ -1,0 +1,34 @@
+"""The microblog tables of seed 003: users with fans and follows, and purchases newest first."""
+
+from __future__ import annotations
+
+from hmodel.schema import Family, Table, UniformSplits
+
+__all__ = ["PURCHASE", "REGIONS", "TABLES", "USER"]
+
+#: Regions of each table. Both keys lead with 4 bytes of an MD5 hash of the user id (K4),
+#: uniformly random bytes, so byte-uniform split points share the users out evenly (K11).
+REGIONS = 4
+
+# user: ``i`` holds the profile (nickname, gender, date of birth, address), ``f`` one column
+# per fan (``f:<user id> = type``, F6), ``o`` one column per account the user follows: the
+# relationship is kept on both sides (R6), so "my fans" and "whom I follow" are each one
+# family read. Three families (F1) because the three are read apart; one-letter names and
+# one-letter qualifiers (F2).
+USER = Table(
+    "user",
+    [Family("i"), Family("f"), Family("o")],
+    splits=UniformSplits(REGIONS, end=b"\xff"),
+)
+
+# purchase: ``[md5(user)[:4]][user][Long.MAX_VALUE - ts][product]`` (K6, R8), a tall list of
+# one row per purchase; family ``p`` holds what was bought. The hash prefix spreads users
+# over the regions while one user's purchases stay contiguous (K4).
+PURCHASE = Table(
+    "purchase",
+    [Family("p")],
+    splits=UniformSplits(REGIONS, end=b"\xff"),
+)
+
+#: The tables in creation order.
+TABLES = (USER, PURCHASE)

@@ -1,0 +1,164 @@
+"""The microblog's application service: follow and unfollow on both sides, purchase timelines."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from examples.microblog.models import MUTUAL, ONE_WAY, Purchase, User
+from hmodel.backend.base import Backend, Mutation
+from hmodel.clock import Clock, system_clock
+from hmodel.errors import NotFoundError, ValidationError
+from hmodel.repository import Listener, Page, Repository
+
+__all__ = ["Microblog"]
+
+
+class Microblog:
+    """Users, their fans and follows (F6, R6), and their purchases newest first (K6, R8).
+
+    Args:
+        backend: The memory engine, or a Thrift backend to HBase.
+        clock: Epoch-millisecond clock stamping the cells written.
+        listeners: Told of every repository call.
+    """
+
+    def __init__(
+        self,
+        backend: Backend,
+        *,
+        clock: Clock = system_clock,
+        listeners: Sequence[Listener] = (),
+    ) -> None:
+        self.backend = backend
+        self.clock = clock
+        self.users = Repository(User, backend, clock=clock, listeners=listeners)
+        self.purchases = Repository(Purchase, backend, clock=clock, listeners=listeners)
+
+    def create_tables(self, *, exist_ok: bool = False) -> None:
+        """Create the user and purchase tables (one round trip each)."""
+        self.users.create_table(exist_ok=exist_ok)
+        self.purchases.create_table(exist_ok=exist_ok)
+
+    # --- users and relationships --------------------------------------------------------
+
+    def register(self, users: Sequence[User]) -> None:
+        """Save new users in one round trip.
+
+        A full save replaces the ``fans`` and ``follows`` families, so this is for new
+        users: change a profile with :meth:`update_profile`.
+        """
+        self.users.save_many(users)
+
+    def update_profile(self, user_id: str, **changes: Any) -> None:
+        """Change profile fields (``nickname``, ``gender``, ``dob``, ``address``), one round trip.
+
+        Raises:
+            ValidationError: A relationship field, or an unknown field. Nothing is written.
+        """
+        for name in ("fans", "follows"):
+            if name in changes:
+                raise ValidationError(
+                    "relationships change through follow() and unfollow()", field=name
+                )
+        self.users.update({"user_id": user_id}, **changes)
+
+    def user(self, user_id: str) -> User | None:
+        """A user with their fans and follows (one round trip)."""
+        return self.users.get(user_id=user_id)
+
+    def fans_of(self, user_id: str) -> dict[str, str]:
+        """Who follows ``user_id``, with the relation type: one family read (one round trip)."""
+        return self.users.get_entries({"user_id": user_id}, "fans")
+
+    def followed_by(self, user_id: str) -> dict[str, str]:
+        """Whom ``user_id`` follows, with the relation type (one round trip)."""
+        return self.users.get_entries({"user_id": user_id}, "follows")
+
+    def follow(self, follower: str, followee: str) -> str:
+        """Make ``follower`` a fan of ``followee`` on both sides (R6); return the relation type.
+
+        The type is ``"mutual"`` when ``followee`` already follows ``follower`` (then both
+        users' entries about each other become ``"mutual"``), else ``"one-way"``. Three round
+        trips: a multi-get checking that both users exist, a read of the one entry that says
+        whether ``followee`` follows back, and one request writing every entry. Each row
+        changes atomically; the two rows are not one transaction (HBase has none across
+        rows), but the entries written are idempotent, so calling again repairs a half-done
+        follow.
+
+        Raises:
+            ValidationError: A user following themselves.
+            NotFoundError: Either user does not exist.
+        """
+        self._check_pair(follower, followee)
+        follows_back = bool(self.users.get_entries({"user_id": follower}, "fans", [followee]))
+        kind = MUTUAL if follows_back else ONE_WAY
+        timestamp = self.clock()
+        mutations = self._entries(follower, followee, kind, timestamp)
+        if follows_back:
+            mutations += self._entries(followee, follower, MUTUAL, timestamp)
+        self.backend.mutate(self.users.table, mutations)
+        return kind
+
+    def unfollow(self, follower: str, followee: str) -> bool:
+        """Remove ``follower`` from ``followee``'s fans on both sides; whether they were one.
+
+        If the two were mutual, ``followee``'s remaining follow becomes ``"one-way"`` on
+        both sides. Two round trips (one read, one write; atomic per row, as for
+        :meth:`follow`), or one when ``follower`` did not follow ``followee``.
+
+        The entries are deleted with delete markers at the clock's current millisecond,
+        which also hide any write to them stamped with the same millisecond (HBase's rule):
+        a follow in the same millisecond as the unfollow before it is lost.
+        """
+        current = self.users.get_entries({"user_id": follower}, "follows", [followee])
+        if not current:
+            return False
+        mapper = self.users.mapper
+        timestamp = self.clock()
+        mutations: list[Mutation] = [
+            *mapper.map_delete({"user_id": followee}, "fans", [follower], timestamp=timestamp),
+            *mapper.map_delete({"user_id": follower}, "follows", [followee], timestamp=timestamp),
+        ]
+        if current[followee] == MUTUAL:
+            mutations += self._entries(followee, follower, ONE_WAY, timestamp)
+        self.backend.mutate(self.users.table, mutations)
+        return True
+
+    def _check_pair(self, follower: str, followee: str) -> None:
+        if follower == followee:
+            raise ValidationError(
+                "a user cannot follow themselves", field="followee", value=followee
+            )
+        found = self.users.get_many(
+            [{"user_id": follower}, {"user_id": followee}], fields=["nickname"]
+        )
+        missing = [u for u, user in zip((follower, followee), found, strict=True) if user is None]
+        if missing:
+            raise NotFoundError("no such user", table=self.users.table, value=missing)
+
+    def _entries(self, follower: str, followee: str, kind: str, timestamp: int) -> list[Mutation]:
+        """The cells of one follow: ``f:<follower>`` on followee, ``o:<followee>`` on follower."""
+        mapper = self.users.mapper
+        return [
+            *mapper.map_put({"user_id": followee}, "fans", {follower: kind}, timestamp=timestamp),
+            *mapper.map_put(
+                {"user_id": follower}, "follows", {followee: kind}, timestamp=timestamp
+            ),
+        ]
+
+    # --- purchases --------------------------------------------------------------------
+
+    def record(self, purchases: Sequence[Purchase]) -> None:
+        """Save purchases in one round trip."""
+        self.purchases.save_many(purchases)
+
+    def purchases_page(
+        self, user_id: str, size: int = 30, token: str | None = None
+    ) -> Page[Purchase]:
+        """A page of a user's purchases, newest first (K6, R8).
+
+        The first page is a prefix scan with a limit; pass its ``next_token`` back for the
+        page after it. About one round trip per page.
+        """
+        return self.purchases.page(size, {"user_id": user_id}, token=token)
