@@ -231,9 +231,9 @@ class Shop:
         customer_order rows or counts.
 
         Raises:
-            ValidationError: A quantity below 1. Nothing is written.
+            ValidationError: A quantity below 1, or a naive order time (its instant is
+                unknown). Nothing is written.
             NotFoundError: An unknown customer or product. Nothing is written.
-            KeyEncodeError: A naive order time (its instant is unknown). Nothing is written.
         """
         if not requests:
             return []
