@@ -21,8 +21,9 @@ class UnitOfWork:
     Everything is validated when it is added, so a bad instance is rejected before
     anything is sent. All writes of one unit share one timestamp, so each table costs
     one round trip, or two when a saved model has a map owning its family (its clearing
-    family delete is one millisecond older, a second Thrift1 ``mutateRowsTs``). Rows are atomic one by
-    one (HBase row atomicity); the unit as a whole is not a transaction. Models with a
+    family delete is one millisecond older, a second Thrift1 ``mutateRowsTs``). The last
+    operation queued on a row wins. Rows are atomic one by one (HBase row atomicity);
+    the unit as a whole is not a transaction. Models with a
     version field are refused (their saves need a check-and-put each).
 
     Used as a context manager, it commits when the block ends without an exception and
@@ -67,25 +68,51 @@ class UnitOfWork:
             self._timestamp = self._clock()
         return self._timestamp
 
-    def _add(self, mapper: Mapper[Any], mutations: list[Mutation]) -> None:
-        self._by_table.setdefault(mapper.info.table.full_name, []).extend(mutations)
+    def _add(
+        self, mapper: Mapper[Any], row: bytes, mutations: list[Mutation], *, whole_row: bool
+    ) -> None:
+        """Queue ``mutations`` of ``row`` so that the last operation on a row wins.
+
+        All writes of a unit share one timestamp, and a delete hides puts at its own
+        timestamp; so a queued row delete followed by a write of the same row is moved one
+        millisecond back (it still clears everything older), and a write supersedes the
+        queued writes it overrides: a full save (``whole_row``) or delete all of the row's,
+        a partial update those of the same columns.
+        """
+        queue = self._by_table.setdefault(mapper.info.table.full_name, [])
+        columns = {m.column for m in mutations}
+        deletes_row = any(isinstance(m, Delete) and m.column is None for m in mutations)
+        kept: list[Mutation] = []
+        for queued in queue:
+            if queued.row != row:
+                kept.append(queued)
+            elif isinstance(queued, Delete) and queued.column is None:
+                if not deletes_row:  # delete, then write: the delete must not hide the write
+                    kept.append(Delete(row, None, self._stamp() - 1))
+            elif not whole_row and queued.column not in columns:
+                kept.append(queued)
+        kept.extend(mutations)
+        queue[:] = kept
 
     def save(self, obj: object, *, ttl: timedelta | None = None) -> None:
         """Queue a full save of ``obj`` (as :meth:`Repository.save`)."""
         mapper = self._mapper(type(obj))
         chosen = ttl if ttl is not None else mapper.info.ttl
         ttl_ms = None if chosen is None else int(chosen.total_seconds() * 1000)
-        self._add(mapper, mapper.to_mutations(obj, timestamp=self._stamp(), ttl_ms=ttl_ms))
+        mutations = mapper.to_mutations(obj, timestamp=self._stamp(), ttl_ms=ttl_ms)
+        self._add(mapper, mapper.rowkey(obj), mutations, whole_row=True)
 
     def update(self, model: type, key: Mapping[str, Any], **changes: Any) -> None:
         """Queue a partial update of one row of ``model`` (as :meth:`Repository.update`)."""
         mapper = self._mapper(model)
-        self._add(mapper, mapper.to_partial_mutations(dict(key), changes, timestamp=self._stamp()))
+        mutations = mapper.to_partial_mutations(dict(key), changes, timestamp=self._stamp())
+        self._add(mapper, mapper.key_of(**key), mutations, whole_row=False)
 
     def delete(self, model: type, **key: Any) -> None:
         """Queue the deletion of one row of ``model`` by its key fields."""
         mapper = self._mapper(model)
-        self._add(mapper, [Delete(mapper.key_of(**key), timestamp=self._stamp())])
+        row = mapper.key_of(**key)
+        self._add(mapper, row, [Delete(row, timestamp=self._stamp())], whole_row=True)
 
     def commit(self) -> int:
         """Send everything queued, one ``mutate`` per table; return the round trips used."""

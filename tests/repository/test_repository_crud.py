@@ -238,3 +238,21 @@ def test_events_report_what_each_call_sent(repo: Repository[User], events: Any) 
     assert event.round_trips == 1
     assert event.results == 1
     assert len(event.rows) == 2
+
+
+def test_in_a_unit_of_work_the_last_operation_on_a_row_wins(
+    make_repo: MakeRepo, backend: Any
+) -> None:
+    repo = make_repo(User)
+    repo.save(User(user_id="u1", nickname="old", gender="m"))
+    repo.save(User(user_id="u2", nickname="keep"))
+    with UnitOfWork(backend, clock=lambda: 1_800_000_000_000) as uow:
+        uow.delete(User, user_id="u1")
+        uow.update(User, {"user_id": "u1"}, nickname="reborn")  # after the delete
+        uow.save(User(user_id="u2", nickname="first"))
+        uow.delete(User, user_id="u2")  # after the save
+        uow.save(User(user_id="u3", nickname="a", gender="f"))
+        uow.save(User(user_id="u3", nickname="b"))  # the second full save supersedes
+    assert repo.get(user_id="u1") == User(user_id="u1", nickname="reborn")
+    assert repo.get(user_id="u2") is None
+    assert repo.get(user_id="u3") == User(user_id="u3", nickname="b")
