@@ -38,12 +38,17 @@ class _Blob(ValueComponent[T], abc.ABC):
 
     name: str
     width: int | None = attrs.field(default=None, kw_only=True)
-    pad: bytes = attrs.field(default=b"\x00", kw_only=True)
+    pad: bytes | None = attrs.field(default=b"\x00", kw_only=True)
 
     def __attrs_post_init__(self) -> None:
         check_name(self.name, type(self).__name__)
         _check_width(self.width, self.name)
-        if not isinstance(self.pad, bytes) or len(self.pad) != 1:
+        if self.pad is None:
+            if self.width is None:
+                raise DeclarationError(
+                    "pad=None (exact width) needs a width", field=self.name, value=self.pad
+                )
+        elif not isinstance(self.pad, bytes) or len(self.pad) != 1:
             raise DeclarationError("pad must be a single byte", field=self.name, value=self.pad)
 
     @abc.abstractmethod
@@ -69,6 +74,14 @@ class _Blob(ValueComponent[T], abc.ABC):
         raw = self._to_raw(value)
         if self.width is None:
             return raw.replace(b"\x00", ESCAPE) + TERMINATOR
+        if self.pad is None:
+            if len(raw) != self.width:
+                raise KeyEncodeError(
+                    f"{self.name!r} is {len(raw)} bytes, not exactly its width {self.width}",
+                    field=self.name,
+                    value=value,
+                )
+            return raw
         if len(raw) > self.width:
             raise KeyEncodeError(
                 f"{self.name!r} is {len(raw)} bytes, longer than its width {self.width}",
@@ -92,6 +105,8 @@ class _Blob(ValueComponent[T], abc.ABC):
         """
         if self.width is not None:
             chunk = take(buf, pos, self.width, self)
+            if self.pad is None:
+                return self._from_raw(chunk), pos + self.width
             raw = chunk.rstrip(self.pad)
             if raw and min(raw) <= self.pad[0]:
                 raise KeyDecodeError(
@@ -145,10 +160,15 @@ class Bytes(_Blob[bytes]):
     With the default ``pad=b"\x00"`` that rules out only ``00`` bytes, and byte order is
     exactly value order.
 
+    Exact width (``width=N, pad=None``): the value must be exactly ``N`` bytes and any
+    byte is allowed; values of one length sort as their bytes. This is the layout for a
+    digest that replaces a long id (K9): ``Bytes("url_md5", width=16, pad=None)``.
+
     Args:
         name: The field name.
         width: ``None`` for variable width (escaped, terminated), or a fixed width in bytes.
-        pad: The fixed-width pad byte; value bytes must all be above it.
+        pad: The fixed-width pad byte; value bytes must all be above it. ``None``: exact
+            width, no padding, any byte.
 
     Raises:
         DeclarationError: ``width`` not a positive int, ``pad`` not a single byte.

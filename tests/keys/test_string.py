@@ -7,7 +7,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from hmodel.errors import DeclarationError, KeyDecodeError, KeyEncodeError
-from hmodel.keys import Bytes, Str
+from hmodel.keys import Bytes, Key, Str
 
 TEXT = st.text(alphabet=st.characters(codec="utf-8"))  # NUL, \xff, astral planes included
 BINARY = st.binary(max_size=12) | st.lists(st.sampled_from(b"\x00\x01\xfe\xff")).map(bytes)
@@ -188,3 +188,35 @@ def test_encoding_aliases_are_normalised() -> None:
     assert Str("s", encoding="UTF8").encoding == "utf-8"
     assert Str("s", encoding="latin1").encoding == "latin-1"
     assert (Str("s").python_type, Bytes("b").python_type) == (str, bytes)
+
+
+# --- exact width (pad=None): digests that replace long ids (K9) -------------------------
+
+
+@given(st.binary(min_size=16, max_size=16), st.binary(min_size=16, max_size=16))
+def test_exact_width_bytes_take_any_byte_and_keep_byte_order(a: bytes, b: bytes) -> None:
+    component = Bytes("digest", width=16, pad=None)
+    assert component.encode(a) == a
+    assert component.decode(component.encode(a) + b"tail", 0) == (a, 16)
+    assert (component.encode(a) < component.encode(b)) == (a < b)
+
+
+def test_an_md5_digest_with_zero_bytes_is_a_valid_exact_width_key() -> None:
+    import hashlib
+
+    digest = hashlib.md5(b"https://example.com/3").digest()
+    key = Key(Bytes("url_md5", width=16, pad=None), Str("day"))
+    row = key.encode({"url_md5": b"\x00" + digest[1:], "day": "2024-01-01"})
+    assert key.decode(row) == {"url_md5": b"\x00" + digest[1:], "day": "2024-01-01"}
+
+
+@pytest.mark.parametrize("value", [b"", b"x" * 15, b"x" * 17])
+def test_exact_width_refuses_any_other_length(value: bytes) -> None:
+    with pytest.raises(KeyEncodeError) as info:
+        Bytes("digest", width=16, pad=None).encode(value)
+    assert info.value.field == "digest"
+
+
+def test_exact_width_needs_a_width() -> None:
+    with pytest.raises(DeclarationError):
+        Bytes("digest", pad=None)
