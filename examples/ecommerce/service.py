@@ -269,18 +269,22 @@ class Shop:
                     total=total,
                 )
                 unit.save(order)
-                unit.save(
-                    Buyer(
-                        order_id=request.order_id,
-                        category=item.category,
-                        goods_id=item.goods_id,
-                        ordered_at=request.ordered_at,
-                        customer_id=customer.customer_id,
-                        gender=customer.gender,
-                        birth_date=customer.birth_date,
-                        city=customer.city,
-                        level=customer.level,
-                    )
+                # The buyer copy shares the order row (R7). It is queued as an update of
+                # its own columns: a unit of work lets a full save replace everything
+                # queued for the same row, which would drop the order cells queued above.
+                unit.update(
+                    Buyer,
+                    {
+                        "order_id": request.order_id,
+                        "category": item.category,
+                        "goods_id": item.goods_id,
+                        "ordered_at": request.ordered_at,
+                    },
+                    customer_id=customer.customer_id,
+                    gender=customer.gender,
+                    birth_date=customer.birth_date,
+                    city=customer.city,
+                    level=customer.level,
                 )
                 unit.save(
                     CustomerOrder(
