@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from hmodel.backend.argument import require_bytes
 from hmodel.backend.base import split_column
 from hmodel.backend.memory.counter import LONG_MAX
 from hmodel.backend.memory.selection import ColumnKey, Selection
@@ -37,23 +38,6 @@ def require_table_name(name: object) -> str:
     if not isinstance(name, str):
         raise IllegalArgumentError("the table name must be a str", field="table", value=name)
     return name
-
-
-def require_bytes(argument: str, value: object, *, table: str, row: bytes | None = None) -> bytes:
-    """Return ``value`` if it is ``bytes`` (not ``bytearray``, not ``str``).
-
-    Raises:
-        IllegalArgumentError: It is not, naming ``argument``.
-    """
-    if not isinstance(value, bytes):
-        raise IllegalArgumentError(
-            f"{argument} must be bytes, not {type(value).__name__}",
-            table=table,
-            row=row,
-            field=argument,
-            value=value,
-        )
-    return value
 
 
 def require_row(value: object, *, table: str, argument: str = "row") -> bytes:

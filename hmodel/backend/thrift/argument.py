@@ -4,28 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from hmodel.backend.argument import require_bytes
 from hmodel.errors import IllegalArgumentError
 
 __all__ = ["require_bytes", "require_cell_column", "require_each"]
-
-
-def require_bytes(
-    argument: str, value: object, *, table: str | None, row: bytes | None = None
-) -> bytes:
-    """Return ``value`` if it is ``bytes``; thriftpy2 would silently send a ``str`` as UTF-8.
-
-    Raises:
-        IllegalArgumentError: It is not ``bytes``, naming ``argument``.
-    """
-    if not isinstance(value, bytes):
-        raise IllegalArgumentError(
-            f"{argument} must be bytes, not {type(value).__name__}",
-            table=table,
-            row=row,
-            field=argument,
-            value=value,
-        )
-    return value
 
 
 def require_each(argument: str, values: Iterable[object], *, table: str | None) -> list[bytes]:
