@@ -57,7 +57,7 @@ def table(results: Sequence[Result], targets: Mapping[str, Target]) -> str:
 
 
 def misses(results: Sequence[Result], targets: Mapping[str, Target]) -> list[str]:
-    """One line per missed target, and one per target whose benchmark did not run."""
+    """One line per missed target; targets of benchmarks that did not run are skipped."""
     found = {result.name: result for result in results}
     problems = []
     for name, target in targets.items():

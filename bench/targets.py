@@ -35,40 +35,41 @@ def _at_most(ceiling: float) -> Target:
     return Target(ceiling=ceiling)
 
 
-#: Conservative bounds: throughput floors are about half of what a 2-core machine measured
-#: (see docs/performance.md), so only a real regression misses them; round trips are exact.
+#: Conservative bounds. Throughput floors are about a third of the best a 2-core machine
+#: measured (see docs/performance.md): the machine may be busy with other work, and only a
+#: real regression should miss them. Round trips are exact; bytes per cell nearly so.
 TARGETS: dict[str, Target] = {
     # Key codecs: the salted purchase key [salt][user][reverse ts][product].
-    "keys.encode": _at_least(60_000),
+    "keys.encode": _at_least(50_000),
     "keys.decode": _at_least(50_000),
     "keys.range_user": _at_least(40_000),
     "keys.range_time": _at_least(25_000),
     "keys.range_fanout": _at_least(12_000),
     # Value codecs: encode + decode pairs per second.
-    "codecs.long": _at_least(700_000),
-    "codecs.utf8": _at_least(1_500_000),
-    "codecs.json": _at_least(30_000),
-    "codecs.msgpack": _at_least(70_000),
+    "codecs.long": _at_least(600_000),
+    "codecs.utf8": _at_least(1_200_000),
+    "codecs.json": _at_least(25_000),
+    "codecs.msgpack": _at_least(60_000),
     "codecs.avro": _at_least(25_000),
     # The in-memory engine.
     "engine.put": _at_least(60_000),
-    "engine.increment": _at_least(80_000),
-    "engine.increment_many": _at_least(100_000),
-    "engine.get": _at_least(30_000),
-    "engine.get_many": _at_least(40_000),
-    "engine.scan": _at_least(40_000),
-    "engine.scan_reverse": _at_least(40_000),
-    "engine.scan_filter": _at_least(25_000),
+    "engine.increment": _at_least(70_000),
+    "engine.increment_many": _at_least(90_000),
+    "engine.get": _at_least(25_000),
+    "engine.get_many": _at_least(30_000),
+    "engine.scan": _at_least(30_000),
+    "engine.scan_reverse": _at_least(30_000),
+    "engine.scan_filter": _at_least(18_000),
     # tracemalloc counts are nearly deterministic: these ceilings leave ~15 % headroom.
     "engine.bytes_per_cell": _at_most(3_000),
     "engine.bytes_per_cell_wide": _at_most(700),
     # Repositories on the engine.
     "repository.save": _at_least(5_000),
-    "repository.save_many": _at_least(8_000),
-    "repository.get": _at_least(10_000),
-    "repository.get_many": _at_least(12_000),
+    "repository.save_many": _at_least(7_000),
+    "repository.get": _at_least(7_000),
+    "repository.get_many": _at_least(10_000),
     "repository.page": _at_least(2_000),
-    "repository.page_flat": _at_least(15_000),
+    "repository.page_flat": _at_least(10_000),
     "repository.trips_save": _at_most(1),
     "repository.trips_save_many": _at_most(1),
     "repository.trips_get": _at_most(1),
@@ -76,13 +77,13 @@ TARGETS: dict[str, Target] = {
     "repository.trips_page": _at_most(32),  # per bucket: open + one fetch (16 buckets)
     "repository.trips_page_flat": _at_most(2),
     # Repositories over Thrift1 (buffered, binary) to FakeHBaseServer on loopback.
-    "thrift.rpc": _at_least(12_000),
+    "thrift.rpc": _at_least(6_000),
     "thrift.save": _at_least(2_000),
-    "thrift.save_many": _at_least(6_000),
+    "thrift.save_many": _at_least(5_000),
     "thrift.get": _at_least(2_000),
-    "thrift.get_many": _at_least(8_000),
+    "thrift.get_many": _at_least(6_000),
     "thrift.page": _at_least(800),
-    "thrift.page_flat": _at_least(8_000),
+    "thrift.page_flat": _at_least(6_000),
     "thrift.trips_save": _at_most(1),
     "thrift.trips_save_many": _at_most(1),
     "thrift.trips_get": _at_most(1),
