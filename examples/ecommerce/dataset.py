@@ -154,7 +154,7 @@ def load(
     """Load ``data`` into ``shop`` day by day; return the round trips it took.
 
     Customers and goods are saved first (one round trip each), then for each day the
-    clock is set to that day's midnight, its price changes are applied (one round trip
+    clock is set to that day's midnight, its price changes are applied (two round trips
     each) and its orders placed as one batch (five round trips, see
     :meth:`Shop.place_orders`). Cells are stamped with the day they belong to, so the
     price history reads like the shop's.

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from decimal import Decimal
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import attrs
 
@@ -149,11 +149,18 @@ class PurchasedProduct:
     last_ordered_at: datetime
 
 
+#: What buyer analysis reads: the buyer copy's fields, all in the ``c`` family (F1, R7).
+_BUYER_FIELDS = ("customer_id", "gender", "birth_date", "city", "level")
+#: What an order listing reads: the ``o`` family.
+_ORDER_FIELDS = ("customer_id", "quantity", "unit_price", "total")
+
+
 class Shop:
     """The e-commerce application over any backend: the four tables of seed 000.
 
-    Every method states its round trips; :attr:`repositories` tell registered listeners
-    of each call (:class:`~hmodel.repository.QueryEvent`).
+    Every method states its round trips. The repositories (one per model; ``orders`` and
+    ``buyers`` share the order table) tell ``listeners`` of each call
+    (:class:`~hmodel.repository.QueryEvent`).
 
     Args:
         backend: The memory engine, or a Thrift backend to HBase.
@@ -175,11 +182,6 @@ class Shop:
         self.orders = Repository(Order, backend, clock=clock, listeners=listeners)
         self.buyers = Repository(Buyer, backend, clock=clock, listeners=listeners)
         self.purchases = Repository(CustomerOrder, backend, clock=clock, listeners=listeners)
-
-    @property
-    def repositories(self) -> tuple[Repository[Any], ...]:
-        """One repository per model (``orders`` and ``buyers`` share the order table)."""
-        return (self.customers, self.goods, self.orders, self.buyers, self.purchases)
 
     def create_tables(self, *, exist_ok: bool = False) -> None:
         """Create the four tables from their declarations (one round trip each)."""
@@ -203,13 +205,23 @@ class Shop:
         self.goods.save_many(goods)
 
     def change_price(self, goods_id: str, price: Decimal) -> None:
-        """Set a product's price; the old one stays in its history (F7). One round trip."""
+        """Set a product's price; the old one stays in its history (F7).
+
+        Two round trips: an existence check, so that no price is written for a product
+        that does not exist, and the write of the one cell.
+
+        Raises:
+            ValidationError: The price is not a whole number of cents.
+            NotFoundError: No such product.
+        """
         cents(price)
+        if not self.goods.exists(goods_id=goods_id):
+            raise NotFoundError("no such product", table=self.goods.table, value=goods_id)
         self.goods.update({"goods_id": goods_id}, price=price)
 
     def price_history(self, goods_id: str) -> list[tuple[Decimal, int]]:
         """The product's last ten prices, newest first, as ``(price, epoch ms)``; one round trip."""
-        return [(price, ts) for price, ts in self.goods.history("price", goods_id=goods_id)]
+        return self.goods.history("price", goods_id=goods_id)
 
     # --- orders -----------------------------------------------------------------------
 
@@ -424,10 +436,6 @@ class Shop:
             iter(self.purchases.scan({"customer_id": customer_id, "goods_id": goods_id}, limit=1)),
             None,
         )
-
-
-_BUYER_FIELDS = ("customer_id", "gender", "birth_date", "city", "level")
-_ORDER_FIELDS = ("customer_id", "quantity", "unit_price", "total")
 
 
 def _sales(item: Goods) -> Sales:

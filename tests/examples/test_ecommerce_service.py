@@ -292,6 +292,9 @@ def test_bad_orders_and_prices_are_refused_before_writing(shop: Shop, data: Data
     assert caught.value.field == "ordered_at"
     with pytest.raises(ValidationError):
         shop.change_price(goods_id, Decimal("1.005"))
+    with pytest.raises(NotFoundError):
+        shop.change_price("g999", Decimal("1.00"))
+    assert shop.goods.get(goods_id="g999") is None
     with pytest.raises(ValidationError):
         shop.stock([Goods(goods_id="gx", name="x", category="y", price=Decimal("NaN"))])
     assert list(shop.orders.scan()) == []
@@ -342,6 +345,6 @@ def test_load_reports_its_round_trips_and_steps(data: DataSet) -> None:
         yield
 
     spent = load(shop, data, clock, step=step)
-    assert spent == 2 + len(data.price_changes) + 5 * data.days
+    assert spent == 2 + 2 * len(data.price_changes) + 5 * data.days
     assert labels.count("place a day's orders (one batch)") == data.days
     assert labels.count("change a price") == len(data.price_changes)
