@@ -7,7 +7,7 @@ from datetime import date
 
 import pytest
 
-from examples.microblog.__main__ import purchases
+from examples.microblog.dataset import purchases
 from examples.microblog.models import MUTUAL, ONE_WAY, User
 from examples.microblog.service import Microblog
 from hmodel.backend.memory import MemoryBackend
