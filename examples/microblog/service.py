@@ -84,7 +84,8 @@ class Microblog:
         whether ``followee`` follows back, and one request writing every entry. Each row
         changes atomically; the two rows are not one transaction (HBase has none across
         rows), but the entries written are idempotent, so calling again repairs a half-done
-        follow.
+        follow. The write is built by the mapper (``map_put`` for both rows) and sent with
+        one ``Backend.mutate``, so repository listeners hear of the two reads only.
 
         Raises:
             ValidationError: A user following themselves.
