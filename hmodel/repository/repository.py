@@ -142,12 +142,39 @@ class Repository(Generic[M]):
         return ms
 
     def _columns(self, fields: Sequence[str] | None) -> tuple[bytes, ...]:
+        """The columns and families to read.
+
+        The model's own (never other models' cells sharing the row), or those of
+        ``fields`` plus the version column.
+        """
         if fields is None:
-            return ()
+            return tuple(self.mapper.columns(None))
         columns = list(self.mapper.columns(list(fields)))
         if self._version is not None and self._version.column not in columns:
             columns.append(self._version.column)
         return tuple(columns)
+
+    def _projection(self, fields: Sequence[str] | None) -> Sequence[str] | None:
+        """Check that a model can be built from ``fields``: every field left out has a default.
+
+        Raises:
+            QueryError: A required field is left out (use :meth:`get_fields` for arbitrary
+                projections).
+        """
+        if fields is None:
+            return None
+        if isinstance(fields, str):
+            raise QueryError("fields is a collection of names, not one string", field=fields)
+        chosen = set(fields)
+        for name, column in self.info.columns.items():
+            if name not in chosen and column.required:
+                raise QueryError(
+                    f"cannot build a {self.model.__name__} without its required field "
+                    f"{name!r}: read it too, or use get_fields() for a dict of some fields",
+                    table=self.table,
+                    field=name,
+                )
+        return fields
 
     def _load(self, result: RowResult) -> M:
         if self._version is None:
@@ -179,12 +206,15 @@ class Repository(Generic[M]):
         Args:
             required: Raise :class:`~hmodel.errors.NotFoundError` instead of returning
                 ``None`` when the row does not exist.
-            fields: Read only these fields (the others take their defaults); ``None``: all.
+            fields: Read only these fields; the others take their defaults, so every field
+                left out must have one (QueryError otherwise: see :meth:`get_fields`). A
+                row holding none of the fields' cells reads as missing.
             as_of: Time travel (F7, F9): the row as it was at this epoch-ms timestamp
                 (inclusive).
             **key: Every key field, e.g. ``user_id="u1"``.
         """
         row = self.mapper.key_of(**key)
+        fields = self._projection(fields)
         before_rt = self.backend.round_trips
         results = self.backend.get(
             self.table,
@@ -211,6 +241,7 @@ class Repository(Generic[M]):
         The result is aligned with ``keys``.
         """
         rows = [self.mapper.key_of(**k) for k in keys]
+        fields = self._projection(fields)
         if not rows:
             return []
         before_rt = self.backend.round_trips
@@ -231,6 +262,23 @@ class Repository(Generic[M]):
         found = bool(self.backend.get(self.table, [row]))
         self._emit("exists", before_rt, rows=(row,), results=int(found))
         return found
+
+    def get_fields(self, fields: Sequence[str], **key: Any) -> dict[str, Any] | None:
+        """Read some fields of one row as a dict (key fields included), in one round trip.
+
+        For projections that leave out required fields, which :meth:`get` cannot build a
+        model from. ``None`` when the row has none of the fields' cells.
+        """
+        row = self.mapper.key_of(**key)
+        if isinstance(fields, str):
+            raise QueryError("fields is a collection of names, not one string", field=fields)
+        columns = self.mapper.columns(list(fields))
+        before_rt = self.backend.round_trips
+        results = self.backend.get(self.table, [row], columns=columns)
+        self._emit("get_fields", before_rt, rows=(row,), results=len(results))
+        if not results:
+            return None
+        return self.mapper.decode_fields(results[0], fields)
 
     def history(
         self, field: str, *, limit: int | None = None, before: int | None = None, **key: Any
@@ -304,8 +352,8 @@ class Repository(Generic[M]):
                 )
             filter_bytes = where.render(self._resolve)
         spans = tuple(KeySpan(r.start, r.stop) for r in ranges)
-        columns = self._columns(fields)
-        if where is not None and columns:  # the filter must see the columns it tests
+        columns = self._columns(self._projection(fields))
+        if where is not None and fields is not None:  # the filter must see what it tests
             columns = tuple(dict.fromkeys(columns + self._columns(sorted(where.fields()))))
         return ScanPlan(
             table=self.table,

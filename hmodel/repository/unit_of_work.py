@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import timedelta
 from types import TracebackType
 from typing import Any
@@ -69,18 +69,22 @@ class UnitOfWork:
         return self._timestamp
 
     def _add(
-        self, mapper: Mapper[Any], row: bytes, mutations: list[Mutation], *, whole_row: bool
+        self,
+        mapper: Mapper[Any],
+        row: bytes,
+        mutations: list[Mutation],
+        supersedes: Callable[[bytes | None], bool],
     ) -> None:
         """Queue ``mutations`` of ``row`` so that the last operation on a row wins.
 
         All writes of a unit share one timestamp, and a delete hides puts at its own
         timestamp; so a queued row delete followed by a write of the same row is moved one
-        millisecond back (it still clears everything older), and a write supersedes the
-        queued writes it overrides: a full save (``whole_row``) or delete all of the row's,
-        a partial update those of the same columns.
+        millisecond back (it still clears everything older), and a new operation drops the
+        queued mutations of the row whose column it ``supersedes``: a row delete all of
+        them, a full save those of its model's columns (other models sharing the row
+        keep theirs), a partial update those of the same columns.
         """
         queue = self._by_table.setdefault(mapper.info.table.full_name, [])
-        columns = {m.column for m in mutations}
         deletes_row = any(isinstance(m, Delete) and m.column is None for m in mutations)
         kept: list[Mutation] = []
         for queued in queue:
@@ -89,7 +93,7 @@ class UnitOfWork:
             elif isinstance(queued, Delete) and queued.column is None:
                 if not deletes_row:  # delete, then write: the delete must not hide the write
                     kept.append(Delete(row, None, self._stamp() - 1))
-            elif not whole_row and queued.column not in columns:
+            elif not supersedes(queued.column):
                 kept.append(queued)
         kept.extend(mutations)
         queue[:] = kept
@@ -100,19 +104,23 @@ class UnitOfWork:
         chosen = ttl if ttl is not None else mapper.info.ttl
         ttl_ms = None if chosen is None else int(chosen.total_seconds() * 1000)
         mutations = mapper.to_mutations(obj, timestamp=self._stamp(), ttl_ms=ttl_ms)
-        self._add(mapper, mapper.rowkey(obj), mutations, whole_row=True)
+        own = mapper.field_of
+        self._add(
+            mapper, mapper.rowkey(obj), mutations, lambda c: c is not None and own(c) is not None
+        )
 
     def update(self, model: type, key: Mapping[str, Any], **changes: Any) -> None:
         """Queue a partial update of one row of ``model`` (as :meth:`Repository.update`)."""
         mapper = self._mapper(model)
         mutations = mapper.to_partial_mutations(dict(key), changes, timestamp=self._stamp())
-        self._add(mapper, mapper.key_of(**key), mutations, whole_row=False)
+        columns = {m.column for m in mutations}
+        self._add(mapper, mapper.key_of(**key), mutations, columns.__contains__)
 
     def delete(self, model: type, **key: Any) -> None:
         """Queue the deletion of one row of ``model`` by its key fields."""
         mapper = self._mapper(model)
         row = mapper.key_of(**key)
-        self._add(mapper, row, [Delete(row, timestamp=self._stamp())], whole_row=True)
+        self._add(mapper, row, [Delete(row, timestamp=self._stamp())], lambda _: True)
 
     def commit(self) -> int:
         """Send everything queued, one ``mutate`` per table; return the round trips used."""

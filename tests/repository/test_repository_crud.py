@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from hmodel import Family, Key, Str, Table, field, map_field, model
-from hmodel.errors import NotFoundError, ValidationError
+from hmodel.errors import NotFoundError, QueryError, ValidationError
 from hmodel.repository import Repository, UnitOfWork
 
 users = Table("user", [Family("i", versions=3)])
@@ -256,3 +256,45 @@ def test_in_a_unit_of_work_the_last_operation_on_a_row_wins(
     assert repo.get(user_id="u1") == User(user_id="u1", nickname="reborn")
     assert repo.get(user_id="u2") is None
     assert repo.get(user_id="u3") == User(user_id="u3", nickname="b")
+
+
+shared = Table("shared", [Family("a"), Family("b")])
+
+
+@model(shared, key=Key(Str("id")))
+class Left:
+    """One of two models over the same rows (family ``a``)."""
+
+    id: str
+    x: str = field("a:x")
+
+
+@model(shared, key=Key(Str("id")))
+class Right:
+    """The other model over the same rows (family ``b``), e.g. a denormalised copy (R7)."""
+
+    id: str
+    y: str = field("b:y")
+
+
+def test_two_models_sharing_a_row_keep_each_others_cells(make_repo: MakeRepo, backend: Any) -> None:
+    left, right = make_repo(Left), make_repo(Right)
+    with UnitOfWork(backend) as uow:
+        uow.save(Left(id="1", x="x"))
+        uow.save(Right(id="1", y="y"))
+    assert left.get(id="1") == Left(id="1", x="x")
+    assert right.get(id="1") == Right(id="1", y="y")
+    assert backend.get("shared", [left.mapper.key_of(id="1")])[0].cells.keys() == {b"a:x", b"b:y"}
+
+
+def test_a_projection_must_keep_required_fields_or_read_a_dict(
+    repo: Repository[User], backend: Any
+) -> None:
+    repo.save(User(user_id="u1", nickname="bob", gender="m"))
+    before = backend.round_trips
+    with pytest.raises(QueryError) as info:
+        repo.get(user_id="u1", fields=["gender"])
+    assert info.value.field == "nickname"
+    assert backend.round_trips == before
+    assert repo.get_fields(["gender"], user_id="u1") == {"user_id": "u1", "gender": "m"}
+    assert repo.get_fields(["dob"], user_id="u1") is None
