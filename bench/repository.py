@@ -103,7 +103,9 @@ def measure(
             f"save_many of {GROUP} purchases per call",
         ),
     ]
-    flat.save_many(purchases(FlatPurchase, offset + runs * sizes.groups * GROUP))
+    copies = purchases(FlatPurchase, offset + runs * sizes.groups * GROUP)  # the same keys
+    for start in range(0, len(copies), GROUP):
+        flat.save_many(copies[start : start + GROUP])
 
     keys = purchase_keys(sizes.saves)
     key_groups = [purchase_keys(GROUP, start=offset + g * GROUP) for g in range(sizes.groups)]
