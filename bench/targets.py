@@ -66,7 +66,7 @@ TARGETS: dict[str, Target] = {
     # Repositories on the engine.
     "repository.save": _at_least(5_000),
     "repository.save_many": _at_least(7_000),
-    "repository.get": _at_least(7_000),
+    "repository.get": _at_least(6_000),
     "repository.get_many": _at_least(10_000),
     "repository.page": _at_least(2_000),
     "repository.page_flat": _at_least(10_000),
