@@ -352,7 +352,7 @@ class Repository(Generic[M]):
                 )
             filter_bytes = where.render(self._resolve)
         spans = tuple(KeySpan(r.start, r.stop) for r in ranges)
-        columns = self._columns(self._projection(fields))
+        columns = self._columns(fields)
         if where is not None and fields is not None:  # the filter must see what it tests
             columns = tuple(dict.fromkeys(columns + self._columns(sorted(where.fields()))))
         return ScanPlan(
@@ -389,6 +389,7 @@ class Repository(Generic[M]):
         to open, plus one per ``scan_batch_size`` rows. Rows of other record types that share
         the range (R1) are skipped.
         """
+        self._projection(options.get("fields"))
         plan = self.plan(prefix, **options)
         return self._iterate(plan, limit)
 
@@ -423,6 +424,7 @@ class Repository(Generic[M]):
         """
         if size < 1:
             raise QueryError("page size must be >= 1", table=self.table, value=size)
+        self._projection(options.get("fields"))
         plan = self.plan(prefix, **options)
         fingerprint = plan.fingerprint()
         positions = (

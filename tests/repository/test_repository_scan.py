@@ -55,7 +55,7 @@ class Event:
     reading: str = field("e:r")
 
 
-crm = Table("crm", [Family("d")])
+crm = Table("crm_records", [Family("d")])
 
 
 @model(crm, key=Key(Str("customer_id"), Const(b"\x01")))
