@@ -341,6 +341,7 @@ class Mapper(Generic[M]):
         timestamp: int,
         ttl_ms: int | None = None,
         previous: RowResult | None = None,
+        row: bytes | None = None,
     ) -> list[Mutation]:
         """Return the mutations of a full save of ``instance``, all on its row.
 
@@ -356,6 +357,8 @@ class Mapper(Generic[M]):
                 ``ttl``, or none.
             previous: The row as stored now, if read: entries of prefixed maps found in it
                 but not in the instance are deleted. Without it such entries stay.
+            row: ``rowkey(instance)``, when the caller computed it already (saves the
+                key encoding; the caller vouches that it is this instance's rowkey).
 
         Raises:
             ValidationError: ``instance`` is not of this model, a required field is
@@ -364,7 +367,8 @@ class Mapper(Generic[M]):
                 returned then.
         """
         self._check_instance(instance)
-        row = self.rowkey(instance)
+        if row is None:
+            row = self.rowkey(instance)
         ttl = self._ttl(ttl_ms)
         self._check_timestamp(timestamp)
         write = _Write(row, timestamp, ttl, previous)

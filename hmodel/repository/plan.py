@@ -101,6 +101,11 @@ def execute(
         batch_size: Rows per round trip of each span's scan.
     """
     positions = positions or [Position()] * len(plan.spans)
+    live = sum(1 for p in positions if not p.done)
+    if limit is not None and live > 1:
+        # A merged page takes about limit / spans rows from each span: fetch twice that
+        # per round trip rather than `limit` rows from every span.
+        batch_size = min(batch_size, max(1, 2 * -(-limit // live)))
     streams: list[Iterator[tuple[bytes, int, RowResult]]] = []
     for index, (span, position) in enumerate(zip(plan.spans, positions, strict=True)):
         remaining = _resumed(span, position, plan.reverse)

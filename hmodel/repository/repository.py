@@ -15,6 +15,7 @@ from hmodel.clock import Clock, system_clock
 from hmodel.errors import (
     ConflictError,
     HModelError,
+    KeyDecodeError,
     NotFoundError,
     QueryError,
     TableExistsError,
@@ -190,6 +191,13 @@ class Repository(Generic[M]):
         object.__setattr__(obj, self.info.version_field or "", number)
         self._loaded.remember(obj, result.row, raw)
         return obj
+
+    def _load_if_mine(self, result: RowResult) -> M | None:
+        """Load a scanned row, or ``None`` if its key is another record type's (R1)."""
+        try:
+            return self._load(result)
+        except KeyDecodeError:
+            return None
 
     # --- reads ----------------------------------------------------------------------
 
@@ -398,10 +406,10 @@ class Repository(Generic[M]):
         count = 0
         try:
             for _, result in execute(self.backend, plan, limit=limit, batch_size=self._batch_size):
-                if not self.info.key.matches(result.row):
-                    continue
-                count += 1
-                yield self._load(result)
+                obj = self._load_if_mine(result)
+                if obj is not None:
+                    count += 1
+                    yield obj
         finally:
             self._emit("scan", before_rt, plan=plan.describe(), results=count)
 
@@ -444,8 +452,9 @@ class Repository(Generic[M]):
                     extra = True
                     break
                 last[index] = result.row
-                if self.info.key.matches(result.row):
-                    items.append(self._load(result))
+                obj = self._load_if_mine(result)
+                if obj is not None:
+                    items.append(obj)
         finally:
             rows.close()
         self._emit("page", before_rt, plan=plan.describe(), results=len(items))
@@ -518,7 +527,7 @@ class Repository(Generic[M]):
         before_rt = self.backend.round_trips
         if self._version is None:
             timestamp = self._clock()
-            mutations = self.mapper.to_mutations(obj, timestamp=timestamp, ttl_ms=ttl_ms)
+            mutations = self.mapper.to_mutations(obj, timestamp=timestamp, ttl_ms=ttl_ms, row=row)
             self.backend.mutate(self.table, mutations)
             self._loaded.remember(obj, row, None)
         else:
@@ -552,7 +561,7 @@ class Repository(Generic[M]):
     def _locked_save(self, obj: M, row: bytes, ttl_ms: int | None) -> list[Mutation]:
         assert self._version is not None and self.info.version_field is not None
         _, new, marker = self._claim(obj, row, self._clock())
-        mutations = self.mapper.to_mutations(obj, timestamp=new, ttl_ms=ttl_ms)
+        mutations = self.mapper.to_mutations(obj, timestamp=new, ttl_ms=ttl_ms, row=row)
         self.backend.mutate(self.table, mutations)
         committed = self._version.encode(new)
         if not self.backend.check_and_put(
@@ -588,7 +597,9 @@ class Repository(Generic[M]):
         ttl_ms = self._ttl_ms(ttl)
         rows = [self._checked_row(o) for o in objs]
         mutations = [
-            m for o in objs for m in self.mapper.to_mutations(o, timestamp=timestamp, ttl_ms=ttl_ms)
+            m
+            for o, row in zip(objs, rows, strict=True)
+            for m in self.mapper.to_mutations(o, timestamp=timestamp, ttl_ms=ttl_ms, row=row)
         ]
         before_rt = self.backend.round_trips
         if mutations:
