@@ -61,8 +61,8 @@ TARGETS: dict[str, Target] = {
     "engine.scan_reverse": _at_least(30_000),
     "engine.scan_filter": _at_least(18_000),
     # tracemalloc counts are nearly deterministic: these ceilings leave ~15 % headroom.
-    "engine.bytes_per_cell": _at_most(3_000),
-    "engine.bytes_per_cell_wide": _at_most(700),
+    "engine.bytes_per_cell": _at_most(1_000),
+    "engine.bytes_per_cell_wide": _at_most(450),
     # Repositories on the engine.
     "repository.save": _at_least(5_000),
     "repository.save_many": _at_least(7_000),

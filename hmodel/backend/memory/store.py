@@ -6,7 +6,6 @@ import enum
 from collections.abc import Iterator, Mapping
 
 import attrs
-from sortedcontainers import SortedDict
 
 from hmodel.backend.memory.selection import ColumnKey, Selection
 from hmodel.backend.memory.version import (
@@ -65,10 +64,22 @@ class StoredRow:
     including versions written after the marker. The caller holds the table lock.
     """
 
+    __slots__ = ("_order", "column_markers", "columns", "family_markers")
+
     def __init__(self) -> None:
-        self.columns: SortedDict[ColumnKey, list[Version]] = SortedDict()
+        # A plain dict plus a column order built on the first read after a column is
+        # added or removed: a SortedDict per row cost ~1.6 KB of memory before any cell
+        # (docs/performance.md), and most rows are narrow and read more than reshaped.
+        self.columns: dict[ColumnKey, list[Version]] = {}
+        self._order: list[ColumnKey] | None = None
         self.column_markers: dict[ColumnKey, list[int]] = {}
         self.family_markers: dict[bytes, list[int]] = {}
+
+    def ordered_columns(self) -> list[ColumnKey]:
+        """The row's columns in (family, qualifier) byte order."""
+        if self._order is None:
+            self._order = sorted(self.columns)
+        return self._order
 
     # --- writes ---------------------------------------------------------------------
 
@@ -77,6 +88,7 @@ class StoredRow:
         versions = self.columns.get(key)
         if versions is None:
             versions = self.columns[key] = []
+            self._order = None
         insert_version(versions, version, family.versions)
 
     def delete_column(self, key: ColumnKey, timestamp: int) -> None:
@@ -126,7 +138,7 @@ class StoredRow:
 
     def _candidates(self, selection: Selection) -> Iterator[ColumnKey]:
         if selection.families or selection.everything:
-            yield from (key for key in self.columns if selection.includes(key))
+            yield from (key for key in self.ordered_columns() if selection.includes(key))
         else:
             yield from (key for key in sorted(selection.columns) if key in self.columns)
 
@@ -151,6 +163,7 @@ class StoredRow:
                 self.columns[key] = kept
             else:
                 del self.columns[key]
+                self._order = None
         for key in [k for k in self.column_markers if not families[k[0]].keep_deleted_cells]:
             del self.column_markers[key]
         for name in [f for f in self.family_markers if not families[f].keep_deleted_cells]:
