@@ -206,6 +206,10 @@ class Backend(abc.ABC):
     one per ``batch_size`` rows. Columns are ``b"family:qualifier"``; rows, qualifiers and
     values are arbitrary bytes; timestamps are epoch milliseconds.
 
+    A call with nothing to do (no rows, no mutations, no increments, no values, a scan
+    with ``limit=0``) makes no round trip: it checks its arguments' types and returns,
+    without noticing a missing table or family.
+
     Implementations: :class:`hmodel.backend.memory.MemoryBackend` (in-process engine) and
     :class:`hmodel.backend.thrift.ThriftBackend` (HBase's Thrift1 server via happybase).
     Errors are :class:`~hmodel.errors.BackendError` subclasses, with the original as cause.

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-import attrs
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
@@ -87,14 +86,10 @@ mutations = st.lists(st.one_of(puts, deletes), min_size=1, max_size=5).filter(
         <= 1
     )
 )
-# KNOWN DISAGREEMENT (reported): an unknown family in a later increment of a batch. The
-# engine checks every increment first and applies none; HBase's Thrift1 incrementRows (and
-# FakeHBaseServer) applies them one by one, so the earlier ones stay. The protocol does not
-# say which; until it does, an unknown family only leads a batch.
+# An unknown family anywhere in a batch applies nothing on both sides: ThriftBackend
+# checks the families (cached) before its incrementRows, as the engine does.
 increment_batches = st.lists(increments, min_size=1, max_size=4).filter(
-    lambda batch: (
-        _faults(i.column for i in batch) <= 1 and all(i.column != UNKNOWN_FAMILY for i in batch[1:])
-    )
+    lambda batch: _faults(i.column for i in batch) <= 1
 )
 appends = st.dictionaries(write_columns, values, max_size=3).filter(lambda d: _faults(d) <= 1)
 read_column_lists = st.lists(read_columns, max_size=3).filter(
@@ -154,19 +149,9 @@ filter_bytes = st.recursive(
 )
 
 
-def _utf8(raw: bytes) -> bool:
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
-# The protocol takes a filter as bytes or as a str that goes to the server as UTF-8.
-# KNOWN DISAGREEMENT (reported): a str with lone surrogates (surrogateescape, which
-# docs/filters.md offers for raw bytes) works in the engine but makes ThriftBackend raise a
-# bare UnicodeEncodeError; until that is settled only UTF-8-encodable str filters are sent.
-filters = filter_bytes | filter_bytes.filter(_utf8).map(bytes.decode)
+# The protocol takes a filter as bytes or as a str; a str goes to the server as UTF-8 with
+# surrogateescape, so lone surrogates stand for raw bytes on both sides.
+filters = filter_bytes | filter_bytes.map(lambda b: b.decode("utf-8", "surrogateescape"))
 
 
 def _scans(filter_texts: st.SearchStrategy[str | bytes | None]) -> st.SearchStrategy[Scan]:
@@ -181,12 +166,6 @@ def _scans(filter_texts: st.SearchStrategy[str | bytes | None]) -> st.SearchStra
         limit=st.none() | st.integers(min_value=0, max_value=4),
         batch_size=st.integers(min_value=1, max_value=4),
     )
-
-
-def _counts_rows(text: str | bytes | None) -> bool:
-    """Whether a filter keeps state across rows (PageFilter, WHILE), so rows it sees count."""
-    raw = text.encode() if isinstance(text, str) else text or b""
-    return b"PageFilter" in raw or b"WHILE" in raw
 
 
 scans = _scans(st.none() | filters)
@@ -241,7 +220,7 @@ class Agreement(RuleBasedStateMachine):
     up exactly. After every step the raw stored versions and delete markers of every row
     touched must be equal too (F9, F10). Since both sides run the same engine, anything that
     differs is a bug in the Thrift translation (client or server handler) or a gap in the
-    protocol's contract; the few known ones are excluded where marked KNOWN DISAGREEMENT.
+    protocol's contract.
     """
 
     def __init__(self, server: FakeHBaseServer, thrift: ThriftBackend, relay: RelayClock) -> None:
@@ -368,10 +347,6 @@ class Agreement(RuleBasedStateMachine):
     )
     def get(self, wanted: list[bytes], columns: list[bytes], before: int | None) -> None:
         """A get of several rows (missing and repeated ones too), columns, families, before."""
-        if not wanted:
-            # KNOWN DISAGREEMENT (reported): a get of no rows sends nothing over Thrift, so
-            # an unknown family goes unnoticed there while the engine raises.
-            columns = [c for c in columns if c != UNKNOWN_FAMILY]
         self.both(
             f"get({wanted!r}, columns={columns!r}, before={before!r})",
             lambda b: b.get(TABLE, wanted, columns=columns, before=before),
@@ -400,16 +375,6 @@ class Agreement(RuleBasedStateMachine):
     @rule(scan=scans)
     def scan(self, scan: Scan) -> None:
         """A scan with random bounds, direction, limit, columns, batch size and filter."""
-        if scan.reverse and scan.stop and _counts_rows(scan.filter):
-            # KNOWN DISAGREEMENT (reported): a reverse scan over Thrift starts AT its stop
-            # row (HBase's reversed startRow is inclusive) and drops that row in the client,
-            # but a filter with state across rows has seen it by then: PageFilter counts it,
-            # WHILE ends the scan on it. The engine never shows the filter the stop row.
-            scan = attrs.evolve(scan, stop=b"")
-        if scan.limit == 0:
-            # KNOWN DISAGREEMENT (reported): limit=0 opens no scanner over Thrift, so an
-            # unknown family goes unnoticed there while the engine raises at the opening.
-            scan = attrs.evolve(scan, columns=[c for c in scan.columns if c != UNKNOWN_FAMILY])
         self.both(f"scan({scan!r})", lambda b: list(b.scan(TABLE, scan)))
 
     # --- after every step -----------------------------------------------------------------

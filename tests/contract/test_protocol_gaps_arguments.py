@@ -8,8 +8,7 @@ from typing import Any
 import pytest
 
 from hmodel.backend.base import Backend, Increment, Scan
-from hmodel.backend.memory import MemoryBackend
-from hmodel.errors import BackendError, IllegalArgumentError
+from hmodel.errors import IllegalArgumentError
 
 TABLE = "contract"  # the name the `table` fixture creates
 
@@ -29,17 +28,8 @@ BAD_CALLS: dict[str, Callable[[Backend], Any]] = {
 
 @pytest.mark.parametrize("call", BAD_CALLS.values(), ids=list(BAD_CALLS))
 def test_an_empty_row_or_a_negative_before_is_an_illegal_argument(
-    backend: Backend, table: str, call: Callable[[Backend], Any], request: pytest.FixtureRequest
+    backend: Backend, table: str, call: Callable[[Backend], Any]
 ) -> None:
     """Every backend names the bad argument with IllegalArgumentError, not a bare BackendError."""
-    if not isinstance(backend, MemoryBackend):
-        request.applymarker(
-            pytest.mark.xfail(
-                raises=BackendError,
-                strict=True,
-                reason="reported: ThriftBackend does not check these arguments itself and the "
-                "Thrift1 server answers them with an undeclared exception (BackendError)",
-            )
-        )
     with pytest.raises(IllegalArgumentError):
         call(backend)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hmodel.backend.base import Backend, Cell, Delete, Increment, Put
+from hmodel.backend.base import Backend, Cell, Delete, Increment, Put, Scan
 from hmodel.errors import ColumnFamilyNotFoundError, CounterError, UnsupportedOperationError
 
 #: A timestamp far in the future of any clock.
@@ -24,6 +24,26 @@ def test_incrementing_an_unknown_family_raises(backend: Backend, table: str) -> 
     """increment names a family like a put does."""
     with pytest.raises(ColumnFamilyNotFoundError):
         backend.increment(table, b"r", b"nope:c")
+
+
+def test_an_unknown_family_anywhere_in_increment_many_applies_nothing(
+    backend: Backend, table: str
+) -> None:
+    """Families are checked before any increment is applied, on every backend."""
+    with pytest.raises(ColumnFamilyNotFoundError):
+        backend.increment_many(table, [Increment(b"r", b"i:c", 5), Increment(b"r", b"nope:c")])
+    assert _value(backend, table, b"i:c") is None
+
+
+def test_calls_with_nothing_to_do_make_no_round_trip(backend: Backend) -> None:
+    """Empty calls return at once, even for a table that does not exist."""
+    before = backend.round_trips
+    assert backend.get("no_such_table", []) == []
+    backend.mutate("no_such_table", [])
+    backend.increment_many("no_such_table", [])
+    assert backend.append("no_such_table", b"r", {}) == {}
+    assert list(backend.scan("no_such_table", Scan(limit=0))) == []
+    assert backend.round_trips == before
 
 
 def test_an_increment_is_newer_than_the_cell_it_replaces(backend: Backend, table: str) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from hmodel.backend.base import Backend, Cell, Put, RowResult, Scan
-from hmodel.backend.memory import MemoryBackend
 from hmodel.errors import ColumnFamilyNotFoundError, IllegalArgumentError
 
 
@@ -103,16 +102,12 @@ def test_a_bytes_filter_may_carry_any_byte(backend: Backend, table: str) -> None
 
 
 def test_a_reverse_scan_stops_before_its_stop_row_for_page_filters(
-    backend: Backend, history: str, request: pytest.FixtureRequest
+    backend: Backend, history: str
 ) -> None:
     """The stop row is outside a reverse scan: PageFilter(1) returns the row below it."""
-    if not isinstance(backend, MemoryBackend):
-        request.applymarker(
-            pytest.mark.xfail(
-                strict=True,
-                reason="reported: ThriftBackend sends the stop row as HBase's inclusive "
-                "reversed startRow and drops it client-side, after the server's PageFilter "
-                "has counted it",
-            )
-        )
     assert _rows(backend, history, Scan(stop=b"c", reverse=True, filter="PageFilter(1)")) == [b"b"]
+    assert _rows(backend, history, Scan(stop=b"c\x00", reverse=True, filter="PageFilter(1)")) == [
+        b"c"
+    ]
+    while_ = "WHILE RowFilter(!=, 'binary:c')"
+    assert _rows(backend, history, Scan(stop=b"c", reverse=True, filter=while_))[:1] == [b"b"]

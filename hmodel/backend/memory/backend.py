@@ -295,6 +295,8 @@ class MemoryBackend(Backend):
             ColumnFamilyNotFoundError: ``columns`` names an unknown family.
             IllegalArgumentError: A row or column is not bytes, or a row is empty.
         """
+        if isinstance(rows, (list, tuple)) and not rows:
+            return []  # nothing to do: no round trip (the protocol's rule for empty calls)
         self._charge()
         stored = self._table(table)
         keys = [
@@ -359,6 +361,8 @@ class MemoryBackend(Backend):
             FilterError: The filter does not parse or is not supported.
             IllegalArgumentError: ``scan`` is not a :class:`Scan` or has a bad field.
         """
+        if isinstance(scan, Scan) and scan.limit == 0:
+            return iter(())  # nothing to do: no round trip
         self._charge()
         stored = self._table(table)
         if not isinstance(scan, Scan):
@@ -405,6 +409,8 @@ class MemoryBackend(Backend):
         """
         name = require_table_name(table)
         given = require_sequence("mutations", mutations, table=name)
+        if not given:
+            return  # nothing to do: no round trip
         self._charge(round_trip_groups(given))
         stored = self._table(name)
         puts, deletes = plan_mutations(stored, given)
@@ -465,6 +471,8 @@ class MemoryBackend(Backend):
             TableNotFoundError: No such table.
             ColumnFamilyNotFoundError: A column names an unknown family; nothing is applied.
         """
+        if isinstance(increments, (list, tuple)) and not increments:
+            return  # nothing to do: no round trip
         self._charge()
         stored = self._table(table)
         checked = []
@@ -545,6 +553,9 @@ class MemoryBackend(Backend):
             ColumnFamilyNotFoundError: A column names an unknown family; nothing is applied.
             IllegalArgumentError: A malformed row, column or value; nothing is applied.
         """
+        if isinstance(values, Mapping) and not values:
+            require_row(row, table=table)
+            return {}  # nothing to do: no round trip
         self._charge()
         stored = self._table(table)
         checked_row = require_row(row, table=stored.name)

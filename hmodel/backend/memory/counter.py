@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from hmodel.backend.argument import LONG_MAX
 from hmodel.errors import CounterError
 
 __all__ = ["LONG_MAX", "LONG_MIN", "add_to_counter", "decode_counter", "encode_counter"]
 
 LONG_MIN = -(2**63)
-LONG_MAX = 2**63 - 1
 
 
 def encode_counter(value: int) -> bytes:

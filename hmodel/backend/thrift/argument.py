@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from hmodel.backend.argument import require_bytes
-from hmodel.errors import IllegalArgumentError
+from hmodel.errors import ColumnFamilyNotFoundError, IllegalArgumentError
 
 __all__ = ["require_bytes", "require_cell_column", "require_each"]
 
@@ -25,11 +25,16 @@ def require_cell_column(
 
     Raises:
         IllegalArgumentError: Not bytes, or not ``family:qualifier``, naming ``what``.
+        ColumnFamilyNotFoundError: The family part is empty.
     """
     checked = require_bytes("column", column, table=table, row=row)
     family, colon, _ = checked.partition(b":")
-    if not colon or not family:
+    if not colon:
         raise IllegalArgumentError(
             f"{what} needs a column b'family:qualifier'", table=table, row=row, column=checked
+        )
+    if not family:  # what HBase answers: no family has an empty name
+        raise ColumnFamilyNotFoundError(
+            "no column family b'' in this table", table=table, row=row, column=checked
         )
     return checked

@@ -9,6 +9,7 @@ import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+from hmodel.backend.argument import require_row, require_timestamp
 from hmodel.backend.base import (
     Backend,
     Cell,
@@ -352,8 +353,9 @@ class ThriftBackend(Backend):
         ``Table.rows`` works around that by listing the families; an empty list is enough
         and costs no extra RPC). No RPC for an empty ``rows``.
         """
-        keys = require_each("rows", rows, table=table)
+        keys = [require_row(r, table=table, argument="rows") for r in rows]
         wanted = require_each("columns", columns, table=table)
+        require_timestamp("before", before, table=table)
         if not keys:
             return []
         server_name = self._server_name(table)
@@ -391,7 +393,8 @@ class ThriftBackend(Backend):
         before: int | None = None,
     ) -> list[Cell]:
         """Read versions newest first with one ``getVer`` (``getVerTs`` with ``before``)."""
-        require_bytes("row", row, table=table)
+        require_row(row, table=table)
+        require_timestamp("before", before, table=table, row=row)
         require_cell_column(column, table=table, row=row, what="get_versions")
         if isinstance(max_versions, bool) or not isinstance(max_versions, int) or max_versions < 1:
             raise IllegalArgumentError(
@@ -425,6 +428,7 @@ class ThriftBackend(Backend):
         require_bytes("start", scan.start, table=table)
         require_bytes("stop", scan.stop, table=table)
         require_each("columns", scan.columns, table=table)
+        require_timestamp("before", scan.before, table=table)
         return ScannerIterator(
             rpc=self._rpc,
             table=table,
@@ -486,7 +490,7 @@ class ThriftBackend(Backend):
             CounterError: The cell is not an 8-byte long.
             ConnectionLostError: The connection dropped; whether it was applied is unknown.
         """
-        require_bytes("row", row, table=table)
+        require_row(row, table=table)
         require_cell_column(column, table=table, row=row, what="an increment")
         value: int = self._rpc(
             "atomicIncrement", self._server_name(table), row, column, amount,
@@ -497,19 +501,30 @@ class ThriftBackend(Backend):
     def increment_many(self, table: str, increments: Sequence[Increment]) -> None:
         """Apply the increments with one ``incrementRows``; never retried.
 
-        Each increment is atomic on its own; if one fails (a cell that is not a long),
-        the ones before it in the list may have been applied, as on HBase.
+        Each increment is atomic on its own. The families are checked first against the
+        table's (cached) families, so an unknown family applies nothing; if one fails on
+        the server (a cell that is not a long), the ones before it in the list have been
+        applied, as on HBase, whose ``incrementRows`` applies them one by one.
         """
         if not increments:
             return
         server_name = self._server_name(table)
         structs = []
         for inc in increments:
-            require_bytes("row", inc.row, table=table)
+            require_row(inc.row, table=table)
             require_cell_column(inc.column, table=table, row=inc.row, what="an increment")
             structs.append(
                 TIncrement(table=server_name, row=inc.row, column=inc.column, ammount=inc.amount)
             )
+        known = set(self._table_families(table))
+        for inc in increments:
+            if family_of(inc.column) not in known:
+                raise ColumnFamilyNotFoundError(
+                    "the table has no such column family; nothing was applied",
+                    table=table,
+                    row=inc.row,
+                    column=inc.column,
+                )
         self._rpc("incrementRows", structs, retry=Retry.UNSENT, table=table)
 
     def check_and_put(
@@ -526,7 +541,7 @@ class ThriftBackend(Backend):
             IllegalArgumentError: ``put`` is on another row, or a column is a bare family.
             UnsupportedOperationError: ``put.timestamp`` is set.
         """
-        require_bytes("row", row, table=table)
+        require_row(row, table=table)
         require_cell_column(column, table=table, row=row, what="check_and_put")
         if expected is not None:
             require_bytes("expected", expected, table=table, row=row)
@@ -559,7 +574,7 @@ class ThriftBackend(Backend):
         The server answers the new cells in column order without their names, so they are
         matched to the columns sorted the same way. No RPC for empty ``values``.
         """
-        require_bytes("row", row, table=table)
+        require_row(row, table=table)
         if not values:
             return {}
         for column, value in values.items():

@@ -36,6 +36,29 @@ class Rpc(Protocol):
         ...
 
 
+#: HBase's longest rowkey (``Short.MAX_VALUE`` bytes).
+MAX_ROW_LENGTH = 32_767
+
+
+def _reversed_start(upper: bytes, *, exact: bool) -> bytes | None:
+    """HBase's inclusive reversed ``startRow`` for the protocol's exclusive ``upper``.
+
+    ``None`` (from the end of the table) for an empty ``upper``. The greatest row below
+    ``upper`` when it is cheap (``upper`` ends in ``00``) or when ``exact`` is asked;
+    else ``upper`` itself, whose row the caller then drops (also for ``b"\x00"``, below
+    which no row exists: the empty row is not a rowkey).
+    """
+    if not upper:
+        return None
+    if upper[-1] == 0:
+        # Nothing lies between X and X + b"\x00"; below b"\x00" lies no row at all.
+        return upper[:-1] if len(upper) > 1 else upper
+    if exact:
+        below = upper[:-1] + bytes([upper[-1] - 1])
+        return below + b"\xff" * (MAX_ROW_LENGTH - len(below))
+    return upper
+
+
 class ScannerIterator(Iterator[RowResult]):
     r"""Rows of one :class:`Scan`, fetched ``batch_size`` at a time from a server scanner.
 
@@ -46,10 +69,14 @@ class ScannerIterator(Iterator[RowResult]):
 
     Bounds are exactly the protocol's: ``start`` inclusive, ``stop`` exclusive, in both
     directions. HBase's reversed scans take ``startRow`` as the *inclusive upper* bound
-    and ``stopRow`` as the *exclusive lower* one, so a reverse scan sends
-    ``startRow=stop`` and drops a row equal to ``stop``, sends ``stopRow=start[:-1]``
-    (a row below ``start``; empty when ``start`` has one byte) and ends at the first row
-    below ``start``, closing the scanner.
+    and ``stopRow`` as the *exclusive lower* one. A reverse scan sends as ``startRow`` the
+    greatest row below ``stop`` when that is short (``stop`` ending in ``00``: ``stop``
+    without it) or when a filter is given (a filter keeping state across rows, such as
+    ``PageFilter`` or ``WHILE``, must never see the ``stop`` row): ``stop`` with its last
+    byte decremented and padded with ``FF`` to HBase's longest rowkey, 32767 bytes.
+    Otherwise it sends ``startRow=stop`` and drops a row equal to ``stop``. It sends
+    ``stopRow=start[:-1]`` (a row below ``start``; empty when ``start`` has one byte) and
+    ends at the first row below ``start``, closing the scanner.
 
     If the connection drops between batches, the scan is reopened just past the last row
     returned (forward: ``last + b"\x00"``; reverse: ``last`` as exclusive upper bound),
@@ -102,12 +129,17 @@ class ScannerIterator(Iterator[RowResult]):
         tscan = TScan(
             columns=list(scan.columns) or None,
             caching=caching,
-            filterString=scan.filter.encode() if isinstance(scan.filter, str) else scan.filter,
+            # surrogateescape: lone surrogates stand for raw bytes, as the engine reads them
+            filterString=(
+                scan.filter.encode("utf-8", "surrogateescape")
+                if isinstance(scan.filter, str)
+                else scan.filter
+            ),
             timestamp=scan.before,
         )
         if scan.reverse:
             tscan.reversed = True
-            tscan.startRow = self._upper or None
+            tscan.startRow = _reversed_start(self._upper, exact=scan.filter is not None)
             tscan.stopRow = self._lower[:-1] or None
         else:
             tscan.startRow = self._lower or None

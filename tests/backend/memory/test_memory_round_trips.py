@@ -74,7 +74,7 @@ def test_mutate_costs_one_per_timestamp_and_ttl_pair(ten_rows: MemoryBackend) ->
         (Scan(batch_size=1000), 10, 1 + 1),
         (Scan(batch_size=5, limit=5), 5, 1 + 1),  # the limit is reached: no more fetches
         (Scan(batch_size=3, limit=5), 5, 1 + 2),  # fetches of 3 and 2
-        (Scan(limit=0), 0, 1),
+        (Scan(limit=0), 0, 0),  # nothing to do: no round trip (the protocol's empty-call rule)
         (Scan(start=b"x"), 0, 1 + 1),
     ],
 )
