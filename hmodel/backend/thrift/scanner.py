@@ -41,7 +41,7 @@ MAX_ROW_LENGTH = 32_767
 
 
 def _reversed_start(upper: bytes, *, exact: bool) -> bytes | None:
-    """HBase's inclusive reversed ``startRow`` for the protocol's exclusive ``upper``.
+    r"""HBase's inclusive reversed ``startRow`` for the protocol's exclusive ``upper``.
 
     ``None`` (from the end of the table) for an empty ``upper``. The greatest row below
     ``upper`` when it is cheap (``upper`` ends in ``00``) or when ``exact`` is asked;
