@@ -22,8 +22,8 @@ from .conftest import WIRE_FORMATS
 
 def server_threads(server: FakeHBaseServer) -> list[threading.Thread]:
     """The threads of this one server (other tests' session servers may be running)."""
-    prefix = f"hmodel-fake-hbase-{server.port}"
-    return [t for t in threading.enumerate() if t.name.startswith(prefix)]
+    name = f"hmodel-fake-hbase-{server.port}"  # the acceptor; clients add "-client-N"
+    return [t for t in threading.enumerate() if t.name == name or t.name.startswith(name + "-")]
 
 
 def test_the_handler_implements_every_call_of_the_happybase_idl(server: FakeHBaseServer) -> None:
