@@ -32,6 +32,9 @@ __all__ = ["Repository"]
 
 M = TypeVar("M")
 
+#: The default page-token key: random, shared by the repositories of one process.
+_PROCESS_SECRET = os.urandom(32)
+
 
 class _Loaded:
     """What a repository remembers of an instance it returned: its rowkey and version cell.
@@ -69,7 +72,8 @@ class Repository(Generic[M]):
             Thrift by passing another one.
         clock: Epoch-millisecond clock for write timestamps and lock leases.
         token_secret: HMAC key for page tokens. Processes that accept each other's tokens
-            must share it; the default is random per repository.
+            must share it; the default is random per process (tokens then survive
+            repositories built per request, but not a restart or another process).
         listeners: Callables told of a :class:`QueryEvent` after every call.
         scan_batch_size: Rows per round trip of scans.
         lock_lease: How long a half-finished locked save blocks other writers (see
@@ -93,7 +97,7 @@ class Repository(Generic[M]):
         self.info = self.mapper.info
         self.table = self.info.table.full_name
         self._clock = clock
-        self._tokens = TokenCodec(token_secret or os.urandom(32))
+        self._tokens = TokenCodec(token_secret or _PROCESS_SECRET)
         self._listeners = list(listeners)
         self._batch_size = scan_batch_size
         self._loaded = _Loaded()
@@ -264,10 +268,10 @@ class Repository(Generic[M]):
         return [self._load(found[row]) if row in found else None for row in rows]
 
     def exists(self, **key: Any) -> bool:
-        """Whether the row of these key fields exists (one round trip)."""
+        """Whether the row of these key fields holds any of this model's cells (one round trip)."""
         row = self.mapper.key_of(**key)
         before_rt = self.backend.round_trips
-        found = bool(self.backend.get(self.table, [row]))
+        found = bool(self.backend.get(self.table, [row], columns=self._columns(None)))
         self._emit("exists", before_rt, rows=(row,), results=int(found))
         return found
 

@@ -254,3 +254,14 @@ def test_the_plan_explains_the_byte_ranges_and_filter(shop: Repository[Purchase]
         and b"SingleColumnValueFilter('p', 'n', =, 'binary:x'" in plan.filter
     )
     assert "scan 'purchase'" in plan.describe()
+
+
+def test_a_token_resumes_on_another_repository_of_the_same_process(
+    shop: Repository[Purchase], backend: Any, clock: Any
+) -> None:
+    token = shop.page(3, {"user_id": "alice"}).next_token
+    per_request = Repository(Purchase, backend, clock=clock)
+    assert days(per_request.page(3, {"user_id": "alice"}, token=token)) == [6, 5, 4]
+    other_service = Repository(Purchase, backend, clock=clock, token_secret=b"another key")
+    with pytest.raises(TokenError):
+        other_service.page(3, {"user_id": "alice"}, token=token)
