@@ -86,6 +86,7 @@ def execute(
     *,
     limit: int | None = None,
     batch_size: int = 1000,
+    expected: int | None = None,
 ) -> Generator[tuple[int, RowResult], None, None]:
     """Run ``plan`` and yield ``(span index, row)`` merged into one stream in key order.
 
@@ -99,13 +100,18 @@ def execute(
         positions: One per span, from a previous page; ``None`` starts from the beginning.
         limit: Stop after this many rows overall (each span is asked for at most as many).
         batch_size: Rows per round trip of each span's scan.
+        expected: How many rows the caller expects to take (when it filters rows itself
+            and cannot set ``limit``): only sizes the round trips.
     """
     positions = positions or [Position()] * len(plan.spans)
     live = sum(1 for p in positions if not p.done)
-    if limit is not None and live > 1:
-        # A merged page takes about limit / spans rows from each span: fetch twice that
-        # per round trip rather than `limit` rows from every span.
-        batch_size = min(batch_size, max(1, 2 * -(-limit // live)))
+    wanted = limit if limit is not None else expected
+    if wanted is not None:
+        batch_size = min(batch_size, max(1, wanted))
+        if live > 1:
+            # A merged page takes about wanted / spans rows from each span: fetch twice
+            # that per round trip rather than `wanted` rows from every span.
+            batch_size = min(batch_size, max(1, 2 * -(-wanted // live)))
     streams: list[Iterator[tuple[bytes, int, RowResult]]] = []
     for index, (span, position) in enumerate(zip(plan.spans, positions, strict=True)):
         remaining = _resumed(span, position, plan.reverse)
@@ -118,7 +124,7 @@ def execute(
             filter=plan.filter,
             reverse=plan.reverse,
             limit=limit,
-            batch_size=max(1, min(batch_size, limit or batch_size)),
+            batch_size=batch_size,
         )
         streams.append(_tagged(backend.scan(plan.table, scan), index, plan.merge_offset))
     merged: Iterator[tuple[bytes, int, RowResult]]

@@ -408,13 +408,20 @@ class Repository(Generic[M]):
     def _iterate(self, plan: ScanPlan, limit: int | None) -> Iterator[M]:
         before_rt = self.backend.round_trips
         count = 0
+        # The limit counts models, not rows: rows of other record types (R1) are skipped.
+        rows = execute(self.backend, plan, batch_size=self._batch_size, expected=limit)
         try:
-            for _, result in execute(self.backend, plan, limit=limit, batch_size=self._batch_size):
+            if limit == 0:
+                return
+            for _, result in rows:
                 obj = self._load_if_mine(result)
                 if obj is not None:
                     count += 1
                     yield obj
+                    if count == limit:
+                        return
         finally:
+            rows.close()
             self._emit("scan", before_rt, plan=plan.describe(), results=count)
 
     def page(
@@ -447,18 +454,21 @@ class Repository(Generic[M]):
         before_rt = self.backend.round_trips
         items: list[M] = []
         last: dict[int, bytes] = {}
-        # One row more than the page tells whether anything follows.
-        rows = execute(self.backend, plan, positions, limit=size + 1, batch_size=size + 1)
+        # One model more than the page tells whether anything follows; rows of other
+        # record types (R1) are skipped but still advance their span's position.
+        rows = execute(self.backend, plan, positions, batch_size=size + 1, expected=size + 1)
         extra = False
         try:
             for index, result in rows:
+                obj = self._load_if_mine(result)
+                if obj is None:
+                    last[index] = result.row
+                    continue
                 if len(items) == size:
                     extra = True
                     break
                 last[index] = result.row
-                obj = self._load_if_mine(result)
-                if obj is not None:
-                    items.append(obj)
+                items.append(obj)
         finally:
             rows.close()
         self._emit("page", before_rt, plan=plan.describe(), results=len(items))

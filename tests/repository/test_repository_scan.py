@@ -265,3 +265,38 @@ def test_a_token_resumes_on_another_repository_of_the_same_process(
     other_service = Repository(Purchase, backend, clock=clock, token_secret=b"another key")
     with pytest.raises(TokenError):
         other_service.page(3, {"user_id": "alice"}, token=token)
+
+
+folders = Table("folder", [Family("d")])
+
+
+@model(folders, key=Key(Str("owner"), Const(b"\x01")))
+class Folder:
+    """Record type 1: ``[owner][01]``."""
+
+    owner: str
+    name: str = field("d:n")
+
+
+@model(folders, key=Key(Str("owner"), Const(b"\x02"), Int("n")))
+class Note:
+    """Record type 2: ``[owner][02][n]``, sharing the qualifier ``d:n`` with Folder."""
+
+    owner: str
+    n: int
+    name: str = field("d:n")
+
+
+def test_limits_and_pages_count_models_not_rows_of_other_record_types(
+    make_repo: MakeRepo,
+) -> None:
+    # A folder scan without a prefix spans the whole table, notes included (R1), and the
+    # notes have the folder's column: they are read, skipped, and never counted.
+    folder_repo, note_repo = make_repo(Folder), make_repo(Note)
+    for i in range(5):
+        folder_repo.save(Folder(owner=f"o{i}", name=f"folder{i}"))
+        note_repo.save_many([Note(owner=f"o{i}", n=n, name=f"note{n}") for n in range(3)])
+    assert folder_repo.plan().spans[0].start == b""
+    assert [f.name for f in folder_repo.scan(limit=3)] == ["folder0", "folder1", "folder2"]
+    pages = [[f.name for f in p] for p in folder_repo.pages(2)]
+    assert pages == [["folder0", "folder1"], ["folder2", "folder3"], ["folder4"]]
