@@ -20,10 +20,19 @@ from hmodel.testing.thrift_server import FakeHBaseServer
 from .conftest import WIRE_FORMATS
 
 
-def server_threads(server: FakeHBaseServer) -> list[threading.Thread]:
-    """The threads of this one server (other tests' session servers may be running)."""
+def server_threads(
+    server: FakeHBaseServer, existing: set[threading.Thread]
+) -> list[threading.Thread]:
+    """The threads this server started: new since ``existing``, named after its port.
+
+    Ports are reused, so a thread left by an earlier server may carry the same name.
+    """
     name = f"hmodel-fake-hbase-{server.port}"  # the acceptor; clients add "-client-N"
-    return [t for t in threading.enumerate() if t.name == name or t.name.startswith(name + "-")]
+    return [
+        t
+        for t in threading.enumerate()
+        if t not in existing and (t.name == name or t.name.startswith(name + "-"))
+    ]
 
 
 def test_the_handler_implements_every_call_of_the_happybase_idl(server: FakeHBaseServer) -> None:
@@ -81,12 +90,13 @@ def test_stop_closes_the_listening_socket() -> None:
 
 
 def test_stop_closes_client_connections_and_ends_every_server_thread() -> None:
+    existing = set(threading.enumerate())
     server = FakeHBaseServer().start()
     connection = happybase.Connection(server.host, server.port)
     assert connection.tables() == []
-    assert len(server_threads(server)) == 2  # the acceptor and one client thread
+    assert len(server_threads(server, existing)) == 2  # the acceptor and one client thread
     server.stop()
-    assert server_threads(server) == []
+    assert server_threads(server, existing) == []
     assert server.client_count() == 0
     with pytest.raises((TTransportException, OSError)):
         connection.tables()
