@@ -106,6 +106,9 @@ class FakeHBaseServer:
         self._wakeup: tuple[socket.socket, socket.socket] | None = None
         self._acceptor: threading.Thread | None = None
         self._clients: dict[socket.socket, threading.Thread] = {}
+        # Every client thread not known to have ended: stop() joins them all, including
+        # one that saw the stop flag and left on its own, already out of _clients.
+        self._threads: list[threading.Thread] = []
         self._clients_lock = threading.Lock()
         self._stopping = threading.Event()
         self._stopped = threading.Event()
@@ -191,10 +194,11 @@ class FakeHBaseServer:
         self._acceptor.join(_JOIN_TIMEOUT)
         with self._clients_lock:
             clients = dict(self._clients)
+            threads = list(self._threads)
         for client in clients:
             with contextlib.suppress(OSError):  # already closed by its own thread
                 client.shutdown(socket.SHUT_RDWR)
-        for thread in clients.values():
+        for thread in threads:
             thread.join(_JOIN_TIMEOUT)
         for end in self._wakeup:
             end.close()
@@ -251,6 +255,8 @@ class FakeHBaseServer:
         )
         with self._clients_lock:
             self._clients[client] = thread
+            self._threads = [t for t in self._threads if t.is_alive()]
+            self._threads.append(thread)
         thread.start()
 
     def _serve_client(self, client: socket.socket) -> None:
