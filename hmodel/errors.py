@@ -34,7 +34,10 @@ __all__ = [
 
 def _show(value: Any) -> str:
     """Render a context value for a message: bytes as Python literals, long values shortened."""
-    text = repr(value)
+    try:
+        text = repr(value)
+    except Exception:  # e.g. an int over Python's 4300-digit repr limit
+        text = f"<{type(value).__name__} that cannot be shown>"
     return text if len(text) <= 80 else text[:77] + "..."
 
 

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import re
-
 import attrs
 
 from hmodel.errors import DeclarationError
+from hmodel.schema.family import check_family_name
 
 __all__ = ["ColumnName", "parse_column", "parse_family"]
-
-# The family-name rule of hmodel.schema.Family: letters, digits, '_', '-', '.', no leading '.'/'-'.
-_FAMILY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
 
 
 @attrs.frozen
@@ -42,11 +38,9 @@ def parse_family(text: object) -> str:
         DeclarationError: ``text`` is not a string or not a valid family name (a colon in
             it usually means a column was given where a family was expected).
     """
-    if not isinstance(text, str) or not _FAMILY.match(text):
-        raise DeclarationError(
-            "a family name is letters, digits, '_', '-' or '.', not starting with '.' or '-'",
-            value=text,
-        )
+    if not isinstance(text, str):
+        raise DeclarationError("a family name is a string", value=text)
+    check_family_name(text)  # the same rule as hmodel.schema.Family (SchemaError)
     return text
 
 

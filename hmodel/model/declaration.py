@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import inspect
 import sys
 import typing
@@ -347,9 +348,7 @@ class _Declaration:
         accepted = (
             codec.python_type if isinstance(codec.python_type, tuple) else (codec.python_type,)
         )
-        if value_type is object or any(
-            issubclass(value_type, kind) or issubclass(kind, value_type) for kind in accepted
-        ):
+        if value_type is object or any(_compatible(value_type, kind) for kind in accepted):
             return
         self.fail(
             f"the {what} {codec!r} handles {' or '.join(describe(k) for k in accepted)}, "
@@ -375,6 +374,15 @@ class _Declaration:
             self.fail(
                 f"default None needs an Optional annotation ({describe(hint)} | None)",
                 field=attr_name,
+            )
+        if nullable and (spec.factory is not None or spec.default not in (None, NO_DEFAULT)):
+            # None is stored as the absence of the cell, so a stored None could not be told
+            # from a row written before the field existed: it would read back as the default.
+            self.fail(
+                "an Optional field's default must be None (None is stored as an absent cell, "
+                "so any other default would replace a saved None on reading)",
+                field=attr_name,
+                value=spec.default if spec.factory is None else spec.factory,
             )
         if (
             spec.default is not None
@@ -508,6 +516,20 @@ class _Declaration:
                     field=item.name,
                     value=ttl,
                 )
+
+
+def _compatible(value_type: type, kind: type) -> bool:
+    """Whether every value of the annotation ``value_type`` is one the codec handles.
+
+    One way only (an ``int`` field cannot use a ``bool`` codec, nor a ``datetime`` field
+    a ``date`` codec, though the types are related), and ``bool`` is never an ``int``
+    here, as the codecs refuse it.
+    """
+    if kind is int and issubclass(value_type, bool):
+        return False
+    if kind is dt.date and issubclass(value_type, dt.datetime):
+        return False
+    return issubclass(value_type, kind)
 
 
 def _immutable_key(model_name: str) -> Callable[[Any, attrs.Attribute[Any], Any], Any]:

@@ -18,6 +18,7 @@ __all__ = [
     "DataBlockEncoding",
     "Family",
     "SchemaWarning",
+    "check_family_name",
 ]
 
 #: HBase's TTL meaning "never expires" (``HConstants.FOREVER`` = ``Integer.MAX_VALUE`` seconds).
@@ -70,7 +71,13 @@ class BloomFilter(str, enum.Enum):
     ROWPREFIX_FIXED_LENGTH = "ROWPREFIX_FIXED_LENGTH"
 
 
-def _check_name(name: str) -> None:
+def check_family_name(name: object) -> None:
+    r"""Check HBase's rule for a family name.
+
+    Raises:
+        SchemaError: Not a non-empty string; starts with '.'; holds ':', '\\', '/' or a
+            control character; is 'recovered.edits'; over 127 UTF-8 bytes.
+    """
     if not isinstance(name, str) or not name:
         raise SchemaError("a family name must be a non-empty string", value=name)
     problem = None
@@ -186,7 +193,7 @@ class Family:
         replication_scope: int = 0,
         bloom_prefix_length: int | None = None,
     ) -> None:
-        _check_name(name)
+        check_family_name(name)
         versions = _int_option(name, "VERSIONS", versions, minimum=1)
         min_versions = _int_option(name, "MIN_VERSIONS", min_versions, minimum=0)
         if min_versions > versions:

@@ -29,7 +29,7 @@ __all__ = [
 #: typically a byte count passed where a region count was meant.
 MAX_REGIONS = 65_536
 
-_HEX = re.compile(r"^[0-9A-Fa-f]+$")
+_HEX = re.compile(r"^[0-9A-Fa-f]+\Z")
 
 _GIB = 1024**3
 

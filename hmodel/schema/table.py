@@ -14,8 +14,8 @@ from hmodel.schema.split import ExplicitSplits, SplitPolicy
 
 __all__ = ["Durability", "SplitPolicy", "Table"]
 
-_TABLE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
-_NAMESPACE = re.compile(r"^[A-Za-z0-9_]+$")
+_TABLE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*\Z")
+_NAMESPACE = re.compile(r"^[A-Za-z0-9_]+\Z")
 _JAVA_LONG_MAX = 2**63 - 1
 
 #: The smallest MAX_FILESIZE / MEMSTORE_FLUSHSIZE HBase's table sanity checks accept

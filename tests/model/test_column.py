@@ -23,10 +23,16 @@ def test_a_column_renders_as_the_bytes_a_backend_uses() -> None:
     assert str(parse_column("i:n")) == "i:n"
 
 
-@pytest.mark.parametrize("text", ["in", ":n", "-i:n", "i j:n", b"i:n", None, "i:\ud800"])
+@pytest.mark.parametrize("text", ["in", ":n", ".i:n", "a/b:n", b"i:n", None, "i:\ud800"])
 def test_a_malformed_column_is_refused(text: object) -> None:
     with pytest.raises(DeclarationError):
         parse_column(text)
+
+
+@pytest.mark.parametrize("family", ["-i", "i j", "é"])
+def test_column_families_follow_hbases_family_name_rule(family: str) -> None:
+    # The same rule as hmodel.schema.Family, which HBase's own isLegalFamilyName sets.
+    assert parse_column(f"{family}:n").family == family
 
 
 @pytest.mark.parametrize("text", ["f:x", "", ".f", None])
