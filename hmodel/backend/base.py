@@ -183,6 +183,14 @@ class Scan:
     batch_size: int = 1000
 
     def __attrs_post_init__(self) -> None:
+        for name in ("batch_size", "limit", "before"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise IllegalArgumentError(f"{name} must be an int", field=name, value=value)
+        if not isinstance(self.reverse, bool):
+            raise IllegalArgumentError(
+                "reverse must be a bool", field="reverse", value=self.reverse
+            )
         if self.batch_size < 1:
             raise IllegalArgumentError("batch_size must be >= 1", value=self.batch_size)
         if self.limit is not None and self.limit < 0:

@@ -36,23 +36,34 @@ M = TypeVar("M")
 _PROCESS_SECRET = os.urandom(32)
 
 
-class _Loaded:
-    """What a repository remembers of an instance it returned: its rowkey and version cell.
+@attrs.frozen
+class _Read:
+    """What a repository remembers of an instance it returned."""
 
-    Kept per object identity (models are mutable and unhashable), dropped when the object
-    is garbage-collected.
+    row: bytes  # its rowkey: key fields cannot change (K10)
+    version: bytes | None  # the version cell as read (None: absent or not locked)
+    partial: bool = False  # read with fields=: a full save would delete the rest
+
+
+class _Loaded:
+    """What a repository remembers of the instances it returned, by object identity.
+
+    Models are mutable and unhashable, so entries are keyed by ``id`` and dropped when the
+    object is garbage-collected.
     """
 
     def __init__(self) -> None:
-        self._entries: dict[int, tuple[bytes, bytes | None]] = {}
+        self._entries: dict[int, _Read] = {}
 
-    def remember(self, obj: object, row: bytes, version: bytes | None) -> None:
+    def remember(
+        self, obj: object, row: bytes, version: bytes | None, *, partial: bool = False
+    ) -> None:
         key = id(obj)
         if key not in self._entries:
             weakref.finalize(obj, self._entries.pop, key, None)
-        self._entries[key] = (row, version)
+        self._entries[key] = _Read(row, version, partial)
 
-    def recall(self, obj: object) -> tuple[bytes, bytes | None] | None:
+    def recall(self, obj: object) -> _Read | None:
         return self._entries.get(id(obj))
 
     def forget(self, obj: object) -> None:
@@ -181,10 +192,10 @@ class Repository(Generic[M]):
                 )
         return fields
 
-    def _load(self, result: RowResult) -> M:
+    def _load(self, result: RowResult, *, partial: bool = False) -> M:
         if self._version is None:
             obj = self.mapper.from_row(result)
-            self._loaded.remember(obj, result.row, None)
+            self._loaded.remember(obj, result.row, None, partial=partial)
             return obj
         # The version cell may hold a pending marker, which only VersionCell reads.
         column = self._version.column
@@ -193,13 +204,13 @@ class Repository(Generic[M]):
         obj = self.mapper.from_row(RowResult(result.row, cells))
         number = self._version.number(raw, table=self.table, row=result.row)
         object.__setattr__(obj, self.info.version_field or "", number)
-        self._loaded.remember(obj, result.row, raw)
+        self._loaded.remember(obj, result.row, raw, partial=partial)
         return obj
 
-    def _load_if_mine(self, result: RowResult) -> M | None:
+    def _load_if_mine(self, result: RowResult, *, partial: bool = False) -> M | None:
         """Load a scanned row, or ``None`` if its key is another record type's (R1)."""
         try:
-            return self._load(result)
+            return self._load(result, partial=partial)
         except KeyDecodeError:
             return None
 
@@ -239,7 +250,7 @@ class Repository(Generic[M]):
             if required:
                 raise NotFoundError("no such row", table=self.table, row=row)
             return None
-        return self._load(results[0])
+        return self._load(results[0], partial=fields is not None)
 
     def get_many(
         self,
@@ -265,7 +276,8 @@ class Repository(Generic[M]):
         )
         self._emit("get_many", before_rt, rows=tuple(rows), results=len(results))
         found = {r.row: r for r in results}
-        return [self._load(found[row]) if row in found else None for row in rows]
+        partial = fields is not None
+        return [self._load(found[row], partial=partial) if row in found else None for row in rows]
 
     def exists(self, **key: Any) -> bool:
         """Whether the row of these key fields holds any of this model's cells (one round trip)."""
@@ -401,11 +413,15 @@ class Repository(Generic[M]):
         to open, plus one per ``scan_batch_size`` rows. Rows of other record types that share
         the range (R1) are skipped.
         """
+        if limit is not None and (
+            isinstance(limit, bool) or not isinstance(limit, int) or limit < 0
+        ):
+            raise QueryError("limit must be an int >= 0", table=self.table, value=limit)
         self._projection(options.get("fields"))
         plan = self.plan(prefix, **options)
-        return self._iterate(plan, limit)
+        return self._iterate(plan, limit, partial=options.get("fields") is not None)
 
-    def _iterate(self, plan: ScanPlan, limit: int | None) -> Iterator[M]:
+    def _iterate(self, plan: ScanPlan, limit: int | None, *, partial: bool) -> Iterator[M]:
         before_rt = self.backend.round_trips
         count = 0
         # The limit counts models, not rows: rows of other record types (R1) are skipped.
@@ -414,7 +430,7 @@ class Repository(Generic[M]):
             if limit == 0:
                 return
             for _, result in rows:
-                obj = self._load_if_mine(result)
+                obj = self._load_if_mine(result, partial=partial)
                 if obj is not None:
                     count += 1
                     yield obj
@@ -436,14 +452,17 @@ class Repository(Generic[M]):
 
         Arguments as for :meth:`plan`. Pass ``next_token`` back with the **same** query to
         get exactly the following rows; it holds a position per salt bucket, so it resumes
-        fan-out and reverse scans too. About one round trip per bucket per page.
+        fan-out and reverse scans too. Round trips: per bucket an open and one or two fetches
+        of about ``2 * size / buckets`` rows (over Thrift also a close); a key without a
+        salt: an open and one fetch.
 
         Raises:
             TokenError: The token was altered, or belongs to another query.
         """
-        if size < 1:
-            raise QueryError("page size must be >= 1", table=self.table, value=size)
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise QueryError("page size must be an int >= 1", table=self.table, value=size)
         self._projection(options.get("fields"))
+        partial = options.get("fields") is not None
         plan = self.plan(prefix, **options)
         fingerprint = plan.fingerprint()
         positions = (
@@ -460,7 +479,7 @@ class Repository(Generic[M]):
         extra = False
         try:
             for index, result in rows:
-                obj = self._load_if_mine(result)
+                obj = self._load_if_mine(result, partial=partial)
                 if obj is None:
                     last[index] = result.row
                     continue
@@ -499,13 +518,20 @@ class Repository(Generic[M]):
             )
         row = self.mapper.rowkey(obj)
         loaded = self._loaded.recall(obj)
-        if loaded is not None and loaded[0] != row:
+        if loaded is not None and loaded.row != row:
             raise ValidationError(
                 "key fields of a loaded model changed; rowkeys are immutable (K10): "
                 "use Repository.move() to delete the old row and insert the new one",
                 table=self.table,
-                row=loaded[0],
+                row=loaded.row,
                 value=row,
+            )
+        if loaded is not None and loaded.partial:
+            raise ValidationError(
+                "this instance was read with fields=, so a full save would delete the "
+                "fields it did not read; write the changed fields with update()",
+                table=self.table,
+                row=row,
             )
         return row
 
@@ -557,10 +583,12 @@ class Repository(Generic[M]):
         assert self._version is not None and self.info.version_field is not None
         current = getattr(obj, self.info.version_field)
         loaded = self._loaded.recall(obj)
-        expected = loaded[1] if loaded is not None else self._version.encode(current)
+        expected = loaded.version if loaded is not None else self._version.encode(current)
         self._version.check_not_pending(expected, now, table=self.table, row=row)
-        new = max(now, (current or 0) + 1)
-        marker = self._version.pending(new)
+        # Taking over a stalled save: write newer cells than it ever could.
+        stalled = self._version.claimed(expected) or 0
+        new = max(now, (current or 0) + 1, stalled + 1)
+        marker = self._version.pending(current or 0, new)
         if not self.backend.check_and_put(
             self.table, row, self._version.column, expected, Put(row, self._version.column, marker)
         ):

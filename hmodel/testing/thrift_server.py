@@ -83,6 +83,10 @@ class FakeHBaseServer:
         transport: Transport = "buffered",
         protocol: Protocol = "binary",
     ) -> None:
+        if not isinstance(host, str) or not host:
+            raise ValidationError("host must be a non-empty string", field="host", value=host)
+        if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65_535:
+            raise ValidationError("port must be an int from 0 to 65535", field="port", value=port)
         if transport not in _TRANSPORTS:
             raise ValidationError(
                 f"transport must be one of {sorted(_TRANSPORTS)}",

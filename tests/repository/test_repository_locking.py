@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import attrs
 import pytest
 
 from hmodel import Family, Key, Str, Table, counter, field, model, version_field
@@ -73,7 +74,7 @@ def test_a_save_in_progress_blocks_writers_until_its_lease_ends(
         row,
         b"a:v",
         saved.version.to_bytes(8, "big"),
-        Put(row, b"a:v", b"P" + stalled.to_bytes(8, "big")),
+        Put(row, b"a:v", b"P" + saved.version.to_bytes(8, "big") + stalled.to_bytes(8, "big")),
     )
     assert claimed
     reader = repo.get(account_id="a1")
@@ -85,6 +86,43 @@ def test_a_save_in_progress_blocks_writers_until_its_lease_ends(
     repo.save(reader)
     stored = repo.get(account_id="a1")
     assert stored is not None and stored.balance == 11 and stored.version > stalled
+
+
+def test_a_copy_of_what_was_read_during_a_save_cannot_overwrite_that_save(
+    make_repo: MakeRepo, clock: Any
+) -> None:
+    """Readers of a pending save see the version it started from, never the one it commits."""
+    repo = make_repo(Account)
+    saved = repo.save(Account(account_id="a1", owner="ann", balance=100))
+    row = repo.mapper.key_of(account_id="a1")
+    new = saved.version + 1
+    pending = b"P" + saved.version.to_bytes(8, "big") + new.to_bytes(8, "big")
+    assert repo.backend.check_and_put(
+        "account", row, b"a:v", saved.version.to_bytes(8, "big"), Put(row, b"a:v", pending)
+    )
+    reader = repo.get(account_id="a1")
+    assert reader is not None and reader.version == saved.version
+    # The pending save commits (+50) ...
+    repo.backend.mutate("account", [Put(row, b"a:b", (150).to_bytes(8, "big"), timestamp=new)])
+    assert repo.backend.check_and_put(
+        "account", row, b"a:v", pending, Put(row, b"a:v", new.to_bytes(8, "big"))
+    )
+    # ... and a copy of what the reader saw while it was pending must not overwrite it.
+    copy = attrs.evolve(reader, balance=101)
+    with pytest.raises(ConflictError):
+        repo.save(copy)
+    stored = repo.get(account_id="a1")
+    assert stored is not None and stored.balance == 150
+
+
+def test_an_instance_read_with_some_fields_cannot_be_saved_whole(make_repo: MakeRepo) -> None:
+    """A full save of a projection would delete the fields it did not read."""
+    repo = make_repo(Account)
+    repo.save(Account(account_id="a1", owner="ann", balance=100))
+    partial = repo.get(account_id="a1", fields=["owner", "balance"])
+    assert partial is not None
+    with pytest.raises(ValidationError):
+        repo.save(partial)
 
 
 def test_a_locked_delete_checks_the_version(make_repo: MakeRepo) -> None:

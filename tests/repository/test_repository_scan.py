@@ -300,3 +300,15 @@ def test_limits_and_pages_count_models_not_rows_of_other_record_types(
     assert [f.name for f in folder_repo.scan(limit=3)] == ["folder0", "folder1", "folder2"]
     pages = [[f.name for f in p] for p in folder_repo.pages(2)]
     assert pages == [["folder0", "folder1"], ["folder2", "folder3"], ["folder4"]]
+
+
+@pytest.mark.parametrize("limit", [-1, "2", 1.5, True])
+def test_a_scan_limit_must_be_a_non_negative_int(shop: Repository[Purchase], limit: Any) -> None:
+    with pytest.raises(QueryError):
+        shop.scan({"user_id": "alice"}, limit=limit)
+
+
+@pytest.mark.parametrize("size", [0, "2", 2.5, True])
+def test_a_page_size_must_be_a_positive_int(shop: Repository[Purchase], size: Any) -> None:
+    with pytest.raises(QueryError):
+        shop.page(size, {"user_id": "alice"})

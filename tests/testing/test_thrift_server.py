@@ -247,3 +247,11 @@ def test_stop_closes_open_scanners(
     assert len(server.handler.scanners) == 1
     server.stop()
     assert len(server.handler.scanners) == 0
+
+
+@pytest.mark.parametrize(
+    ("host", "port"), [("127.0.0.1", -1), ("127.0.0.1", 70_000), ("127.0.0.1", "9090"), (None, 0)]
+)
+def test_a_bad_host_or_port_is_a_typed_error(host: object, port: object) -> None:
+    with pytest.raises(ValidationError):
+        FakeHBaseServer(host=host, port=port)  # type: ignore[arg-type]

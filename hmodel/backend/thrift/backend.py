@@ -9,7 +9,7 @@ import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from hmodel.backend.argument import require_row, require_timestamp
+from hmodel.backend.argument import LONG_MAX, require_int, require_row
 from hmodel.backend.base import (
     Backend,
     Cell,
@@ -47,6 +47,12 @@ from hmodel.schema.family import Family
 from hmodel.schema.table import Table
 
 __all__ = ["ThriftBackend"]
+
+
+def _require_before(before: object, *, table: str, row: bytes | None = None) -> None:
+    """``before`` is ``None`` or an exclusive upper bound ``0 <= before <= Long.MAX_VALUE``."""
+    if before is not None:
+        require_int("before", before, table=table, row=row, minimum=0, maximum=LONG_MAX)
 
 
 class ThriftBackend(Backend):
@@ -355,7 +361,7 @@ class ThriftBackend(Backend):
         """
         keys = [require_row(r, table=table, argument="rows") for r in rows]
         wanted = require_each("columns", columns, table=table)
-        require_timestamp("before", before, table=table)
+        _require_before(before, table=table)
         if not keys:
             return []
         server_name = self._server_name(table)
@@ -394,7 +400,7 @@ class ThriftBackend(Backend):
     ) -> list[Cell]:
         """Read versions newest first with one ``getVer`` (``getVerTs`` with ``before``)."""
         require_row(row, table=table)
-        require_timestamp("before", before, table=table, row=row)
+        _require_before(before, table=table, row=row)
         require_cell_column(column, table=table, row=row, what="get_versions")
         if isinstance(max_versions, bool) or not isinstance(max_versions, int) or max_versions < 1:
             raise IllegalArgumentError(
@@ -425,10 +431,12 @@ class ThriftBackend(Backend):
             TableNotFoundError: No such table.
             FilterError: The server could not parse ``scan.filter``.
         """
+        if not isinstance(scan, Scan):
+            raise IllegalArgumentError("expected a Scan", table=table, value=scan)
         require_bytes("start", scan.start, table=table)
         require_bytes("stop", scan.stop, table=table)
         require_each("columns", scan.columns, table=table)
-        require_timestamp("before", scan.before, table=table)
+        _require_before(scan.before, table=table)
         return ScannerIterator(
             rpc=self._rpc,
             table=table,
@@ -492,6 +500,7 @@ class ThriftBackend(Backend):
         """
         require_row(row, table=table)
         require_cell_column(column, table=table, row=row, what="an increment")
+        require_int("amount", amount, table=table, row=row, minimum=-LONG_MAX - 1, maximum=LONG_MAX)
         value: int = self._rpc(
             "atomicIncrement", self._server_name(table), row, column, amount,
             retry=Retry.UNSENT, table=table, row=row, column=column,
@@ -511,7 +520,17 @@ class ThriftBackend(Backend):
         server_name = self._server_name(table)
         structs = []
         for inc in increments:
+            if not isinstance(inc, Increment):
+                raise IllegalArgumentError("expected an Increment", table=table, value=inc)
             require_row(inc.row, table=table)
+            require_int(
+                "amount",
+                inc.amount,
+                table=table,
+                row=inc.row,
+                minimum=-LONG_MAX - 1,
+                maximum=LONG_MAX,
+            )
             require_cell_column(inc.column, table=table, row=inc.row, what="an increment")
             structs.append(
                 TIncrement(table=server_name, row=inc.row, column=inc.column, ammount=inc.amount)
@@ -543,6 +562,8 @@ class ThriftBackend(Backend):
         """
         require_row(row, table=table)
         require_cell_column(column, table=table, row=row, what="check_and_put")
+        if not isinstance(put, Put):
+            raise IllegalArgumentError("check_and_put takes a Put", table=table, row=row, value=put)
         if expected is not None:
             require_bytes("expected", expected, table=table, row=row)
         require_bytes("value", put.value, table=table, row=row)
@@ -575,6 +596,10 @@ class ThriftBackend(Backend):
         matched to the columns sorted the same way. No RPC for empty ``values``.
         """
         require_row(row, table=table)
+        if not isinstance(values, Mapping):
+            raise IllegalArgumentError(
+                "values must be a mapping of column to bytes", table=table, row=row, value=values
+            )
         if not values:
             return {}
         for column, value in values.items():

@@ -7,6 +7,7 @@ from typing import Any
 
 import attrs
 
+from hmodel.backend.argument import LONG_MAX, require_int, require_row, require_timestamp
 from hmodel.backend.base import Delete, Mutation, Put
 from hmodel.backend.thrift.argument import require_bytes, require_cell_column
 from hmodel.backend.thrift.idl import BatchMutation
@@ -55,19 +56,18 @@ class MutationBatch:
 
 def _check(mutation: object, index: int) -> Put | Delete:
     if isinstance(mutation, Put):
-        require_bytes("row", mutation.row, table=None)
+        require_row(mutation.row, table=None)
         require_cell_column(mutation.column, table=None, row=mutation.row, what="a put")
         require_bytes("value", mutation.value, table=None, row=mutation.row)
-        if mutation.ttl is not None and mutation.ttl < 0:
-            raise IllegalArgumentError(
-                "a put's ttl is a number of milliseconds >= 0",
-                row=mutation.row,
-                column=mutation.column,
-                value=mutation.ttl,
+        require_timestamp("timestamp", mutation.timestamp, table=None, row=mutation.row)
+        if mutation.ttl is not None:
+            require_int(
+                "ttl", mutation.ttl, table=None, row=mutation.row, minimum=0, maximum=LONG_MAX
             )
         return mutation
     if isinstance(mutation, Delete):
-        require_bytes("row", mutation.row, table=None)
+        require_row(mutation.row, table=None)
+        require_timestamp("timestamp", mutation.timestamp, table=None, row=mutation.row)
         if mutation.column is not None:
             column = require_bytes("column", mutation.column, table=None, row=mutation.row)
             if not column.partition(b":")[0]:

@@ -417,10 +417,10 @@ def test_a_number_thrift_cannot_encode_is_an_argument_error_not_a_lost_connectio
     thrift: ThriftBackend, table: str
 ) -> None:
     before = thrift.round_trips
-    with pytest.raises(IllegalArgumentError, match="cannot be encoded") as info:
+    with pytest.raises(IllegalArgumentError, match="amount must be within") as info:
         thrift.increment(table, b"r", b"f:q", 2**64)
     assert info.value.table == table
     assert thrift.round_trips == before  # nothing left the client
-    with pytest.raises(IllegalArgumentError, match="cannot be encoded"):
+    with pytest.raises(IllegalArgumentError, match="timestamp must be within"):
         thrift.mutate(table, [Put(b"r", b"f:q", b"v", timestamp=2**70)])
     assert thrift.increment(table, b"r", b"f:q") == 1  # the connection was replaced cleanly
