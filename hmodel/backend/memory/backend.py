@@ -309,7 +309,9 @@ class MemoryBackend(Backend):
         with stored.lock:
             now = self.clock()
             for row in keys:
-                history = stored.history(row, selection, before=checked_before, now=now)
+                history = stored.history(
+                    row, selection, before=checked_before, now=now, latest_only=True
+                )
                 if history:
                     results.append(RowResult(row, {name: cells[0] for name, cells in history}))
         return results

@@ -37,7 +37,9 @@ def _fetch(
     last = after
     for row in table.keys(scan.start, scan.stop, after=after, reverse=scan.reverse):
         last = row
-        columns: ColumnHistory | None = table.history(row, selection, before=scan.before, now=now)
+        columns: ColumnHistory | None = table.history(
+            row, selection, before=scan.before, now=now, latest_only=run is None
+        )
         if not columns:
             continue
         done = False

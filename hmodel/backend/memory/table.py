@@ -83,11 +83,24 @@ class MemoryTable:
         return stored.read(self.families, selection, before=before, now=now)
 
     def history(
-        self, row: bytes, selection: Selection, *, before: int | None, now: int
+        self,
+        row: bytes,
+        selection: Selection,
+        *,
+        before: int | None,
+        now: int,
+        latest_only: bool = False,
     ) -> ColumnHistory:
-        """Like :meth:`read_row`, as ``(b"f:q", [Cell, ...])`` pairs for filters and results."""
+        """Like :meth:`read_row`, as ``(b"f:q", [Cell, ...])`` pairs for filters and results.
+
+        ``latest_only`` keeps just the newest visible version of each column, for reads
+        that show no filter the older ones (a get, a scan without a filter).
+        """
         return [
-            (column_name(key), [Cell(v.value, v.timestamp) for v in versions])
+            (
+                column_name(key),
+                [Cell(v.value, v.timestamp) for v in (versions[:1] if latest_only else versions)],
+            )
             for key, versions in self.read_row(row, selection, before=before, now=now)
         ]
 

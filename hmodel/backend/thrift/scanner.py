@@ -9,6 +9,7 @@ from collections import deque
 from collections.abc import Iterator
 from typing import Any, Protocol
 
+from hmodel.backend.argument import MAX_ROW_LENGTH
 from hmodel.backend.base import RowResult, Scan
 from hmodel.backend.thrift.channel import Retry
 from hmodel.backend.thrift.idl import TScan
@@ -34,10 +35,6 @@ class Rpc(Protocol):
     ) -> Any:
         """Send ``method(*args)`` and return its result."""
         ...
-
-
-#: HBase's longest rowkey (``Short.MAX_VALUE`` bytes).
-MAX_ROW_LENGTH = 32_767
 
 
 def _reversed_start(upper: bytes, *, exact: bool) -> bytes | None:
