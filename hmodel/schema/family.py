@@ -5,11 +5,11 @@ from __future__ import annotations
 import enum
 import unicodedata
 import warnings
-from typing import TypeVar
 
 import attrs
 
 from hmodel.errors import SchemaError
+from hmodel.schema.option import bool_option, enum_option
 
 __all__ = [
     "FOREVER",
@@ -29,8 +29,6 @@ _JAVA_INT_MAX = 2_147_483_647
 
 #: Family names are stored with a one-byte length in every cell (``KeyValue``).
 _MAX_FAMILY_NAME_BYTES = 127
-
-_E = TypeVar("_E", bound=enum.Enum)
 
 
 class SchemaWarning(UserWarning):
@@ -103,23 +101,6 @@ def _int_option(
             f"{option} must be between {minimum} and {maximum}", column=family, value=value
         )
     return value
-
-
-def _bool_option(family: str, option: str, value: bool) -> bool:
-    if not isinstance(value, bool):
-        raise SchemaError(f"{option} must be a bool", column=family, value=value)
-    return value
-
-
-def _enum_option(family: str, option: str, kind: type[_E], value: _E | str) -> _E:
-    if isinstance(value, kind):
-        return value
-    if isinstance(value, str):
-        for member in kind:
-            if member.value == value.upper():
-                return member
-    names = ", ".join(str(member.value) for member in kind)
-    raise SchemaError(f"{option} must be one of {names}", column=family, value=value)
 
 
 @attrs.frozen(init=False)
@@ -203,7 +184,7 @@ class Family:
                 value=min_versions,
             )
         ttl = _int_option(name, "TTL", ttl, minimum=1, maximum=FOREVER)
-        bloom = _enum_option(name, "BLOOMFILTER", BloomFilter, bloom_filter)
+        bloom = enum_option("BLOOMFILTER", BloomFilter, bloom_filter, family=name)
         if bloom is BloomFilter.ROWPREFIX_FIXED_LENGTH:
             if bloom_prefix_length is None:
                 raise SchemaError(
@@ -222,13 +203,13 @@ class Family:
             versions,
             min_versions,
             ttl,
-            _bool_option(name, "KEEP_DELETED_CELLS", keep_deleted_cells),
-            _enum_option(name, "COMPRESSION", Compression, compression),
-            _enum_option(name, "DATA_BLOCK_ENCODING", DataBlockEncoding, data_block_encoding),
+            bool_option("KEEP_DELETED_CELLS", keep_deleted_cells, family=name),
+            enum_option("COMPRESSION", Compression, compression, family=name),
+            enum_option("DATA_BLOCK_ENCODING", DataBlockEncoding, data_block_encoding, family=name),
             bloom,
             _int_option(name, "BLOCKSIZE", block_size, minimum=1024, maximum=16 * 1024 * 1024),
-            _bool_option(name, "BLOCKCACHE", block_cache),
-            _bool_option(name, "IN_MEMORY", in_memory),
+            bool_option("BLOCKCACHE", block_cache, family=name),
+            bool_option("IN_MEMORY", in_memory, family=name),
             _int_option(name, "REPLICATION_SCOPE", replication_scope, minimum=0, maximum=1),
             bloom_prefix_length,
         )

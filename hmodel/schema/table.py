@@ -10,6 +10,7 @@ import attrs
 
 from hmodel.errors import SchemaError
 from hmodel.schema.family import Family
+from hmodel.schema.option import bool_option, enum_option
 from hmodel.schema.split import ExplicitSplits, SplitPolicy
 
 __all__ = ["Durability", "SplitPolicy", "Table"]
@@ -97,23 +98,6 @@ def _size_option(option: str, value: int | None, minimum: int) -> None:
         )
 
 
-def _flag(option: str, value: bool) -> bool:
-    if not isinstance(value, bool):
-        raise SchemaError(f"{option} must be a bool", value=value)
-    return value
-
-
-def _durability(value: Durability | str) -> Durability:
-    if isinstance(value, Durability):
-        return value
-    if isinstance(value, str):
-        for member in Durability:
-            if member.value == value.upper():
-                return member
-    names = ", ".join(member.value for member in Durability)
-    raise SchemaError(f"DURABILITY must be one of {names}", value=value)
-
-
 @attrs.frozen(init=False)
 class Table:
     """A table: its name, 1..n families (F1) and table-level options (F4).
@@ -175,7 +159,7 @@ class Table:
         try:
             _check_names(name, namespace)
             family_tuple = tuple(families)
-            _check_families(family_tuple, _flag("allow_many_families", allow_many_families))
+            _check_families(family_tuple, bool_option("allow_many_families", allow_many_families))
             policy = _policy(splits)
             points = _points(policy)
             _size_option("MAX_FILESIZE", max_filesize, _MIN_MAX_FILESIZE)
@@ -185,8 +169,8 @@ class Table:
                 family_tuple,
                 namespace,
                 policy,
-                _flag("READONLY", read_only),
-                _durability(durability),
+                bool_option("READONLY", read_only),
+                enum_option("DURABILITY", Durability, durability),
                 max_filesize,
                 memstore_flushsize,
                 allow_many_families,
