@@ -212,10 +212,7 @@ class MemoryBackend(Backend):
         Raises:
             TableNotFoundError: No such table.
         """
-        self._charge()
-        table = self._table(name, enabled=False)
-        with table.lock:
-            table.enabled = False
+        self._set_enabled(name, False)
 
     def enable_table(self, name: str) -> None:
         """Enable table ``name`` again; enabling an enabled table does nothing.
@@ -223,10 +220,13 @@ class MemoryBackend(Backend):
         Raises:
             TableNotFoundError: No such table.
         """
+        self._set_enabled(name, True)
+
+    def _set_enabled(self, name: str, enabled: bool) -> None:
         self._charge()
         table = self._table(name, enabled=False)
         with table.lock:
-            table.enabled = True
+            table.enabled = enabled
 
     def is_table_enabled(self, name: str) -> bool:
         """Whether table ``name`` is enabled.
