@@ -19,7 +19,7 @@ from hmodel.codecs.raw import Raw
 from hmodel.codecs.text import Utf8
 from hmodel.errors import DeclarationError
 
-__all__ = ["codec_for_type"]
+__all__ = ["codec_for_type", "describe_type"]
 
 _DEFAULTS: dict[object, type[Codec[Any]]] = {
     str: Utf8,
@@ -66,7 +66,8 @@ def codec_for_type(tp: object) -> Codec[Any]:
     if codec is None:
         hint = " (resolve string annotations first)" if isinstance(tp, str) else ""
         raise DeclarationError(
-            f"no default codec for type {_describe(tp)}{hint}; pass a codec explicitly", value=tp
+            f"no default codec for type {describe_type(tp)}{hint}; pass a codec explicitly",
+            value=tp,
         )
     return codec()
 
@@ -92,8 +93,8 @@ def _strip(tp: object) -> object:
             return tp
 
 
-def _describe(tp: object) -> str:
-    """Name ``tp`` for a message: ``int`` rather than ``<class 'int'>``."""
+def describe_type(tp: object) -> str:
+    """Name a type hint for a message: ``int`` rather than ``<class 'int'>``, ``int | None``."""
     if isinstance(tp, type) and typing.get_origin(tp) is None:
         return tp.__qualname__
-    return repr(tp)
+    return repr(tp).replace("typing.", "")

@@ -6,6 +6,8 @@ import types
 import typing
 from typing import Any, ClassVar
 
+from hmodel.codecs.default import describe_type as describe
+
 __all__ = ["check_value", "describe", "dict_types", "is_classvar", "split_optional"]
 
 _NONE = type(None)
@@ -46,13 +48,6 @@ def dict_types(hint: Any) -> tuple[Any, Any] | None:
 def is_classvar(hint: Any) -> bool:
     """Whether ``hint`` is ``ClassVar[...]`` (not a field)."""
     return hint is ClassVar or typing.get_origin(hint) is ClassVar
-
-
-def describe(hint: Any) -> str:
-    """Render a type hint for a message: ``str``, ``dict[str, int]``, ``int | None``."""
-    if isinstance(hint, type) and typing.get_origin(hint) is None:
-        return hint.__qualname__
-    return repr(hint).replace("typing.", "")
 
 
 def check_value(value: object, hint: Any) -> bool:
