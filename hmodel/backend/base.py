@@ -383,6 +383,44 @@ class Backend(abc.ABC):
             f"{type(self).__name__} cannot check-and-delete", table=table, row=row
         )
 
+    def check_and_mutate(
+        self,
+        table: str,
+        row: bytes,
+        column: bytes,
+        expected: bytes | None,
+        mutations: Sequence[Mutation],
+    ) -> bool:
+        """Atomically apply a whole row's puts and deletes if one cell holds ``expected``.
+
+        The check and every mutation are one atomic row operation (HBase's
+        ``checkAndMutate`` with ``RowMutations``): a reader sees the row either before all
+        of them or after all of them, never in between. ``expected`` ``None`` (or ``b""``)
+        matches a missing cell and a cell holding ``b""``, as in HBase. Each mutation
+        keeps its own timestamp; those without one take the server's current time, the
+        same for the whole call (so a server-stamped delete masks the call's puts at that
+        time, whatever their order). Every mutation must be on ``row``. One round trip;
+        never retried (the outcome of a dropped call is unknown).
+
+        Optional: only backends with ``"check_and_mutate"`` in :attr:`capabilities` (the
+        memory engine, HBase's Thrift2 API). HBase's Thrift1 API has no such call.
+
+        Returns:
+            Whether the check passed and the mutations were applied.
+
+        Raises:
+            UnsupportedOperationError: The backend has no atomic check-and-mutate.
+            IllegalArgumentError: A mutation is on another row, or a malformed argument;
+                nothing is applied.
+            ColumnFamilyNotFoundError: A column names an unknown family; nothing is applied.
+        """
+        raise UnsupportedOperationError(
+            f"{type(self).__name__} cannot check-and-mutate (HBase's Thrift1 API has no "
+            "checkAndMutate; use HBase's Thrift2 API)",
+            table=table,
+            row=row,
+        )
+
     def close(self) -> None:  # noqa: B027 -- optional hook, most backends hold nothing
         """Release connections and other resources; the backend is unusable afterwards."""
 

@@ -100,7 +100,7 @@ class MemoryBackend(Backend):
         Cell(value=b'ann', timestamp=5)
     """
 
-    capabilities: frozenset[str] = frozenset({"check_and_delete"})
+    capabilities: frozenset[str] = frozenset({"check_and_delete", "check_and_mutate"})
 
     def __init__(self, *, clock: Clock = system_clock) -> None:
         self.clock = clock
@@ -542,6 +542,53 @@ class MemoryBackend(Backend):
             if not _expected_matches(stored.latest(checked_row, key, now=now), expected):
                 return False
             apply_delete(stored, planned, now=now)
+            return True
+
+    def check_and_mutate(
+        self,
+        table: str,
+        row: bytes,
+        column: bytes,
+        expected: bytes | None,
+        mutations: Sequence[Mutation],
+    ) -> bool:
+        """Atomically apply ``mutations`` if the newest visible ``column`` is ``expected``.
+
+        ``expected`` is compared as in :meth:`check_and_put`. Every mutation is checked
+        before anything is applied; puts and deletes without a timestamp share one "now".
+        One round trip, whatever the mutations' timestamps.
+
+        Raises:
+            IllegalArgumentError: A mutation is on another row, none is given, or a
+                malformed argument.
+            ColumnFamilyNotFoundError: ``column`` or a mutation names an unknown family.
+        """
+        name = require_table_name(table)
+        given = require_sequence("mutations", mutations, table=name)
+        self._charge()
+        stored = self._table(name)
+        checked_row, key = self._check_expected(stored, row, column, expected)
+        if not given:
+            raise IllegalArgumentError(
+                "check_and_mutate needs at least one mutation", table=name, row=checked_row
+            )
+        puts, deletes = plan_mutations(stored, given)
+        for planned_row in [p.row for p in puts] + [d.row for d in deletes]:
+            if planned_row != checked_row:
+                raise IllegalArgumentError(
+                    "check_and_mutate's mutations must be on the checked row",
+                    table=name,
+                    row=checked_row,
+                    value=planned_row,
+                )
+        with stored.lock:
+            now = self.clock()
+            if not _expected_matches(stored.latest(checked_row, key, now=now), expected):
+                return False
+            for put in puts:
+                apply_put(stored, put, now=now)
+            for delete in deletes:
+                apply_delete(stored, delete, now=now)
             return True
 
     def append(self, table: str, row: bytes, values: Mapping[bytes, bytes]) -> dict[bytes, bytes]:
