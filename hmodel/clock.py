@@ -121,8 +121,7 @@ class WriteStamps:
     def observe(self, timestamp: int) -> None:
         """Make every later stamp greater than ``timestamp``."""
         with self._lock:
-            if timestamp > self._last:
-                self._last = timestamp
+            self._last = max(self._last, timestamp)
 
     @property
     def last(self) -> int:
