@@ -34,6 +34,12 @@ class Locking:
       trip compares the version cell with the version read and, in the same atomic row
       operation, writes the data cells and the new version. Readers see the row before or
       after, never in between; a refused save has changed nothing.
+
+    In both, data cells carry the new version as their timestamp. Thrift1 can only write
+    the version cell with the server's time, so its deletes leave the version cell as
+    ``b""`` (which reads as "no row", and which an insert expecting no version accepts)
+    instead of deleting it. Write one locked model through one protocol: a Thrift1 and an
+    atomic writer on one table would compare server and client stamps of the version cell.
     * **claimed** (HBase's Thrift1 API, whose ``checkAndPut`` carries one cell): a
       check-and-put turns the version cell into a pending marker (the claim), one
       ``mutateRowsTs`` writes the data (atomic on the row), a second check-and-put commits
@@ -156,7 +162,10 @@ class Locking:
         """
         committed = self.version.encode(new) or b""
         if self.atomic:
-            stamp = Put(row, self.version.column, committed, new, ttl_ms)
+            # The version cell takes the save's stamp, like its data; taking over a Thrift1
+            # claim (a server-stamped marker) it takes the server's time, to be newer.
+            taking_over = self.version.claim_of(expected) is not None
+            stamp = Put(row, self.version.column, committed, None if taking_over else new, ttl_ms)
             if not self.backend.check_and_mutate(
                 self.table, row, self.version.column, expected, [*mutations, stamp]
             ):

@@ -99,7 +99,11 @@ class Repository(Generic[M]):
         self._instrument = Instrument(self.table, backend, listeners)
         self._batch_size = scan_batch_size
         self._identity = IdentityMap()
-        self._counter_columns = frozenset(self.mapper.column_of(n) for n in self.info.counters)
+        # Cells a read does not order later writes after: counters (F10) and, over
+        # Thrift1, the version cell are stamped by the server's clock, not by this layer.
+        self._server_stamped = frozenset(
+            self.mapper.column_of(n) for n in (*self.info.counters, *self._version_names())
+        )
         self._version: VersionCell | None = None
         self._locking: Locking | None = None
         if self.info.version_field is not None:
@@ -112,6 +116,9 @@ class Repository(Generic[M]):
             )
 
     # --- plumbing -------------------------------------------------------------------
+
+    def _version_names(self) -> tuple[str, ...]:
+        return () if self.info.version_field is None else (self.info.version_field,)
 
     @property
     def stamps(self) -> WriteStamps:
@@ -174,7 +181,7 @@ class Repository(Generic[M]):
 
         Every write this process makes afterwards is stamped after the cells read (so a
         read-modify-write is ordered after what it read, whoever wrote it); counter cells,
-        which the server stamps, do not count.
+        and the version cell, which the server may stamp, do not count.
 
         Raises:
             KeyDecodeError: The rowkey is not this model's.
@@ -182,8 +189,7 @@ class Repository(Generic[M]):
         """
         cells = result.cells
         if cells:
-            # Counters are stamped by the server (F10): only cells this layer writes count.
-            skip = self._counter_columns
+            skip = self._server_stamped
             newest = max(
                 (cell.timestamp for column, cell in cells.items() if column not in skip),
                 default=0,
