@@ -6,6 +6,7 @@ from hmodel.repository.page import Page
 from hmodel.repository.plan import KeySpan, ScanPlan
 from hmodel.repository.query import Query
 from hmodel.repository.repository import Repository
+from hmodel.repository.store import Store
 from hmodel.repository.unit_of_work import UnitOfWork
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "QueryEvent",
     "Repository",
     "ScanPlan",
+    "Store",
     "UnitOfWork",
     "where",
 ]
