@@ -8,7 +8,7 @@ from typing import Any, Generic, TypeVar
 import attrs
 
 from hmodel.errors import DeclarationError
-from hmodel.repository import Repository, Store, execute
+from hmodel.repository import Repository, Store, UnitOfWork, execute
 
 __all__ = ["OneSidedLink", "Relation"]
 
@@ -86,24 +86,32 @@ class Relation(Generic[L, R]):
         ``left.left_field[right_id] = value`` and ``right.right_field[left_id] =
         right_value`` (``value`` when not given).
         """
-        other = value if right_value is None else right_value
         with self.store.unit_of_work() as unit:
-            unit.put_entries(
-                self.left.model, {self._left_key: left_id}, self.left_field, {right_id: value}
-            )
-            unit.put_entries(
-                self.right.model, {self._right_key: right_id}, self.right_field, {left_id: other}
-            )
+            self.queue_link(unit, left_id, right_id, value, right_value)
+
+    def queue_link(
+        self, unit: UnitOfWork, left_id: Any, right_id: Any, value: Any, right_value: Any = None
+    ) -> None:
+        """Queue :meth:`link` in ``unit``, to send it with other writes (one mutate per table)."""
+        other = value if right_value is None else right_value
+        unit.put_entries(
+            self.left.model, {self._left_key: left_id}, self.left_field, {right_id: value}
+        )
+        unit.put_entries(
+            self.right.model, {self._right_key: right_id}, self.right_field, {left_id: other}
+        )
 
     def unlink(self, left_id: Any, right_id: Any) -> None:
-        """Remove the link from both sides (idempotent)."""
+        """Remove the link from both sides (idempotent), in one unit of work."""
         with self.store.unit_of_work() as unit:
-            unit.remove_entries(
-                self.left.model, {self._left_key: left_id}, self.left_field, [right_id]
-            )
-            unit.remove_entries(
-                self.right.model, {self._right_key: right_id}, self.right_field, [left_id]
-            )
+            self.queue_unlink(unit, left_id, right_id)
+
+    def queue_unlink(self, unit: UnitOfWork, left_id: Any, right_id: Any) -> None:
+        """Queue :meth:`unlink` in ``unit``."""
+        unit.remove_entries(self.left.model, {self._left_key: left_id}, self.left_field, [right_id])
+        unit.remove_entries(
+            self.right.model, {self._right_key: right_id}, self.right_field, [left_id]
+        )
 
     def of_left(self, left_id: Any) -> dict[Any, Any]:
         """The links of one left row: right id -> value (one round trip)."""
