@@ -165,9 +165,14 @@ class Copy(Generic[S, T]):
         return self._rewrite((copy, source) for copy in self.copies(source))
 
     def save(self, source: S) -> CopyReport:
-        """Save ``source`` with its repository, then :meth:`sync` its copies."""
+        """Save ``source`` with its repository, then :meth:`sync` its copies.
+
+        The report's round trips include the source's save.
+        """
+        before = self.store.backend.round_trips
         self.source.save(source)
-        return self.sync(source)
+        report = self.sync(source)
+        return attrs.evolve(report, round_trips=self.store.backend.round_trips - before)
 
     def verify(self, sources: Iterable[S]) -> list[StaleCopy]:
         """The copies of ``sources`` whose copied fields differ from the source's."""
