@@ -1,0 +1,30 @@
+"""Tools for the people who run hmodel: the schema advisor, region spread, tracing, progress."""
+
+from hmodel.ops.advisor import RULES, Ignored, Report, check
+from hmodel.ops.config import CheckConfig, TableVolume, load_config, parse_size
+from hmodel.ops.finding import Finding, Rule, Severity, Subject
+from hmodel.ops.inventory import Inventory
+from hmodel.ops.report import render_json, render_text
+from hmodel.ops.spread import RegionLoad, Spread, measure, render_spread
+
+__all__ = [
+    "RULES",
+    "CheckConfig",
+    "Finding",
+    "Ignored",
+    "Inventory",
+    "RegionLoad",
+    "Report",
+    "Rule",
+    "Severity",
+    "Spread",
+    "Subject",
+    "TableVolume",
+    "check",
+    "load_config",
+    "measure",
+    "parse_size",
+    "render_json",
+    "render_spread",
+    "render_text",
+]
