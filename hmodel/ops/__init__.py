@@ -5,6 +5,7 @@ from hmodel.ops.config import CheckConfig, TableVolume, load_config, parse_size
 from hmodel.ops.finding import Finding, Rule, Severity, Subject
 from hmodel.ops.inventory import Inventory
 from hmodel.ops.report import render_json, render_text
+from hmodel.ops.sample import spread_of
 from hmodel.ops.spread import RegionLoad, Spread, measure, render_spread
 
 __all__ = [
@@ -27,4 +28,5 @@ __all__ = [
     "render_json",
     "render_spread",
     "render_text",
+    "spread_of",
 ]

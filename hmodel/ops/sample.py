@@ -7,7 +7,7 @@ import datetime as dt
 import inspect
 import json
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
@@ -15,8 +15,9 @@ from typing import Any
 from hmodel.errors import HModelError, SampleError
 from hmodel.model import ModelInfo
 from hmodel.ops.inventory import import_module
+from hmodel.ops.spread import Spread, measure
 
-__all__ = ["encode_sample", "read_file", "sample_function"]
+__all__ = ["encode_sample", "read_file", "sample_function", "spread_of"]
 
 
 def _convert(text: object, python_type: type, field: str) -> Any:
@@ -109,7 +110,7 @@ def sample_function(spec: str) -> Callable[[type[Any]], Iterator[Any]]:
     return call
 
 
-def encode_sample(info: ModelInfo, records: Iterator[Any], *, limit: int | None) -> list[bytes]:
+def encode_sample(info: ModelInfo, records: Iterable[Any], *, limit: int | None) -> list[bytes]:
     """Encode up to ``limit`` records with the model's key.
 
     Each record is a model instance or a mapping holding the key fields (other entries
@@ -145,3 +146,13 @@ def encode_sample(info: ModelInfo, records: Iterator[Any], *, limit: int | None)
                 f"sample record {number}: {exc.message}", field=exc.field, value=exc.value
             ) from exc
     return keys
+
+
+def spread_of(info: ModelInfo, records: Iterable[Any], *, limit: int | None = None) -> Spread:
+    """Encode ``records`` with the model's key and count them per region of its table.
+
+    Raises:
+        SampleError: A record misses a key field, or a value does not encode.
+    """
+    keys = encode_sample(info, records, limit=limit)
+    return measure(info.name, info.table.full_name, keys, info.table.splits)

@@ -129,18 +129,18 @@ def measure(model: str, table: str, keys: Iterable[bytes], splits: Sequence[byte
 
 def render_spread(spread: Spread) -> str:
     """Return the spread as a text table with a bar per region and the verdict."""
+    count = len(spread.regions)
     lines = [
         f"{spread.table} (model {spread.model}): {spread.total} keys of "
-        f"{spread.key_min}-{spread.key_max} bytes over {len(spread.regions)} regions"
+        f"{spread.key_min}-{spread.key_max} bytes over {count} region{'s' * (count != 1)}"
     ]
-    width = max(len(_literal(r.start)) for r in spread.regions)
-    width = max(width, len("start"))
+    starts = [_literal(r.start) or "(first)" for r in spread.regions]
+    width = max(len("start"), *(len(s) for s in starts))
     busiest = max((r.rows for r in spread.regions), default=0) or 1
     lines.append(f"  {'region':>6}  {'start':<{width}}  {'keys':>6}  {'share':>6}")
-    for number, region in enumerate(spread.regions, start=1):
+    for number, (region, start) in enumerate(zip(spread.regions, starts, strict=True), start=1):
         share = region.rows / spread.total if spread.total else 0.0
         bar = "#" * round(_BAR * region.rows / busiest)
-        start = _literal(region.start) or "(first)"
         lines.append(
             f"  {number:>6}  {start:<{width}}  {region.rows:>6}  {share:>6.1%}  {bar}".rstrip()
         )

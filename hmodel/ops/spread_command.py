@@ -11,8 +11,8 @@ from typing import Any
 from hmodel.errors import InputError
 from hmodel.model import ModelInfo
 from hmodel.ops.inventory import import_module, models_of
-from hmodel.ops.sample import encode_sample, read_file, sample_function
-from hmodel.ops.spread import Spread, measure, render_spread, save_image
+from hmodel.ops.sample import read_file, sample_function, spread_of
+from hmodel.ops.spread import Spread, render_spread, save_image
 
 __all__ = ["configure", "run_spread", "target_models"]
 
@@ -52,8 +52,7 @@ def run_spread(args: argparse.Namespace) -> int:
     """
     spreads: list[Spread] = []
     for info in target_models(args.target):
-        keys = encode_sample(info, _records(args, info), limit=args.limit)
-        spreads.append(measure(info.name, info.table.full_name, keys, info.table.splits))
+        spreads.append(spread_of(info, _records(args, info), limit=args.limit))
     if args.format == "json":
         print(json.dumps([s.as_dict() for s in spreads], indent=2))
     else:
