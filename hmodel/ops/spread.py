@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import importlib.util
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ import attrs
 from hmodel.errors import OperationsError
 from hmodel.schema.ddl import binary_literal
 
-__all__ = ["RegionLoad", "Spread", "measure", "render_spread", "save_image"]
+__all__ = ["RegionLoad", "Spread", "check_image", "measure", "render_spread", "save_image"]
 
 #: max/mean at or above which a spread is a hotspot.
 HOTSPOT_RATIO = 2.0
@@ -150,24 +151,33 @@ def render_spread(spread: Spread) -> str:
     return "\n".join(lines)
 
 
+def check_image(path: Path) -> None:
+    """Check that an image can be drawn to ``path``, before any work is done.
+
+    Raises:
+        OperationsError: The suffix is not ``.png``/``.svg``, or matplotlib is not installed.
+    """
+    if path.suffix.lower() not in (".png", ".svg"):
+        raise OperationsError("the image is a .png or .svg file", value=str(path))
+    if importlib.util.find_spec("matplotlib") is None:
+        raise OperationsError(
+            "drawing an image needs matplotlib: pip install matplotlib "
+            "(the text chart needs nothing)"
+        )
+
+
 def save_image(spreads: Sequence[Spread], path: Path) -> None:
     """Draw one bar chart per spread into ``path`` (``.png`` or ``.svg``) with matplotlib.
 
     Raises:
         OperationsError: matplotlib is not installed, or the suffix is not png/svg.
     """
-    if path.suffix.lower() not in (".png", ".svg"):
-        raise OperationsError("the image is a .png or .svg file", value=str(path))
-    try:
-        import matplotlib
+    check_image(path)
+    import matplotlib
 
-        matplotlib.use("Agg")
-        from matplotlib import pyplot
-    except ImportError:
-        raise OperationsError(
-            "drawing an image needs matplotlib: pip install matplotlib "
-            "(the text chart needs nothing)"
-        ) from None
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
     figure, axes = pyplot.subplots(len(spreads), 1, figsize=(8, 2.5 * len(spreads)), squeeze=False)
     for axis, spread in zip(axes[:, 0], spreads, strict=True):
         axis.bar(range(1, len(spread.regions) + 1), [r.rows for r in spread.regions])

@@ -12,7 +12,7 @@ from hmodel.errors import InputError
 from hmodel.model import ModelInfo
 from hmodel.ops.inventory import import_module, models_of
 from hmodel.ops.sample import read_file, sample_function, spread_of
-from hmodel.ops.spread import Spread, render_spread, save_image
+from hmodel.ops.spread import Spread, check_image, render_spread, save_image
 
 __all__ = ["configure", "run_spread", "target_models"]
 
@@ -50,6 +50,8 @@ def run_spread(args: argparse.Namespace) -> int:
     Raises:
         OperationsError: Bad target, sample or image path.
     """
+    if args.image is not None:
+        check_image(args.image)
     spreads: list[Spread] = []
     for info in target_models(args.target):
         spreads.append(spread_of(info, _records(args, info), limit=args.limit))

@@ -109,3 +109,14 @@ def test_help_lists_the_codes(capsys: pytest.CaptureFixture[str]) -> None:
         main(["check", "--help"])
     out = capsys.readouterr().out
     assert "HM-K8, HM-K10, HM-K11, HM-F1, HM-F2, HM-F7, HM-F11, HM-S1, HM-S2, HM-S3" in out
+
+
+def test_the_example_config_silences_with_a_reason(capsys: pytest.CaptureFixture[str]) -> None:
+    config = Path(__file__).resolve().parents[2] / "examples" / "ecommerce" / "check.toml"
+    argv = ["check", "examples.ecommerce.schema", f"--config={config}", "--format=json"]
+    code, out, _ = _run(capsys, *argv)
+    document = json.loads(out)
+    assert code == 1
+    assert [f["code"] for f in document["findings"]] == ["HM-S2", "HM-S3"]
+    assert [(i["code"], i["subject"]) for i in document["ignored"]] == [("HM-S3", "table:customer")]
+    assert _run(capsys, *argv, "--fail-on=error")[0] == 0

@@ -155,6 +155,17 @@ def test_an_image_is_drawn_with_matplotlib(tmp_path: Path) -> None:
     assert target.read_text().lstrip().startswith("<?xml")
 
 
+@pytest.mark.skipif(HAS_MATPLOTLIB, reason="matplotlib is installed")
+def test_spread_refuses_an_image_before_printing_anything(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["spread", "examples.ecommerce.models:Order", "--image", "spread.png"]
+    assert main([*argv, "--keys", "examples.ecommerce.dataset:key_sample"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "pip install matplotlib" in err
+
+
 def test_an_image_must_be_png_or_svg(tmp_path: Path) -> None:
     with pytest.raises(OperationsError, match=r"png or \.svg"):
         save_image([measure("M", "t", [b"a"], [])], tmp_path / "spread.gif")
