@@ -97,11 +97,11 @@ def add_check(commands: Any) -> None:
     parser: argparse.ArgumentParser = commands.add_parser(
         "check",
         help="check the schema design of a module's tables and models against the catalogue",
-        description="Import each MODULE, collect its hmodel tables and models (and the "
-        "models declared on those tables), and check them against the pattern catalogue: "
-        "monotonic key leads (K8), long keys (K10), split points that miss the key space "
-        "(K11), family count and names (F1, F2), versions (F7), TTLs cell size (F11), "
-        "regions against expected volume (S1, S3) and MemStore demand (S2).",
+        description="Import each MODULE, collect its hmodel tables and models (and the\n"
+        "models declared on those tables), and check them against the pattern catalogue:\n"
+        "monotonic key leads (K8), long keys (K10), split points that miss the key space\n"
+        "(K11), family count and names (F1, F2), versions (F7), cell size (F11), regions\n"
+        "against expected volume (S1, S3) and MemStore demand (S2).",
         epilog=_CHECK_EPILOG.format(codes=", ".join(rule.code for rule, _ in RULES)),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -72,9 +72,9 @@ def configure(commands: Any) -> None:
     parser: argparse.ArgumentParser = commands.add_parser(
         "spread",
         help="count how a sample of keys lands on a table's regions",
-        description="Encode a sample of key fields with each model's rowkey and count the "
-        "keys per region of the table's declared split points (K3, K8, K11). Prints a "
-        "table with a bar per region and a verdict: even (max/mean <= 1.5), uneven, "
+        description="Encode a sample of key fields with each model's rowkey and count the\n"
+        "keys per region of the table's declared split points (K3, K8, K11). Prints a\n"
+        "table with a bar per region and a verdict: even (max/mean <= 1.5), uneven,\n"
         "hotspot (max/mean >= 2 or an empty region) or single region (not pre-split).",
         epilog="examples:\n"
         "  hmodel spread examples.ecommerce.models:Order --keys orders.csv\n"
