@@ -91,10 +91,11 @@ def build_parser() -> argparse.ArgumentParser:
     ddl.add_argument("module", help="a dotted module name, e.g. examples.ecommerce.schema")
     ddl.set_defaults(run=_ddl)
 
-    from hmodel.ops.command import add_check, add_spread
+    from hmodel.ops.command import add_check, add_diff, add_spread
 
     add_check(commands)
     add_spread(commands)
+    add_diff(commands)
     return parser
 
 

@@ -11,12 +11,13 @@ import attrs
 from hmodel.errors import CheckConfigError
 from hmodel.ops.advisor import RULES, check
 from hmodel.ops.config import CheckConfig, TableVolume, load_config, parse_size
+from hmodel.ops.diff_command import configure as configure_diff
 from hmodel.ops.finding import Severity
 from hmodel.ops.inventory import Inventory
 from hmodel.ops.report import render_json, render_text
 from hmodel.ops.spread_command import configure
 
-__all__ = ["add_check", "add_spread", "run_check"]
+__all__ = ["add_check", "add_diff", "add_spread", "run_check"]
 
 
 def _pairs(values: list[str], label: str) -> dict[str, str]:
@@ -128,6 +129,11 @@ def add_check(commands: Any) -> None:
     ):
         parser.add_argument(option, action="append", default=[], metavar="TABLE=N", help=text)
     parser.set_defaults(run=run_check)
+
+
+def add_diff(commands: Any) -> None:
+    """Add the ``diff`` subcommand to ``commands`` (an argparse subparsers object)."""
+    configure_diff(commands)
 
 
 def add_spread(commands: Any) -> None:
