@@ -11,6 +11,7 @@ from typing import Any
 from hmodel.errors import InputError
 from hmodel.model import ModelInfo
 from hmodel.ops.inventory import import_module, models_of
+from hmodel.ops.live import live_spread, parse_address
 from hmodel.ops.sample import read_file, sample_function, spread_of
 from hmodel.ops.spread import Spread, check_image, render_spread, save_image
 
@@ -37,11 +38,23 @@ def target_models(target: str) -> list[ModelInfo]:
 
 def _records(args: argparse.Namespace, info: ModelInfo) -> Iterator[Any]:
     if args.keys is None:
-        raise InputError("give a key sample: --keys FILE.csv|FILE.jsonl or --keys module:function")
+        raise InputError(
+            "give a key sample: --keys FILE.csv|FILE.jsonl, --keys module:function, or "
+            "--hbase HOST:PORT to scan the live table"
+        )
     path = Path(args.keys)
     if path.suffix.lower() in (".csv", ".jsonl", ".ndjson", ".json") or path.exists():
         return read_file(path)
     return sample_function(args.keys)(info.cls)
+
+
+def _live(address: str, models: list[ModelInfo], limit: int | None) -> list[Spread]:
+    """Scan each model's live table over Thrift and count against its real regions."""
+    from hmodel.backend.thrift import ThriftBackend  # a live cluster is read only here
+
+    host, port = parse_address(address)
+    with ThriftBackend(host, port) as backend:
+        return [live_spread(backend, info, limit=limit) for info in models]
 
 
 def run_spread(args: argparse.Namespace) -> int:
@@ -52,9 +65,13 @@ def run_spread(args: argparse.Namespace) -> int:
     """
     if args.image is not None:
         check_image(args.image)
-    spreads: list[Spread] = []
-    for info in target_models(args.target):
-        spreads.append(spread_of(info, _records(args, info), limit=args.limit))
+    if args.hbase is not None and args.keys is not None:
+        raise InputError("give either --keys or --hbase, not both")
+    models = target_models(args.target)
+    if args.hbase is not None:
+        spreads = _live(args.hbase, models, args.limit)
+    else:
+        spreads = [spread_of(info, _records(args, info), limit=args.limit) for info in models]
     if args.format == "json":
         print(json.dumps([s.as_dict() for s in spreads], indent=2))
     else:
@@ -79,6 +96,7 @@ def configure(commands: Any) -> None:
         epilog="examples:\n"
         "  hmodel spread examples.ecommerce.models:Order --keys orders.csv\n"
         "  hmodel spread examples.ecommerce.models --keys examples.ecommerce.dataset:key_sample\n"
+        "  hmodel spread examples.ecommerce.models:Order --hbase localhost:9090\n"
         "exit status: 0, or 1 with --fail-on-hotspot when a spread is a hotspot or a "
         "single region; 2 for bad input.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -92,7 +110,15 @@ def configure(commands: Any) -> None:
         help="a .csv (header names the key fields) or .jsonl file, or module:function "
         "yielding mappings of key fields or model instances (it may take the model class)",
     )
-    parser.add_argument("--limit", type=int, metavar="N", help="read at most N sample records")
+    parser.add_argument(
+        "--hbase",
+        metavar="HOST:PORT",
+        help="scan the live table's rowkeys over HBase's Thrift1 API and count them per "
+        "region of its real regions (keys only; rows of other record types are skipped)",
+    )
+    parser.add_argument(
+        "--limit", type=int, metavar="N", help="read at most N sample records (or rows)"
+    )
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.add_argument(
         "--image", type=Path, metavar="PATH", help="also draw a .png/.svg (needs matplotlib)"

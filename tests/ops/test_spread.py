@@ -7,13 +7,18 @@ from pathlib import Path
 import pytest
 
 from examples.ecommerce.dataset import generate, key_records
-from examples.ecommerce.models import Customer, Order
+from examples.ecommerce.models import Customer, Goods, Order
+from examples.ecommerce.service import Shop
+from hmodel.backend.memory import MemoryBackend
+from hmodel.backend.thrift import ThriftBackend
 from hmodel.cli import main
 from hmodel.errors import OperationsError, SampleError
 from hmodel.model import model_info
 from hmodel.ops import measure, render_spread, spread_of
+from hmodel.ops.live import live_spread
 from hmodel.ops.sample import read_file
 from hmodel.ops.spread import save_image
+from hmodel.testing.thrift_server import FakeHBaseServer
 
 HAS_MATPLOTLIB = importlib.util.find_spec("matplotlib") is not None
 
@@ -169,3 +174,45 @@ def test_spread_refuses_an_image_before_printing_anything(
 def test_an_image_must_be_png_or_svg(tmp_path: Path) -> None:
     with pytest.raises(OperationsError, match=r"png or \.svg"):
         save_image([measure("M", "t", [b"a"], [])], tmp_path / "spread.gif")
+
+
+def test_a_live_table_is_scanned_and_counted_per_real_region() -> None:
+    backend = MemoryBackend()
+    shop = Shop(backend)
+    shop.create_tables()
+    data = generate()
+    shop.register(data.customers)
+    shop.stock(data.goods)
+    spread = live_spread(backend, model_info(Goods))
+    assert spread.total == 40
+    assert len(spread.regions) == 10
+    expected = spread_of(model_info(Goods), key_records(data, Goods))
+    assert [r.rows for r in spread.regions] == [r.rows for r in expected.regions]
+
+
+def test_spread_over_thrift_reads_the_live_table(
+    capsys: pytest.CaptureFixture[str], fake_hbase_server: FakeHBaseServer
+) -> None:
+    backend = ThriftBackend(fake_hbase_server.host, fake_hbase_server.port, lenient_ddl=True)
+    table = model_info(Customer).table
+    with pytest.warns(UserWarning, match="DATA_BLOCK_ENCODING"):
+        backend.create_table(table)  # Thrift1 cannot carry the block encoding
+    try:
+        Shop(backend).register(generate().customers)
+        address = f"{fake_hbase_server.host}:{fake_hbase_server.port}"
+        argv = ["spread", "examples.ecommerce.models:Customer", "--hbase", address]
+        assert main([*argv, "--format=json", "--limit=50"]) == 0
+        (document,) = json.loads(capsys.readouterr().out)
+        assert document["keys"] == 50
+        assert document["verdict"] == "single region"
+    finally:
+        backend.delete_table(table.full_name)
+        backend.close()
+
+
+def test_live_and_sample_inputs_exclude_each_other(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["spread", "examples.ecommerce.models:Order", "--hbase", "localhost:1"]
+    assert main([*argv, "--keys", "x.csv"]) == 2
+    assert "not both" in capsys.readouterr().err
+    assert main(["spread", "examples.ecommerce.models:Order", "--hbase", "nohost"]) == 2
+    assert "HOST:PORT" in capsys.readouterr().err
