@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 import attrs
 
-from hmodel.ops.config import CheckConfig
+from hmodel.ops.config import IGNORE_ATTRIBUTE, CheckConfig, ignore_codes
 from hmodel.ops.context import Context
 from hmodel.ops.finding import Finding, Rule, Severity
 from hmodel.ops.inventory import Inventory
@@ -77,6 +77,21 @@ def _notes(config: CheckConfig, inventory: Inventory) -> list[str]:
     return notes
 
 
+def _in_code_ignores(inventory: Inventory) -> dict[str, dict[str, str]]:
+    """The silences declared on model classes, by subject (``model:Name``).
+
+    Raises:
+        CheckConfigError: A class attribute that is not ``{code: reason}``.
+    """
+    found = {}
+    for info in inventory.models:
+        codes = info.cls.__dict__.get(IGNORE_ATTRIBUTE)
+        if codes is not None:
+            where = f"{info.cls.__qualname__}.{IGNORE_ATTRIBUTE}"
+            found[f"model:{info.name}"] = ignore_codes(codes, where)
+    return found
+
+
 def _order(finding: Finding) -> tuple[int, str, str, str]:
     return (-finding.severity.rank, finding.code, str(finding.subject), finding.message)
 
@@ -84,16 +99,27 @@ def _order(finding: Finding) -> tuple[int, str, str, str]:
 def check(
     inventory: Inventory, config: CheckConfig, *, select: Iterable[str] | None = None
 ) -> Report:
-    """Run the rules (all, or the codes in ``select``) and split off the silenced findings."""
+    """Run the rules (all, or the codes in ``select``) and split off the silenced findings.
+
+    A finding is silenced by ``config.ignore`` for its subject, or, for a model, by the
+    class attribute ``__hmodel_ignore__ = {"HM-K8": "reason"}`` beside its declaration.
+
+    Raises:
+        CheckConfigError: A model's ``__hmodel_ignore__`` is not ``{code: reason}``.
+    """
     wanted = None if select is None else set(select)
     context = Context(inventory, config)
+    in_code = _in_code_ignores(inventory)
     kept: list[Finding] = []
     ignored: list[Ignored] = []
     for rule, checker in RULES:
         if wanted is not None and rule.code not in wanted:
             continue
         for finding in checker(context):
-            reason = config.ignored(str(finding.subject), finding.code)
+            subject = str(finding.subject)
+            reason = config.ignored(subject, finding.code)
+            if reason is None:
+                reason = in_code.get(subject, {}).get(finding.code)
             if reason is None:
                 kept.append(finding)
             else:

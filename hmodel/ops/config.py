@@ -18,7 +18,18 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-__all__ = ["CheckConfig", "TableVolume", "load_config", "parse_size"]
+__all__ = [
+    "IGNORE_ATTRIBUTE",
+    "CheckConfig",
+    "TableVolume",
+    "ignore_codes",
+    "load_config",
+    "parse_size",
+]
+
+#: The model class attribute that silences codes beside the declaration:
+#: ``__hmodel_ignore__ = {"HM-K8": "why this key may lead with a timestamp"}``.
+IGNORE_ATTRIBUTE = "__hmodel_ignore__"
 
 _GIB = 1024**3
 _UNITS = {
@@ -230,22 +241,30 @@ def _key_spaces(spaces: object) -> dict[str, str]:
     return {str(k): str(v) for k, v in spaces.items()}
 
 
+def ignore_codes(codes: object, where: str) -> dict[str, str]:
+    """Check one subject's silences, ``{code: reason}``, and return them.
+
+    Raises:
+        CheckConfigError: Not a mapping, a key that is not a code (``HM-K8``), or a
+            missing or blank reason.
+    """
+    if not isinstance(codes, Mapping):
+        raise CheckConfigError(f"{where} must map codes to reasons", value=codes)
+    for code, reason in codes.items():
+        if not _CODE.match(str(code)):
+            raise CheckConfigError(f"{where}: {code!r} is not a code", value=code)
+        if not isinstance(reason, str) or not reason.strip():
+            raise CheckConfigError(f"{where}.{code}: give the reason it is silenced", value=reason)
+    return {str(c): str(r) for c, r in codes.items()}
+
+
 def _ignores(ignore: object) -> dict[str, dict[str, str]]:
     if not isinstance(ignore, Mapping):
         raise CheckConfigError("ignore must map subjects to {code = reason}", value=ignore)
-    result: dict[str, dict[str, str]] = {}
-    for subject, codes in ignore.items():
-        if not isinstance(codes, Mapping):
-            raise CheckConfigError(f"ignore.{subject!r} must map codes to reasons", value=codes)
-        for code, reason in codes.items():
-            if not _CODE.match(str(code)):
-                raise CheckConfigError(f"ignore.{subject!r}: {code!r} is not a code", value=code)
-            if not isinstance(reason, str) or not reason.strip():
-                raise CheckConfigError(
-                    f"ignore.{subject!r}.{code}: give the reason it is silenced", value=reason
-                )
-        result[str(subject)] = {str(c): str(r) for c, r in codes.items()}
-    return result
+    return {
+        str(subject): ignore_codes(codes, f"ignore.{subject!r}")
+        for subject, codes in ignore.items()
+    }
 
 
 def load_config(path: Path | None) -> CheckConfig:

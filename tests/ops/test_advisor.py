@@ -157,3 +157,27 @@ def test_config_is_read_from_a_pyproject_section() -> None:
 def test_bad_settings_are_config_errors(section: dict[str, object], message: str) -> None:
     with pytest.raises(CheckConfigError, match=message):
         CheckConfig.from_mapping(section)
+
+
+def test_a_model_silences_a_code_beside_its_declaration(
+    user_module: Callable[[str], str],
+) -> None:
+    source = """
+        from datetime import datetime
+        from hmodel import Key, Str, Timestamp, model, field
+        from hmodel.schema import Family, Table
+        T = Table("audit", [Family("d")])
+        @model(T, key=Key(Timestamp("at"), Str("who")))
+        class Audit:
+            __hmodel_ignore__ = {"HM-K8": REASON}
+            at: datetime
+            who: str
+            what: str = field("d:w")
+        """
+    quiet = Inventory.from_modules([user_module(source.replace("REASON", '"100 rows a day"'))])
+    report = check(quiet, CheckConfig())
+    assert report.findings == ()
+    assert [(i.finding.code, i.reason) for i in report.ignored] == [("HM-K8", "100 rows a day")]
+    blank = Inventory.from_modules([user_module(source.replace("REASON", '""'))])
+    with pytest.raises(CheckConfigError, match=r"Audit\.__hmodel_ignore__\.HM-K8: give the reason"):
+        check(blank, CheckConfig())

@@ -216,3 +216,9 @@ def test_live_and_sample_inputs_exclude_each_other(capsys: pytest.CaptureFixture
     assert "not both" in capsys.readouterr().err
     assert main(["spread", "examples.ecommerce.models:Order", "--hbase", "nohost"]) == 2
     assert "HOST:PORT" in capsys.readouterr().err
+
+
+def test_long_sample_keys_get_a_k10_note() -> None:
+    text = render_spread(measure("M", "t", [b"k" * 120, b"k"], []))
+    assert "note: keys of up to 120 bytes; K10" in text
+    assert "note:" not in render_spread(measure("M", "t", [b"k" * 100], []))
