@@ -20,6 +20,8 @@ HOTSPOT_RATIO = 2.0
 #: max/mean up to which a spread is even.
 EVEN_RATIO = 1.5
 _BAR = 40
+#: Keys longer than this get a K10 note.
+LONG_KEY = 100
 
 
 @attrs.frozen
@@ -148,6 +150,11 @@ def render_spread(spread: Spread) -> str:
     lines.append(
         f"  verdict: {spread.verdict} (max/mean {spread.ratio:.2f}, {spread.empty} empty regions)"
     )
+    if spread.key_max > LONG_KEY:
+        lines.append(
+            f"  note: keys of up to {spread.key_max} bytes; K10 keeps keys to 10-{LONG_KEY} "
+            "bytes (each cell repeats its rowkey)"
+        )
     return "\n".join(lines)
 
 
