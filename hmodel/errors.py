@@ -23,7 +23,9 @@ __all__ = [
     "KeyEncodeError",
     "NotFoundError",
     "OperationsError",
+    "OutcomeUnknownError",
     "QueryError",
+    "RowExistsError",
     "RowKeyError",
     "SampleError",
     "SchemaError",
@@ -152,7 +154,14 @@ class NotFoundError(HModelError):
 
 
 class ConflictError(HModelError):
-    """An optimistic-locking check failed: the stored version is not the one that was read."""
+    """An optimistic-locking check failed: the stored version is not the one that was read.
+
+    A save or delete that raises it has had no effect: read the row again and retry.
+    """
+
+
+class RowExistsError(ConflictError):
+    """An insert of a new locked model (version 0) found the row already there."""
 
 
 # --- backend --------------------------------------------------------------------------------
@@ -199,6 +208,14 @@ class UnsupportedOperationError(BackendError):
 
 class ConnectionLostError(BackendError):
     """The connection to the HBase Thrift server failed or was dropped."""
+
+
+class OutcomeUnknownError(ConnectionLostError):
+    """A request that is not idempotent may or may not have been applied.
+
+    The connection dropped after the request left (an increment, an append, a conditional
+    write), so it was not retried. Read the row to find out before doing it again.
+    """
 
 
 # --- operator tools (hmodel check, hmodel spread) ------------------------------------------
