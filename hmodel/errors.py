@@ -6,6 +6,7 @@ from typing import Any
 
 __all__ = [
     "BackendError",
+    "CheckConfigError",
     "CodecError",
     "ColumnFamilyNotFoundError",
     "ConflictError",
@@ -17,13 +18,16 @@ __all__ = [
     "FilterError",
     "HModelError",
     "IllegalArgumentError",
+    "InputError",
     "KeyDecodeError",
     "KeyEncodeError",
     "NotFoundError",
+    "OperationsError",
     "OutcomeUnknownError",
     "QueryError",
     "RowExistsError",
     "RowKeyError",
+    "SampleError",
     "SchemaError",
     "TableDisabledError",
     "TableExistsError",
@@ -212,3 +216,22 @@ class OutcomeUnknownError(ConnectionLostError):
     The connection dropped after the request left (an increment, an append, a conditional
     write), so it was not retried. Read the row to find out before doing it again.
     """
+
+
+# --- operator tools (hmodel check, hmodel spread) ------------------------------------------
+
+
+class OperationsError(HModelError):
+    """An operator tool (``hmodel check``, ``hmodel spread``) was given input it cannot use."""
+
+
+class InputError(OperationsError):
+    """A module, model or target named on the command line cannot be found or imported."""
+
+
+class CheckConfigError(OperationsError):
+    """The advisor's settings are invalid: a bad number, an unknown code, a reasonless ignore."""
+
+
+class SampleError(OperationsError):
+    """A key sample cannot be read: a missing file, a bad line, a value of the wrong type."""
