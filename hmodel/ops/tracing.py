@@ -66,10 +66,10 @@ class OpenTelemetryListener:
     """A repository listener that records each call as an OpenTelemetry CLIENT span.
 
     Spans are named ``"{operation} {table}"`` (``"scan order"``) and carry
-    :func:`span_attributes`. A query event is emitted when the call has finished and
-    carries no timing, so each span marks the moment the call completed (its start and
-    end are that instant); it nests under whatever span is current, such as the request
-    that made the call. Needs the ``otel`` extra (``pip install hmodel[otel]``).
+    :func:`span_attributes`. A query event is emitted when the call has finished; it
+    carries the call's start and duration, which become the span's start and end. The
+    span nests under whatever span is current, such as the request that made the call.
+    Needs the ``otel`` extra (``pip install hmodel[otel]``).
 
     Args:
         tracer_provider: Where spans go; ``None`` uses the globally configured provider.
@@ -92,10 +92,14 @@ class OpenTelemetryListener:
 
     def __call__(self, event: QueryEvent) -> None:
         """Record ``event`` as one span."""
+        start = event.started_ns or None
         span = self._tracer.start_span(
-            f"{event.operation} {event.table}", kind=self._kind, attributes=span_attributes(event)
+            f"{event.operation} {event.table}",
+            kind=self._kind,
+            attributes=span_attributes(event),
+            start_time=start,
         )
-        span.end()
+        span.end(end_time=None if start is None else start + event.duration_ns)
 
 
 class StatementLogger:
