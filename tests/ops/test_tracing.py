@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import itertools
 import logging
 from datetime import date
 
@@ -55,7 +56,7 @@ def test_every_call_becomes_a_client_span_with_db_attributes(repo: Repository[Cu
     assert get["hmodel.rowkeys"] == 1
     assert "db.query.text" in (spans[2].attributes or {})
     # Each span covers its call: it starts when the call began and lasts as long.
-    for earlier, later in zip(spans, spans[1:], strict=False):
+    for earlier, later in itertools.pairwise(spans):
         assert earlier.start_time is not None and earlier.end_time is not None
         assert earlier.start_time < earlier.end_time <= (later.start_time or 0)
 
