@@ -2,6 +2,7 @@
 
 from hmodel.repository.condition import And, Comparison, Condition, Or, where
 from hmodel.repository.event import Listener, QueryEvent
+from hmodel.repository.explain import Explanation, PlannedCall
 from hmodel.repository.page import Page
 from hmodel.repository.plan import KeySpan, ScanPlan, execute
 from hmodel.repository.query import Query
@@ -13,11 +14,13 @@ __all__ = [
     "And",
     "Comparison",
     "Condition",
+    "Explanation",
     "KeySpan",
     "Listener",
     "OnError",
     "Or",
     "Page",
+    "PlannedCall",
     "Query",
     "QueryEvent",
     "Repository",

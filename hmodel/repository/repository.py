@@ -24,6 +24,7 @@ from hmodel.mapping import Mapper
 from hmodel.model import model_infos_for
 from hmodel.repository.condition import Condition, FieldColumn
 from hmodel.repository.event import Listener
+from hmodel.repository.explain import Explanation, RecordingBackend, explain_result
 from hmodel.repository.identity import IdentityMap
 from hmodel.repository.instrument import Instrument
 from hmodel.repository.locking import Locking
@@ -270,6 +271,33 @@ class Repository(Generic[M]):
             DecodeError: A cell does not decode, or a required field has no cell.
         """
         return self._load(result, partial=partial)
+
+    def explain(self, call: Callable[[Repository[M]], object]) -> Explanation:
+        """The backend calls ``call`` would make on this repository, without making them.
+
+        ``call`` runs against a stand-in backend with this backend's capabilities and RPC
+        names, which answers as an empty table would (reads find nothing, conditional
+        writes pass), so the operation takes the path it takes for a new row. A lazy
+        result (a scan) is run to its end. Nothing is sent, stored or remembered.
+
+        Example: ``repo.explain(lambda r: r.save(user)).describe()`` lists the mutate,
+        and the read a prefixed map needs first.
+        """
+        recorder = RecordingBackend(self.backend)
+        clone: Repository[M] = Repository(
+            self.model,
+            recorder,
+            stamps=self._stamps,
+            scan_batch_size=self._batch_size,
+        )
+        if self._version is not None:
+            clone._version = self._version
+        clone._identity = self._identity.copy()
+        if clone._locking is not None:
+            clone._locking.identity = clone._identity
+            clone._locking.version = self._version or clone._locking.version
+        explain_result(call(clone))
+        return Explanation(tuple(recorder.calls))
 
     # --- reads ----------------------------------------------------------------------
 
