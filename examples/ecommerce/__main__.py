@@ -5,8 +5,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta, timezone
+from decimal import Decimal
 
 from examples.ecommerce.dataset import START, DataSet, generate, key_records, load
+from examples.ecommerce.fulfilment import FULFILMENT, Fulfilment, Line, Shipment, ShipTo
 from examples.ecommerce.models import Customer, CustomerOrder, Goods, Order
 from examples.ecommerce.schema import TABLES
 from examples.ecommerce.service import BuyerProfile, Shop
@@ -77,6 +79,7 @@ def run(backend: Backend, *, replace: bool = False) -> None:
     _spread(data)
     _questions(shop, meter, data)
     _listing(shop, meter)
+    _fulfilment(shop, meter, backend, replace=replace)
 
     _heading("Explain: buyers of a category (I5 fan-out, I4 filter, F1 one family)")
     print(
@@ -194,6 +197,45 @@ def _listing(shop: Shop, meter: RoundTripMeter) -> None:
         token = page.next_token
         if token is None:
             break
+
+
+def _fulfilment(shop: Shop, meter: RoundTripMeter, backend: Backend, *, replace: bool) -> None:
+    _heading("Fulfilment: the order graph (R2), ship-to copies (R3), the order BLOB (R4)")
+    fulfilment = Fulfilment(shop.store)
+    with meter.step("check and create the fulfilment table"):
+        create_fresh(backend, [FULFILMENT], fulfilment.create_table, replace=replace)
+    with meter.step("place a two-shipment order (one request)"):
+        fulfilment.place(
+            "F-1001",
+            "C0001",
+            [
+                ShipTo(
+                    "1 Quai Nord",
+                    "Lyon",
+                    [("G001", 2, Decimal("9.90")), ("G002", 1, Decimal("5.00"))],
+                ),
+                ShipTo("8 Via Roma", "Turin", [("G003", 4, Decimal("2.50"))]),
+            ],
+        )
+    with meter.step("read an order graph (one scan, R2)"):
+        order = fulfilment.order("F-1001")
+    print(
+        f"{order.root.order_id}: {order.root.status}, {len(order.of(Shipment))} shipments, "
+        f"{len(order.of(Line))} lines; the BLOB holds {len(order.root.blob['lines'])} lines "
+        f"in {order.root.blob['currency']}"
+    )
+    for line in order.of(Line):
+        print(
+            f"  line {line.ship}.{line.line}: {line.quantity} x {line.goods_id} to {line.ship_city}"
+        )
+    with meter.step("move shipment 1 and sync its lines (R3)"):
+        report = fulfilment.change_address("F-1001", 1, "2 Rue Sud", "Grenoble")
+    shipments = shop.store.repository(Shipment).scan({"order_id": "F-1001"})
+    stale = fulfilment.ship_to.verify(shipments)
+    print(
+        f"shipment 1 moved to Grenoble: {report.touched} of {report.examined} line copies "
+        f"rewritten; stale copies now: {len(stale)}"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
