@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from datetime import datetime, timezone
 
 from examples.microblog.dataset import FOLLOWS, START, USERS, purchases
 from examples.microblog.schema import TABLES
@@ -39,7 +40,7 @@ def run(backend: Backend, *, replace: bool = False) -> None:
     _heading("Tables (HBase shell DDL, seed 003)")
     for table in TABLES:
         print(create_statement(table))
-    with meter.step("check and create the 2 tables"):
+    with meter.step(f"check and create the {len(TABLES)} tables"):
         notes = create_fresh(backend, TABLES, blog.create_tables, replace=replace)
     for note in notes:
         print(f"  {note}")
@@ -82,6 +83,21 @@ def run(backend: Backend, *, replace: bool = False) -> None:
         token = page.next_token
         if token is None:
             break
+
+    _heading("Home timelines, written on post (fan-out on write), newest first (K6, R8)")
+    for number, (author, text) in enumerate(
+        [("ann", "hello"), ("bob", "new bike"), ("ann", "tea time"), ("cy", "hi all")], 1
+    ):
+        clock.advance(seconds=60)
+        posted_at = datetime.fromtimestamp(clock() / 1000, timezone.utc)
+        with meter.step("post (to every fan's timeline)"):
+            readers = blog.post(author, f"p{number}", text, posted_at)
+        print(f"{author} posts {text!r}: delivered to {readers} timelines")
+    for user in USERS:
+        with meter.step("read a home timeline page"):
+            timeline = blog.home_timeline(user.user_id, 30)
+        shown = "; ".join(f"{e.author}: {e.text}" for e in timeline) or "-"
+        print(f"{user.user_id:<4} sees {shown}")
 
     _heading("Round trips")
     print(meter.table())

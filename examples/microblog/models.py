@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import date, datetime
 from decimal import Decimal
 
-from examples.microblog.schema import PURCHASE, USER
+from examples.microblog.schema import POST, PURCHASE, TIMELINE, USER
 from hmodel import Hashed, Key, ReverseTimestamp, Str, field, map_field, model
 
-__all__ = ["MUTUAL", "ONE_WAY", "Purchase", "User"]
+__all__ = ["MUTUAL", "ONE_WAY", "Post", "Purchase", "TimelineEntry", "User"]
 
 #: Relation type of a one-way follow, stored as ``f:<fan>`` and ``o:<followed user>``.
 ONE_WAY = "one-way"
@@ -52,3 +52,34 @@ class Purchase:
     product_id: str
     product: str = field("p:n")
     price: Decimal = field("p:p")
+
+
+@model(
+    POST,
+    key=Key(Hashed("author"), Str("author"), ReverseTimestamp("posted_at"), Str("post_id")),
+)
+class Post:
+    """One post: ``[md5(author)[:4]][author][Long.MAX_VALUE - ts][post]``, newest first (K6)."""
+
+    author: str
+    posted_at: datetime
+    post_id: str
+    text: str = field("t:x")
+
+
+@model(
+    TIMELINE,
+    key=Key(Hashed("reader"), Str("reader"), ReverseTimestamp("posted_at"), Str("post_id")),
+)
+class TimelineEntry:
+    """A post in one reader's home timeline: a copy written when the post is made.
+
+    ``[md5(reader)[:4]][reader][Long.MAX_VALUE - ts][post]``: one prefix scan gives the
+    reader's timeline newest first (K6), paged like any tall list (R8).
+    """
+
+    reader: str
+    posted_at: datetime
+    post_id: str
+    author: str = field("t:a")
+    text: str = field("t:x")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hmodel.schema import Family, Table, UniformSplits
 
-__all__ = ["PURCHASE", "REGIONS", "TABLES", "USER"]
+__all__ = ["POST", "PURCHASE", "REGIONS", "TABLES", "TIMELINE", "USER"]
 
 #: Regions of each table. Both keys lead with 4 bytes of an MD5 hash of the user id (K4),
 #: uniformly random bytes, so byte-uniform split points share the users out evenly (K11).
@@ -30,5 +30,24 @@ PURCHASE = Table(
     splits=UniformSplits(REGIONS, end=b"\xff"),
 )
 
+# post: ``[md5(author)[:4]][author][Long.MAX_VALUE - ts][post]``, a user's own posts newest
+# first (K6, R8); family ``t`` holds the text.
+POST = Table(
+    "post",
+    [Family("t")],
+    splits=UniformSplits(REGIONS, end=b"\xff"),
+)
+
+# timeline: ``[md5(reader)[:4]][reader][Long.MAX_VALUE - ts][post]``, one row per post in
+# each follower's home timeline, written when the post is made (fan-out on write): a copy
+# of the post (R3/R7) so the home timeline is one prefix scan, newest first (K6, R8). In
+# production a family TTL (F8) would age old entries out; the demo's clock starts in the
+# past, so it has none.
+TIMELINE = Table(
+    "timeline",
+    [Family("t")],
+    splits=UniformSplits(REGIONS, end=b"\xff"),
+)
+
 #: The tables in creation order.
-TABLES = (USER, PURCHASE)
+TABLES = (USER, PURCHASE, POST, TIMELINE)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
-from examples.microblog.models import MUTUAL, ONE_WAY, Purchase, User
+from examples.microblog.models import MUTUAL, ONE_WAY, Post, Purchase, TimelineEntry, User
 from hmodel.backend.base import Backend
 from hmodel.clock import Clock, system_clock
 from hmodel.errors import NotFoundError, ValidationError
@@ -38,11 +39,13 @@ class Microblog:
         self.backend = backend
         self.users = self.store.repository(User)
         self.purchases = self.store.repository(Purchase)
+        self.posts = self.store.repository(Post)
+        self.timeline = self.store.repository(TimelineEntry)
         self.follows = Relation(self.store, User, "follows", User, "fans")
 
     def create_tables(self, *, exist_ok: bool = False) -> None:
-        """Create the user and purchase tables (one round trip each)."""
-        self.store.create_tables(User, Purchase, exist_ok=exist_ok)
+        """Create the user, purchase, post and timeline tables (one round trip each)."""
+        self.store.create_tables(User, Purchase, Post, TimelineEntry, exist_ok=exist_ok)
 
     # --- users and relationships --------------------------------------------------------
 
@@ -148,3 +151,36 @@ class Microblog:
         page after it. About one round trip per page.
         """
         return self.purchases.page(size, {"user_id": user_id}, token=token)
+
+    # --- posts and the home timeline ------------------------------------------------------
+
+    def post(self, author: str, post_id: str, text: str, posted_at: datetime) -> int:
+        """Publish a post and copy it into the home timeline of the author and every fan.
+
+        Fan-out on write: three round trips however many fans (a read of the author's
+        fans, then one unit of work: one ``mutate`` per table, the post and every timeline
+        row). Returns how many timelines received it. A fan who follows later does not get
+        older posts; one who unfollows keeps what was delivered (a family TTL would age
+        it out).
+        """
+        fans = self.follows.of_right(author)
+        readers = [author, *sorted(fans)]
+        with self.store.unit_of_work() as unit:
+            unit.save(Post(author=author, posted_at=posted_at, post_id=post_id, text=text))
+            for reader in readers:
+                unit.save(
+                    TimelineEntry(
+                        reader=reader,
+                        posted_at=posted_at,
+                        post_id=post_id,
+                        author=author,
+                        text=text,
+                    )
+                )
+        return len(readers)
+
+    def home_timeline(
+        self, reader: str, size: int = 30, token: str | None = None
+    ) -> Page[TimelineEntry]:
+        """A page of ``reader``'s home timeline, newest first (K6, R8): one prefix scan."""
+        return self.timeline.page(size, {"reader": reader}, token=token)

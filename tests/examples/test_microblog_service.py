@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from datetime import date
+from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
@@ -144,3 +144,25 @@ def test_a_follow_takes_three_round_trips_and_an_unfollow_two() -> None:
     before = backend.round_trips
     blog.unfollow("ann", "bob")
     assert backend.round_trips - before == 2
+
+
+def test_a_post_reaches_the_home_timeline_of_every_fan_newest_first(
+    blog: Microblog, clock: ManualClock
+) -> None:
+    """Fan-out on write: three round trips per post; one prefix scan per timeline page."""
+    register(blog)
+    blog.follow("bob", "ann")
+    blog.follow("cy", "ann")
+    blog.follow("ann", "bob")
+    start = datetime(2024, 5, 1, tzinfo=timezone.utc)
+    before = blog.backend.round_trips
+    assert blog.post("ann", "p1", "hello", start) == 3
+    assert blog.backend.round_trips - before == 3
+    blog.post("bob", "p2", "bike", start + timedelta(minutes=1))
+    blog.post("ann", "p3", "tea", start + timedelta(minutes=2))
+    assert [e.post_id for e in blog.home_timeline("ann")] == ["p3", "p2", "p1"]
+    assert [e.post_id for e in blog.home_timeline("cy")] == ["p3", "p1"]
+    assert [e.text for e in blog.home_timeline("bob")] == ["tea", "bike", "hello"]
+    first = blog.home_timeline("ann", 2)
+    rest = blog.home_timeline("ann", 2, first.next_token)
+    assert [e.post_id for e in [*first, *rest]] == ["p3", "p2", "p1"]
