@@ -42,6 +42,35 @@ _META_TABLE = "hbase:meta"
 Attributes = Mapping[bytes, bytes] | None
 
 
+# The first frames of the stack trace HBase 2.2 sends with deleteTable of a missing table.
+_DELETE_TRACE = (
+    "\n\tat org.apache.hadoop.hbase.client.HBaseAdmin.checkTableExists(HBaseAdmin.java:1559)"
+    "\n\tat org.apache.hadoop.hbase.client.HBaseAdmin.deleteTable(HBaseAdmin.java:843)"
+    "\n\tat org.apache.hadoop.hbase.thrift.ThriftHBaseServiceHandler.deleteTable("
+    "ThriftHBaseServiceHandler.java:300)"
+)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def _missing_table_put(table: str, actions: int) -> Exception:
+    """HBase 2.2's answer to puts into a missing table: the client's retries, exhausted.
+
+    ``RetriesExhaustedWithDetailsException: Failed 1 action: <table>: 1 time, servers
+    with issues: null``: the cause is described by the table name alone, and no region
+    server was reached.
+    """
+    return HBASE_THRIFT.IOError(  # type: ignore[no-any-return]
+        message=(
+            "org.apache.hadoop.hbase.client.RetriesExhaustedWithDetailsException: Failed "
+            f"{_plural(actions, 'action')}: {table}: {_plural(actions, 'time')}, "
+            "servers with issues: null"
+        )
+    )
+
+
 def _table(name: bytes | str | None) -> str:
     """Decode a Thrift table name (``namespace:name`` allowed)."""
     if isinstance(name, str):
@@ -355,7 +384,10 @@ class HBaseHandler:
         """Delete a table; like HBase it must be disabled first."""
         name = _table(table_name)
         if not self.backend.table_exists(name):
-            raise BackendError("table does not exist", table=name)
+            # HBase 2.2's answer, stack trace included: a frame of it names checkTableExists.
+            raise HBASE_THRIFT.IOError(
+                message=f"org.apache.hadoop.hbase.TableNotFoundException: {name}{_DELETE_TRACE}"
+            )
         if self.backend.is_table_enabled(name):
             raise HBASE_THRIFT.IOError(
                 message=f"org.apache.hadoop.hbase.TableNotDisabledException: {name}"
@@ -525,6 +557,8 @@ class HBaseHandler:
         if deletes:
             self.backend.mutate(table, deletes)
         if puts:
+            if not self.backend.table_exists(table):
+                raise _missing_table_put(table, 1)
             self.backend.mutate(table, puts)
 
     def mutate_rows(
@@ -549,12 +583,16 @@ class HBaseHandler:
         write_ts, ttl = _write_timestamp(timestamp), _ttl(attributes)
         puts: list[Put] = []
         deletes: list[Delete] = []
+        put_actions = 0
         for batch in row_batches or ():
             row_puts, row_deletes = _mutations(
                 batch.row or b"", batch.mutations, write_ts, ttl, strict=True
             )
             puts.extend(row_puts)
             deletes.extend(row_deletes)
+            put_actions += bool(row_puts)  # HBase makes one Put of each batch's puts
+        if puts and not self.backend.table_exists(table):
+            raise _missing_table_put(table, put_actions)
         if puts or deletes:
             self.backend.mutate(table, [*puts, *deletes])
 

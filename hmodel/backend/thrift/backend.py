@@ -185,7 +185,13 @@ class ThriftBackend(Backend):
             return self._channel.call(method, *args, retry=retry, table=table, row=row)
         except SERVER_ERRORS as exc:
             raise server_error(
-                exc, method=method, table=table, row=row, column=column, filter_given=filter_given
+                exc,
+                method=method,
+                table=table,
+                server_table=self._server_name(table).decode() if table else None,
+                row=row,
+                column=column,
+                filter_given=filter_given,
             ) from exc
 
     def _close_deferred(self) -> None:
