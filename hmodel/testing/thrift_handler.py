@@ -71,6 +71,22 @@ def _missing_table_put(table: str, actions: int) -> Exception:
     )
 
 
+def _get_scan(start: bytes, stop: bytes) -> bool:
+    """Whether HBase's deprecated ``Scan.setStopRow`` makes these bounds a get of ``start``.
+
+    ``setStopRow`` sets ``includeStopRow`` when the start row is non-empty and equal to
+    the stop row, "for keeping the old behavior that a scan with the same start and stop
+    row is a get scan".
+    """
+    return bool(start) and start == stop
+
+
+def _stop_range(start_row: bytes | None, stop_row: bytes | None) -> tuple[bytes, bytes]:
+    """The engine's ``[start, stop)`` for a forward scan opened with both bounds."""
+    start, stop = start_row or b"", stop_row or b""
+    return (start, start + b"\x00") if _get_scan(start, stop) else (start, stop)
+
+
 def _table(name: bytes | str | None) -> str:
     """Decode a Thrift table name (``namespace:name`` allowed)."""
     if isinstance(name, str):
@@ -722,12 +738,17 @@ class HBaseHandler:
         is the **inclusive upper** bound and ``stopRow`` the **exclusive lower** bound, as
         HBase's reversed scans define them; both are translated to the engine's forward
         range ``[stopRow + b"\x00", startRow + b"\x00")`` (an empty bound stays open).
+        A ``startRow`` equal to a non-empty ``stopRow`` reads that one row, in either
+        direction: the handler sets the bounds with the deprecated ``Scan.setStopRow``,
+        which turns such a scan into a get (measured on HBase 2.2.5).
         ``timestamp``: cells strictly older; ``caching``: engine fetch size; ``batchSize``:
         at most that many cells per result; ``sortColumns``: ``sortedColumns`` replies.
         """
         start, stop = scan.startRow or b"", scan.stopRow or b""
         reverse = bool(scan.reversed)
-        if reverse:
+        if _get_scan(start, stop):
+            stop = start + b"\x00"
+        elif reverse:
             start, stop = (stop + b"\x00" if stop else b""), (start + b"\x00" if start else b"")
         options: dict[str, Any] = {}
         if scan.caching is not None and scan.caching > 0:
@@ -763,8 +784,13 @@ class HBaseHandler:
         columns: Sequence[bytes] | None,
         attributes: Attributes,
     ) -> int:
-        """Open a scanner over ``[start_row, stop_row)``."""
-        scan = Scan(start=start_row or b"", stop=stop_row or b"", columns=_columns(columns))
+        """Open a scanner over ``[start_row, stop_row)``; equal bounds read that one row.
+
+        HBase builds it with the deprecated ``new Scan(startRow, stopRow)``, which turns
+        equal non-empty bounds into a get.
+        """
+        start, stop = _stop_range(start_row, stop_row)
+        scan = Scan(start=start, stop=stop, columns=_columns(columns))
         return self._open(table_name, scan)
 
     def scanner_open_with_prefix(
@@ -800,9 +826,10 @@ class HBaseHandler:
         attributes: Attributes,
     ) -> int:
         """:meth:`scanner_open_with_stop` of the cells strictly older than ``timestamp``."""
+        start, stop = _stop_range(start_row, stop_row)
         scan = Scan(
-            start=start_row or b"",
-            stop=stop_row or b"",
+            start=start,
+            stop=stop,
             columns=_columns(columns),
             before=_before(timestamp),
         )

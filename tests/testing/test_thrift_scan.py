@@ -213,3 +213,25 @@ def test_scannerOpenWithScan_caching_and_batch_size(
         (b"ab", [b"f:x"]),
         (b"ab", [b"g:y"]),
     ]
+
+
+def _open_rows(client: object, method: str, *args: object) -> list[bytes]:
+    scanner = getattr(client, method)(b"t", *args)
+    try:
+        return [r.row for r in client.scannerGetList(scanner, 10)]  # type: ignore[attr-defined]
+    finally:
+        client.scannerClose(scanner)  # type: ignore[attr-defined]
+
+
+def test_a_start_row_equal_to_the_stop_row_reads_that_row(
+    filled: happybase.Table, client: object
+) -> None:
+    """HBase 2.2: the deprecated setStopRow turns equal bounds into a get, in both directions."""
+    assert keys(filled.scan(row_start=b"ab", row_stop=b"ab")) == [b"ab"]
+    assert keys(filled.scan(row_start=b"ab", row_stop=b"ab", reverse=True)) == [b"ab"]
+    assert keys(filled.scan(row_start=b"aa", row_stop=b"aa")) == []  # a missing row: nothing
+    for reverse in (False, True):
+        scan = TScan(startRow=b"b", stopRow=b"b", reversed=reverse)
+        assert _open_rows(client, "scannerOpenWithScan", scan, {}) == [b"b"]
+    assert _open_rows(client, "scannerOpenWithStop", b"ba", b"ba", [], {}) == [b"ba"]
+    assert _open_rows(client, "scannerOpenWithStopTs", b"ba", b"ba", [], 11, {}) == [b"ba"]

@@ -65,8 +65,12 @@ class ScannerIterator(Iterator[RowResult]):
     iterator is closed (:meth:`close`, ``with``) or it is garbage-collected.
 
     Bounds are exactly the protocol's: ``start`` inclusive, ``stop`` exclusive, in both
-    directions. HBase's reversed scans take ``startRow`` as the *inclusive upper* bound
-    and ``stopRow`` as the *exclusive lower* one. A reverse scan sends as ``startRow`` the
+    directions. A forward ``startRow`` equal to ``stopRow`` is a get on HBase's Thrift1
+    server (its deprecated ``setStopRow``), so rows at or past ``stop`` are dropped and end
+    the scan: an empty range still opens a scanner (the table, columns and filter are
+    checked as on the engine) and yields nothing. HBase's reversed scans take
+    ``startRow`` as the *inclusive upper* bound and ``stopRow`` as the *exclusive lower*
+    one. A reverse scan sends as ``startRow`` the
     greatest row below ``stop`` when that is short (``stop`` ending in ``00``: ``stop``
     without it) or when a filter is given (a filter keeping state across rows, such as
     ``PageFilter`` or ``WHILE``, must never see the ``stop`` row): ``stop`` with its last
@@ -211,6 +215,12 @@ class ScannerIterator(Iterator[RowResult]):
                     return
                 self._upper = row
             else:
+                if self._upper and row >= self._upper:
+                    # Only a get-like scan gets here: HBase's Thrift1 handler reads the row
+                    # when startRow equals stopRow (its deprecated setStopRow); the
+                    # protocol's range [start, stop) holds no row then.
+                    self._remaining = 0
+                    return
                 self._lower = row + b"\x00"
             self._buffer.append(result)
             if self._remaining is not None:
