@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hmodel.backend.base import Backend, Cell, Delete, Put, RowResult, Scan
+from hmodel.errors import UnsupportedOperationError
 from hmodel.schema import Family, Table
 
 WIDE = "wide"
@@ -65,4 +66,55 @@ def test_a_delete_marker_is_a_cell_that_ends_the_count_too(backend: Backend) -> 
     backend.mutate("marked", [Put(row, column, b"v", timestamp=10) for row, column in cells])
     backend.mutate("marked", [Delete(b"r1", b"b:gone", timestamp=5)])
     rows = _scan(backend, "marked", filter="ColumnCountGetFilter(2)")
+    assert [row.row for row in rows] == [b"r1"]
+
+
+_SCVF = "SingleColumnValueFilter('a', 'x', =, 'binary:v', {missing}, true)"
+_REFUSED = "Reverse scan with loading CFs on demand is not supported"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        _SCVF.format(missing="true"),
+        _SCVF.replace("SingleColumnValueFilter", "SingleColumnValueExcludeFilter").format(
+            missing="true"
+        ),
+        f"({_SCVF.format(missing='true')}) AND (ColumnValueFilter('a', 'y', =, 'binary:v'))",
+        f"SKIP {_SCVF.format(missing='true')}",
+        f"WHILE {_SCVF.format(missing='true')}",
+    ],
+)
+def test_a_reverse_scan_loading_families_on_demand_is_refused(
+    backend: Backend, wide: str, text: str
+) -> None:
+    """HBase 2.2: filterIfMissing over two families in reverse is a DoNotRetryIOException."""
+    with pytest.raises(UnsupportedOperationError, match=_REFUSED) as caught:
+        list(backend.scan(wide, Scan(reverse=True, filter=text)))
+    assert caught.value.table == wide
+    with pytest.raises(UnsupportedOperationError, match=_REFUSED):
+        list(backend.scan(wide, Scan(reverse=True, filter=text, columns=(b"a:x", b"b:y"))))
+
+
+@pytest.mark.parametrize(
+    ("text", "options"),
+    [
+        (_SCVF.format(missing="true"), {"columns": (b"a",)}),  # only the filtered family
+        (_SCVF.format(missing="true"), {"columns": (b"a:x", b"a:y")}),
+        (_SCVF.format(missing="false"), {}),  # every family needed: nothing on demand
+        (f"({_SCVF.format(missing='true')}) AND (KeyOnlyFilter())", {}),
+        (f"({_SCVF.format(missing='true')}) OR (FamilyFilter(>=, 'binary:'))", {}),
+    ],
+)
+def test_a_reverse_scan_without_families_on_demand_is_accepted(
+    backend: Backend, wide: str, text: str, options: dict[str, object]
+) -> None:
+    """Restricting the columns to the filtered family, or filterIfMissing false, is fine."""
+    rows = _scan(backend, wide, reverse=True, filter=text, **options)
+    assert [row.row for row in rows][-1:] == [b"r1"]
+
+
+def test_a_forward_scan_loading_families_on_demand_is_accepted(backend: Backend, wide: str) -> None:
+    """Only reversed scans are refused: a forward scan joins the other families."""
+    rows = _scan(backend, wide, filter=_SCVF.format(missing="true"))
     assert [row.row for row in rows] == [b"r1"]

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 import attrs
 
 from hmodel.backend.base import Cell, split_column
 from hmodel.backend.memory.filter.combinator import build_runtime
 from hmodel.backend.memory.filter.lexer import Source
-from hmodel.backend.memory.filter.node import Node
+from hmodel.backend.memory.filter.node import Node, is_family_essential
 from hmodel.backend.memory.filter.parser import parse
 from hmodel.backend.memory.filter.runtime import Filter, KeyValue, ReturnCode
 from hmodel.errors import FilterError
@@ -62,6 +62,15 @@ class FilterProgram:
 
     def __str__(self) -> str:
         return self.root.render().decode("utf-8", "surrogateescape")
+
+    def on_demand(self, families: Iterable[bytes]) -> list[bytes]:
+        """The ``families`` HBase would load on demand under this filter, in byte order.
+
+        Those the filter does not need to decide on a row (see
+        :func:`~hmodel.backend.memory.filter.node.is_family_essential`); HBase reads them
+        only for the rows kept, and refuses a reversed scan that has any.
+        """
+        return sorted(name for name in families if not is_family_essential(self.root, name))
 
     def start(self, *, max_versions: int | None = None, reverse: bool = False) -> FilterRun:
         """Fresh state for one scan (``PageFilter`` counts rows, ``WHILE`` ends the scan).
