@@ -19,6 +19,7 @@ from hmodel.backend.base import (
     split_column,
 )
 from hmodel.backend.memory import MemoryBackend
+from hmodel.clock import Clock
 from hmodel.errors import (
     BackendError,
     IllegalArgumentError,
@@ -29,7 +30,12 @@ from hmodel.schema.family import FOREVER, BloomFilter, Compression, Family
 from hmodel.schema.table import Table
 from hmodel.testing.thrift_error import internal_error
 from hmodel.testing.thrift_idl import HBASE_THRIFT, LATEST_TIMESTAMP
-from hmodel.testing.thrift_scanner import RowChunk, Scanner, ScannerRegistry
+from hmodel.testing.thrift_scanner import (
+    DEFAULT_SCANNER_LEASE_MS,
+    RowChunk,
+    Scanner,
+    ScannerRegistry,
+)
 
 __all__ = ["HBaseHandler"]
 
@@ -295,13 +301,24 @@ class HBaseHandler:
         backend: The engine that stores the data.
         server_host: Host name reported as ``serverName`` in region infos.
         server_port: Port reported in region infos.
+        scanner_lease_ms: A scanner unused for this long expires (see
+            :class:`~hmodel.testing.thrift_scanner.ScannerRegistry`).
+        clock: The time scanner leases are measured with; the engine's clock if ``None``.
     """
 
     def __init__(
-        self, backend: MemoryBackend, *, server_host: str = "127.0.0.1", server_port: int = 0
+        self,
+        backend: MemoryBackend,
+        *,
+        server_host: str = "127.0.0.1",
+        server_port: int = 0,
+        scanner_lease_ms: int = DEFAULT_SCANNER_LEASE_MS,
+        clock: Clock | None = None,
     ) -> None:
         self.backend = backend
-        self.scanners = ScannerRegistry()
+        self.scanners = ScannerRegistry(
+            lease_ms=scanner_lease_ms, clock=clock if clock is not None else backend.clock
+        )
         self.server_host = server_host
         self.server_port = server_port
 

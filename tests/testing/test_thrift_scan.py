@@ -8,6 +8,8 @@ import happybase
 import pytest
 from thriftpy2.thrift import TApplicationException
 
+from hmodel.clock import ManualClock
+from hmodel.errors import ValidationError
 from hmodel.testing.thrift_idl import HBASE_THRIFT
 from hmodel.testing.thrift_server import FakeHBaseServer
 
@@ -235,3 +237,40 @@ def test_a_start_row_equal_to_the_stop_row_reads_that_row(
         assert _open_rows(client, "scannerOpenWithScan", scan, {}) == [b"b"]
     assert _open_rows(client, "scannerOpenWithStop", b"ba", b"ba", [], {}) == [b"ba"]
     assert _open_rows(client, "scannerOpenWithStopTs", b"ba", b"ba", [], 11, {}) == [b"ba"]
+
+
+def test_a_scanner_left_unused_past_its_lease_is_an_unknown_id(
+    filled: happybase.Table, client: object, clock: ManualClock, server: FakeHBaseServer
+) -> None:
+    """HBase 2 drops Thrift1 scanners unused for 2 x the scanner timeout (120 s by default)."""
+    scanner = client.scannerOpenWithScan(b"t", TScan(caching=1), {})  # type: ignore[attr-defined]
+    assert [r.row for r in client.scannerGetList(scanner, 1)] == [b"a"]  # type: ignore[attr-defined]
+    clock.advance(119_999)
+    assert [r.row for r in client.scannerGetList(scanner, 1)] == [b"ab"]  # type: ignore[attr-defined]
+    clock.advance(120_000)
+    with pytest.raises(IllegalArgument, match="scanner ID is invalid"):
+        client.scannerGetList(scanner, 1)  # type: ignore[attr-defined]
+    with pytest.raises(IllegalArgument, match="scanner ID is invalid"):
+        client.scannerClose(scanner)  # type: ignore[attr-defined]
+    assert len(server.handler.scanners) == 0
+
+
+def test_the_scanner_lease_and_its_clock_can_be_chosen() -> None:
+    """scanner_lease_ms and clock are injected; a bad lease is refused at construction."""
+    lease_clock = ManualClock(0)
+    with FakeHBaseServer(scanner_lease_ms=10, clock=lease_clock) as fake:
+        connection = happybase.Connection(fake.host, fake.port)
+        try:
+            connection.create_table("t", {"f": {}})
+            connection.table("t").put(b"r", {b"f:q": b"v"})
+            scanner = connection.client.scannerOpenWithScan(b"t", TScan(), {})
+            lease_clock.advance(9)
+            assert len(fake.handler.scanners) == 1
+            lease_clock.advance(1)
+            assert len(fake.handler.scanners) == 0
+            with pytest.raises(IllegalArgument):
+                connection.client.scannerGetList(scanner, 1)
+        finally:
+            connection.close()
+    with pytest.raises(ValidationError, match="scanner_lease_ms"):
+        FakeHBaseServer(scanner_lease_ms=0)
