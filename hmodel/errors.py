@@ -21,6 +21,7 @@ __all__ = [
     "KeyEncodeError",
     "NotFoundError",
     "QueryError",
+    "ReadInterruptedError",
     "RowKeyError",
     "SchemaError",
     "TableDisabledError",
@@ -195,3 +196,13 @@ class UnsupportedOperationError(BackendError):
 
 class ConnectionLostError(BackendError):
     """The connection to the HBase Thrift server failed or was dropped."""
+
+
+class ReadInterruptedError(ConnectionLostError):
+    """The connection dropped during a read that cannot be sent again as it was.
+
+    A scanner fetch (``scannerGetList``) moves the server's scanner, so it is never sent
+    twice; when the scan cannot be reopened past its last row either, this error says a
+    *read* was interrupted: nothing was written, and the rows already returned are valid.
+    It is not the "outcome unknown" of a lost write.
+    """

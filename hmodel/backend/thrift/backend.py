@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import threading
 import time
 import warnings
@@ -35,7 +34,7 @@ from hmodel.backend.thrift.error import SERVER_ERRORS, server_error
 from hmodel.backend.thrift.idl import Mutation as TMutation
 from hmodel.backend.thrift.idl import TAppend, TIncrement
 from hmodel.backend.thrift.result import cell, column_order, row_result
-from hmodel.backend.thrift.scanner import ScannerIterator
+from hmodel.backend.thrift.scanner import ScannerIterator, close_scanner
 from hmodel.errors import (
     BackendError,
     ColumnFamilyNotFoundError,
@@ -201,15 +200,8 @@ class ThriftBackend(Backend):
         with self._lock:
             scanners, self._deferred_closes = self._deferred_closes, []
         for scanner in scanners:
-            # Errors are ignored: the server expires abandoned scanners anyway.
-            with contextlib.suppress(BackendError):
-                self._rpc_quiet("scannerClose", scanner)
-
-    def _rpc_quiet(self, method: str, *args: Any) -> None:
-        try:
-            self._channel.call(method, *args, retry=Retry.UNSENT)
-        except SERVER_ERRORS as exc:
-            raise server_error(exc, method=method) from exc
+            # Never raises: the server expires abandoned scanners anyway.
+            close_scanner(self._rpc, scanner, table=None)
 
     def _defer_close(self, scanner: int) -> None:
         with self._lock:

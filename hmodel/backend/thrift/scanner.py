@@ -14,9 +14,14 @@ from hmodel.backend.base import RowResult, Scan
 from hmodel.backend.thrift.channel import Retry
 from hmodel.backend.thrift.idl import TScan
 from hmodel.backend.thrift.result import row_result
-from hmodel.errors import BackendError, ConnectionLostError
+from hmodel.errors import (
+    BackendError,
+    ConnectionLostError,
+    IllegalArgumentError,
+    ReadInterruptedError,
+)
 
-__all__ = ["Rpc", "ScannerIterator"]
+__all__ = ["Rpc", "ScannerIterator", "close_scanner"]
 
 _log = logging.getLogger(__name__)
 
@@ -29,7 +34,7 @@ class Rpc(Protocol):
         method: str,
         *args: Any,
         retry: Retry,
-        table: str,
+        table: str | None,
         row: bytes | None = None,
         filter_given: bool = False,
     ) -> Any:
@@ -56,6 +61,23 @@ def _reversed_start(upper: bytes, *, exact: bool) -> bytes | None:
     return upper
 
 
+def close_scanner(rpc: Rpc, scanner: int, *, table: str | None) -> None:
+    """Send ``scannerClose``, retried as an idempotent call; never raises.
+
+    Closing twice closes once: a close whose reply was lost is sent again, and the
+    server then answers ``IllegalArgument("scanner ID is invalid")``, as it does for a
+    scanner its lease expired. Both mean the scanner is gone, so they are not errors.
+    Any other failure is logged: the rows already returned stay valid, and the server
+    frees the scanner when its lease runs out.
+    """
+    try:
+        rpc("scannerClose", scanner, retry=Retry.IDEMPOTENT, table=table)
+    except IllegalArgumentError as exc:
+        _log.debug("scanner %s of table %r was already closed: %s", scanner, table, exc)
+    except BackendError as exc:
+        _log.warning("could not close scanner %s of table %r: %s", scanner, table, exc)
+
+
 class ScannerIterator(Iterator[RowResult]):
     r"""Rows of one :class:`Scan`, fetched ``batch_size`` at a time from a server scanner.
 
@@ -79,9 +101,11 @@ class ScannerIterator(Iterator[RowResult]):
     ``stopRow=start[:-1]`` (a row below ``start``; empty when ``start`` has one byte) and
     ends at the first row below ``start``, closing the scanner.
 
-    If the connection drops between batches, the scan is reopened just past the last row
-    returned (forward: ``last + b"\x00"``; reverse: ``last`` as exclusive upper bound),
-    at most ``retries`` times in a row; the abandoned server scanner is left to expire.
+    If the connection drops during a fetch, the fetch is not sent again (it moves the
+    server's scanner): the old scanner is closed (``scannerClose`` is idempotent and
+    retried) and the scan is reopened just past the last row returned (forward: ``last +
+    b"\x00"``; reverse: ``last`` as exclusive upper bound), at most ``retries`` times in a
+    row; then :class:`~hmodel.errors.ReadInterruptedError` says a read was interrupted.
 
     Args:
         rpc: Sends an RPC with error translation.
@@ -181,18 +205,23 @@ class ScannerIterator(Iterator[RowResult]):
                     "scannerGetList",
                     self._scanner,
                     wanted,
-                    retry=Retry.UNSENT,
+                    retry=Retry.READ_UNSENT,
                     table=self._table,
                 )
                 break
-            except ConnectionLostError:
-                # The scanner's position is unknown: reopen past the last row returned.
+            except ConnectionLostError as exc:
+                # The scanner's position is unknown: free it, reopen past the last row
+                # returned.
+                self._release()
                 if resumes >= self._retries:
-                    self._finished = True
-                    self._scanner = None
-                    raise
+                    raise ReadInterruptedError(
+                        f"scan of {self._table!r} interrupted: the connection dropped during "
+                        f"a fetch and the scan was reopened {resumes} time(s); nothing was "
+                        f"written, the rows already returned are valid: {exc.message}",
+                        table=self._table,
+                    ) from exc
                 resumes += 1
-                self._scanner = None
+                self._finished = False
             except BaseException:
                 self._release()
                 raise
@@ -247,10 +276,7 @@ class ScannerIterator(Iterator[RowResult]):
         if self._busy_here():
             self._defer_close(scanner)
             return
-        try:
-            self._rpc("scannerClose", scanner, retry=Retry.UNSENT, table=self._table)
-        except BackendError as exc:
-            _log.warning("could not close scanner %s of table %r: %s", scanner, self._table, exc)
+        close_scanner(self._rpc, scanner, table=self._table)
 
     def __enter__(self) -> ScannerIterator:
         return self
