@@ -274,3 +274,18 @@ def test_the_scanner_lease_and_its_clock_can_be_chosen() -> None:
             connection.close()
     with pytest.raises(ValidationError, match="scanner_lease_ms"):
         FakeHBaseServer(scanner_lease_ms=0)
+
+
+def test_a_reverse_scan_with_families_on_demand_is_a_DoNotRetryIOException(
+    filled: happybase.Table,
+) -> None:
+    """HBase refuses reverse + filterIfMissing over families f and g; one family is fine."""
+    text = "SingleColumnValueFilter('f', 'x', =, 'binary:b', true, true)"
+    with pytest.raises(IOError_) as caught:
+        list(filled.scan(reverse=True, filter=text))
+    assert caught.value.message.startswith(
+        b"org.apache.hadoop.hbase.DoNotRetryIOException: "
+        b"Reverse scan with loading CFs on demand is not supported"
+    )
+    assert keys(filled.scan(reverse=True, filter=text, columns=[b"f"])) == [b"b"]
+    assert keys(filled.scan(filter=text)) == [b"b"]
