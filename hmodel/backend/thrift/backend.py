@@ -423,11 +423,17 @@ class ThriftBackend(Backend):
         The scanner is opened now with ``scannerOpenWithScan`` (``startRow``/``stopRow``,
         ``columns``, ``filterString``, ``timestamp=before``, ``caching=batch_size``,
         ``reversed``); ``limit`` is applied by the client, which fetches no more rows
-        than it needs. The returned iterator is also a context manager.
+        than it needs. The range is the protocol's ``[start, stop)``: rows at or past
+        ``stop`` are dropped (HBase's Thrift1 server reads the row itself when ``startRow``
+        equals ``stopRow``). The returned iterator is also a context manager.
 
         Raises:
             TableNotFoundError: No such table.
             FilterError: The server could not parse ``scan.filter``.
+            UnsupportedOperationError: A reversed scan whose filter leaves a scanned family
+                to be loaded on demand (HBase's ``DoNotRetryIOException``).
+            ReadInterruptedError: While iterating: the connection dropped during fetches
+                more times in a row than ``retries`` allows (nothing was written).
         """
         if not isinstance(scan, Scan):
             raise IllegalArgumentError("expected a Scan", table=table, value=scan)
