@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
 from typing import Protocol
 
-__all__ = ["Clock", "ManualClock", "system_clock"]
+__all__ = ["Clock", "ManualClock", "WriteStamps", "stamps_for", "system_clock"]
 
 
 class Clock(Protocol):
@@ -60,3 +61,94 @@ class ManualClock:
             if now < self._now:
                 raise ValueError("a ManualClock never moves backwards")
             self._now = now
+
+
+class WriteStamps:
+    """Timestamps for writes that order one process's writes, even on a still clock.
+
+    A hybrid logical clock: every stamp handed out is ``max(clock(), last + 1)``, so stamps
+    are strictly increasing whether the clock stands still (a frozen :class:`ManualClock`,
+    two writes in one millisecond) or steps back (an NTP correction). A delete marker
+    stamped by this object can therefore never hide a later write stamped by it: HBase
+    hides every put whose timestamp is ``<=`` a delete marker's, *whatever their order of
+    arrival* (a delete wins a tie), so the stamps alone decide.
+
+    :meth:`observe` folds in a timestamp seen elsewhere (a cell read, a version
+    number), so that a write made after reading a row is stamped after what was read,
+    even when the row was written by another process whose clock runs ahead.
+
+    Across processes nothing orders two writers that read nothing from each other: if
+    process A deletes a row at ``t`` and process B, unaware, writes it at ``t`` or
+    earlier (clocks in the same millisecond, or B's clock behind), B's write stays hidden.
+    See ``docs/repository.md`` ("Write stamps") for what to do about it.
+
+    Stamps run ahead of the clock by one millisecond per write made within one
+    millisecond, and catch up when the clock passes them. Thread-safe.
+
+    Args:
+        clock: The clock the stamps follow.
+
+    Example:
+        >>> stamps = WriteStamps(ManualClock(1_000))
+        >>> stamps.next(), stamps.next(), stamps.next(2)
+        (1000, 1001, 1002)
+        >>> stamps.next()  # next(2) reserved 1002 and 1003
+        1004
+        >>> stamps.observe(5_000)
+        >>> stamps.next()
+        5001
+    """
+
+    def __init__(self, clock: Clock = system_clock) -> None:
+        self.clock = clock
+        self._last = 0
+        self._lock = threading.Lock()
+
+    def next(self, count: int = 1, *, after: int = 0) -> int:
+        """Reserve ``count`` consecutive stamps and return the first.
+
+        The stamps ``first .. first + count - 1`` are greater than every stamp handed out
+        or observed before, than ``after``, and not less than the clock's time.
+        """
+        if count < 1:
+            raise ValueError("reserve at least one stamp")
+        now = self.clock()
+        with self._lock:
+            first = max(now, self._last + 1, after + 1)
+            self._last = first + count - 1
+            return first
+
+    def observe(self, timestamp: int) -> None:
+        """Make every later stamp greater than ``timestamp``."""
+        with self._lock:
+            self._last = max(self._last, timestamp)
+
+    @property
+    def last(self) -> int:
+        """The greatest stamp handed out or observed so far (0 before any)."""
+        return self._last
+
+
+_STAMPS: weakref.WeakKeyDictionary[object, WriteStamps] = weakref.WeakKeyDictionary()
+_STAMPS_BY_ID: dict[int, tuple[object, WriteStamps]] = {}
+_STAMPS_LOCK = threading.Lock()
+
+
+def stamps_for(clock: Clock) -> WriteStamps:
+    """The process's :class:`WriteStamps` for ``clock``: one per clock object.
+
+    Every repository and unit of work built on the same clock (by default
+    :func:`system_clock`) shares it, so all their writes are ordered with each other,
+    whichever model or table they touch.
+    """
+    with _STAMPS_LOCK:
+        try:
+            found = _STAMPS.get(clock)
+            if found is None:
+                found = _STAMPS[clock] = WriteStamps(clock)
+            return found
+        except TypeError:  # not weakly referenceable: keep it for the process's lifetime
+            entry = _STAMPS_BY_ID.get(id(clock))
+            if entry is None or entry[0] is not clock:
+                entry = _STAMPS_BY_ID[id(clock)] = (clock, WriteStamps(clock))
+            return entry[1]

@@ -20,8 +20,10 @@ __all__ = [
     "KeyDecodeError",
     "KeyEncodeError",
     "NotFoundError",
+    "OutcomeUnknownError",
     "QueryError",
     "ReadInterruptedError",
+    "RowExistsError",
     "RowKeyError",
     "SchemaError",
     "TableDisabledError",
@@ -149,7 +151,14 @@ class NotFoundError(HModelError):
 
 
 class ConflictError(HModelError):
-    """An optimistic-locking check failed: the stored version is not the one that was read."""
+    """An optimistic-locking check failed: the stored version is not the one that was read.
+
+    A save or delete that raises it has had no effect: read the row again and retry.
+    """
+
+
+class RowExistsError(ConflictError):
+    """An insert of a new locked model (version 0) found the row already there."""
 
 
 # --- backend --------------------------------------------------------------------------------
@@ -198,11 +207,19 @@ class ConnectionLostError(BackendError):
     """The connection to the HBase Thrift server failed or was dropped."""
 
 
+class OutcomeUnknownError(ConnectionLostError):
+    """A request that is not idempotent may or may not have been applied.
+
+    The connection dropped after the request left (an increment, an append, a conditional
+    write), so it was not retried. Read the row to find out before doing it again.
+    """
+
+
 class ReadInterruptedError(ConnectionLostError):
     """The connection dropped during a read that cannot be sent again as it was.
 
     A scanner fetch (``scannerGetList``) moves the server's scanner, so it is never sent
     twice; when the scan cannot be reopened past its last row either, this error says a
     *read* was interrupted: nothing was written, and the rows already returned are valid.
-    It is not the "outcome unknown" of a lost write.
+    It is not the "outcome unknown" (:class:`OutcomeUnknownError`) of a lost write.
     """

@@ -6,8 +6,14 @@ import os
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import settings
 
 from hmodel.backend.base import Backend
+
+# Property tests check behaviour, not speed: on a loaded 2-core machine an example may take
+# longer than hypothesis's default 200 ms deadline, which would fail a correct test.
+settings.register_profile("hmodel", deadline=None)
+settings.load_profile("hmodel")
 
 # Each target is tried in turn. The thrift targets appear as soon as the server and the
 # Thrift backend exist; the real-HBase one is skipped with a reason unless HBase is reachable.

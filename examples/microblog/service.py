@@ -94,7 +94,7 @@ class Microblog:
         self._check_pair(follower, followee)
         follows_back = bool(self.users.get_entries({"user_id": follower}, "fans", [followee]))
         kind = MUTUAL if follows_back else ONE_WAY
-        timestamp = self.clock()
+        timestamp = self.users.stamps.next()
         mutations = self._entries(follower, followee, kind, timestamp)
         if follows_back:
             mutations += self._entries(followee, follower, MUTUAL, timestamp)
@@ -108,15 +108,15 @@ class Microblog:
         both sides. Two round trips (one read, one write; atomic per row, as for
         :meth:`follow`), or one when ``follower`` did not follow ``followee``.
 
-        The entries are deleted with delete markers at the clock's current millisecond,
-        which also hide any write to them stamped with the same millisecond (HBase's rule):
-        a follow in the same millisecond as the unfollow before it is lost.
+        The entries are deleted with delete markers stamped by the repository's write
+        stamps (``Repository.stamps``), like every write of this process, so a follow right
+        after an unfollow, even in the same millisecond, is stamped later and not hidden.
         """
         current = self.users.get_entries({"user_id": follower}, "follows", [followee])
         if not current:
             return False
         mapper = self.users.mapper
-        timestamp = self.clock()
+        timestamp = self.users.stamps.next()
         mutations: list[Mutation] = [
             *mapper.map_delete({"user_id": followee}, "fans", [follower], timestamp=timestamp),
             *mapper.map_delete({"user_id": follower}, "follows", [followee], timestamp=timestamp),

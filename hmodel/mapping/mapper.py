@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from datetime import timedelta
 from typing import Any, Generic, TypeVar
 
 import attrs
@@ -334,6 +335,96 @@ class Mapper(Generic[M]):
         """
         return any(not m.owns_family for m in self._maps)
 
+    def previous_families(self, field_names: Iterable[str] | None = None) -> list[bytes]:
+        """The families to read before writing these fields so that maps really replace.
+
+        A map with a prefix shares its family, so its removed entries can only be deleted
+        by name: the stored row (these families of it) must be read first and passed as
+        ``previous``. Empty when no such map is among the fields (``None``: all fields).
+        """
+        chosen = (
+            self.info.maps.values()
+            if field_names is None
+            else [
+                stored
+                for name in field_names
+                if isinstance(stored := self.info.fields.get(name), MapField)
+            ]
+        )
+        return sorted({m.family_bytes for m in chosen if not m.owns_family})
+
+    def clears_family(self, field_names: Iterable[str] | None = None) -> bool:
+        """Whether writing these fields deletes a family one millisecond before the write.
+
+        True when a map owning its family is among them (``None``: all fields): its
+        ``Delete`` of the family is stamped ``timestamp - 1``, so the caller must reserve
+        that stamp too (see :meth:`hmodel.clock.WriteStamps.next`).
+        """
+        if field_names is None:
+            return any(m.owns_family for m in self.info.maps.values())
+        return any(
+            isinstance(stored := self.info.fields.get(name), MapField) and stored.owns_family
+            for name in field_names
+        )
+
+    def stale_entries(
+        self,
+        previous: RowResult,
+        written: Iterable[bytes],
+        *,
+        timestamp: int,
+        field_names: Iterable[str] | None = None,
+    ) -> list[Delete]:
+        """Deletes of the prefixed-map entries stored in ``previous`` but not ``written``.
+
+        Args:
+            previous: The row as stored, read with :meth:`previous_families`.
+            written: The columns the save or update puts.
+            timestamp: The deletes' timestamp (the save's: they mask older versions only).
+            field_names: The map fields replaced; ``None``: all of them.
+        """
+        names = None if field_names is None else set(field_names)
+        owners = [
+            m
+            for m in self.info.maps.values()
+            if not m.owns_family and (names is None or m.name in names)
+        ]
+        kept = set(written)
+        return [
+            Delete(previous.row, column, timestamp)
+            for column in previous.cells
+            if column not in kept and any(m.qualifier_suffix(column) is not None for m in owners)
+        ]
+
+    def delete_except(
+        self, row: bytes, keep: bytes, timestamp: int, previous: RowResult | None = None
+    ) -> list[Delete]:
+        """Deletes of every cell of the model's row at ``timestamp``, except column ``keep``.
+
+        Families other than ``keep``'s are deleted whole; in ``keep``'s family, each of the
+        model's columns, and the prefixed-map entries found in ``previous`` (read with
+        :meth:`previous_families`; without it those entries stay).
+        """
+        family = keep.partition(b":")[0]
+        deletes = [
+            Delete(row, f.name.encode(), timestamp)
+            for f in self.info.table.families
+            if f.name.encode() != family
+        ]
+        for stored in self.info.fields.values():
+            if isinstance(stored, MapField) or stored.column == keep:
+                continue
+            if stored.column.partition(b":")[0] == family:
+                deletes.append(Delete(row, stored.column, timestamp))
+        if previous is not None:
+            written = ()
+            deletes.extend(
+                d
+                for d in self.stale_entries(previous, written, timestamp=timestamp)
+                if d.column is not None and d.column.partition(b":")[0] == family
+            )
+        return deletes
+
     def to_mutations(
         self,
         instance: M,
@@ -528,11 +619,13 @@ class Mapper(Generic[M]):
         if owner.owns_family:
             mutations.append(Delete(write.row, owner.family_bytes, write.timestamp - 1))
         elif write.previous is not None:
-            kept = {put.column for put in puts}
             mutations.extend(
-                Delete(write.row, column, write.timestamp)
-                for column in write.previous.cells
-                if owner.qualifier_suffix(column) is not None and column not in kept
+                self.stale_entries(
+                    write.previous,
+                    [put.column for put in puts],
+                    timestamp=write.timestamp,
+                    field_names=[owner.name],
+                )
             )
         return mutations
 
@@ -577,6 +670,24 @@ class Mapper(Generic[M]):
             raise self._invalid(
                 "timestamp must be a positive int of epoch milliseconds", value=timestamp
             )
+
+    def ttl_of(self, ttl: timedelta | None) -> int | None:
+        """The per-cell TTL in milliseconds of a write given ``ttl`` (F8).
+
+        ``None`` takes the model's declared ``ttl`` (or no TTL). This is the one place
+        that decides TTL defaults for repositories and units of work.
+
+        Raises:
+            ValidationError: ``ttl`` is not a timedelta, or not positive.
+        """
+        if ttl is None:
+            return self.info.ttl_ms
+        if not isinstance(ttl, timedelta):
+            raise self._invalid("ttl is a datetime.timedelta", value=ttl)
+        ms = int(ttl.total_seconds() * 1000)
+        if ms <= 0:
+            raise self._invalid("ttl must be positive", value=ttl)
+        return ms
 
     def _ttl(self, ttl_ms: object) -> int | None:
         if ttl_ms is None:
@@ -664,7 +775,9 @@ class Mapper(Generic[M]):
             if stored.required:
                 raise DecodeError(
                     f"model {self.info.name!r}: the row has no cell for required field "
-                    f"{stored.name!r}",
+                    f"{stored.name!r}; such a row arises when map entries or counters are "
+                    "written to a row that was never saved or was deleted (they create "
+                    "cells without the rest of the row), or when another program wrote it",
                     table=self._table,
                     row=result.row,
                     column=stored.column,

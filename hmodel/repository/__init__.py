@@ -4,7 +4,9 @@ from hmodel.repository.condition import And, Comparison, Condition, Or, where
 from hmodel.repository.event import Listener, QueryEvent
 from hmodel.repository.page import Page
 from hmodel.repository.plan import KeySpan, ScanPlan
+from hmodel.repository.query import Query
 from hmodel.repository.repository import Repository
+from hmodel.repository.store import Store
 from hmodel.repository.unit_of_work import UnitOfWork
 
 __all__ = [
@@ -15,9 +17,11 @@ __all__ = [
     "Listener",
     "Or",
     "Page",
+    "Query",
     "QueryEvent",
     "Repository",
     "ScanPlan",
+    "Store",
     "UnitOfWork",
     "where",
 ]

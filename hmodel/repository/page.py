@@ -11,7 +11,7 @@ from typing import Generic, TypeVar
 
 import attrs
 
-from hmodel.errors import TokenError
+from hmodel.errors import DecodeError, TokenError
 
 __all__ = ["Page", "Position", "TokenCodec"]
 
@@ -40,10 +40,14 @@ class Page(Generic[T]):
         items: The models on this page, in scan order.
         next_token: Pass it back to get exactly the following rows; ``None`` when the scan
             is exhausted.
+        errors: Rows of the range that did not decode and were skipped (only with
+            ``on_error="skip"``), one :class:`~hmodel.errors.DecodeError` each, naming the
+            row and what it lacks.
     """
 
     items: Sequence[T]
     next_token: str | None
+    errors: Sequence[DecodeError] = ()
 
     def __iter__(self) -> Iterator[T]:
         return iter(self.items)

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import os
-import weakref
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import timedelta
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 import attrs
 
 from hmodel.backend.base import Backend, Cell, Delete, Increment, Mutation, Put, RowResult
-from hmodel.clock import Clock, system_clock
+from hmodel.clock import Clock, WriteStamps, stamps_for, system_clock
 from hmodel.errors import (
-    ConflictError,
+    DecodeError,
     HModelError,
     KeyDecodeError,
     NotFoundError,
@@ -23,72 +22,73 @@ from hmodel.errors import (
 )
 from hmodel.mapping import Mapper
 from hmodel.repository.condition import Condition, FieldColumn
-from hmodel.repository.event import Listener, QueryEvent
+from hmodel.repository.event import Listener
+from hmodel.repository.identity import IdentityMap
+from hmodel.repository.instrument import Instrument
+from hmodel.repository.locking import Locking
 from hmodel.repository.page import Page, Position, TokenCodec
+from hmodel.repository.pager import paginate
 from hmodel.repository.plan import KeySpan, ScanPlan, execute
+from hmodel.repository.query import Query
 from hmodel.repository.version import VersionCell
 
-__all__ = ["Repository"]
+__all__ = ["OnError", "Repository"]
 
 M = TypeVar("M")
 
 #: The default page-token key: random, shared by the repositories of one process.
 _PROCESS_SECRET = os.urandom(32)
 
+#: The defaults of a Query's parts: a keyword left at its default was not given.
+_DEFAULTS: dict[str, Any] = {
+    "low": None,
+    "high": None,
+    "low_inclusive": True,
+    "high_inclusive": False,
+    "reverse": False,
+    "fields": None,
+    "where": None,
+    "limit": None,
+}
 
-@attrs.frozen
-class _Read:
-    """What a repository remembers of an instance it returned."""
-
-    row: bytes  # its rowkey: key fields cannot change (K10)
-    version: bytes | None  # the version cell as read (None: absent or not locked)
-    partial: bool = False  # read with fields=: a full save would delete the rest
+#: What a read does with a row that does not decode: ``"raise"`` (the default), ``"skip"``
+#: it, or call a function with the :class:`~hmodel.errors.DecodeError` and skip it.
+OnError = Literal["raise", "skip"] | Callable[[DecodeError], None]
 
 
-class _Loaded:
-    """What a repository remembers of the instances it returned, by object identity.
-
-    Models are mutable and unhashable, so entries are keyed by ``id`` and dropped when the
-    object is garbage-collected.
-    """
-
-    def __init__(self) -> None:
-        self._entries: dict[int, _Read] = {}
-
-    def remember(
-        self, obj: object, row: bytes, version: bytes | None, *, partial: bool = False
-    ) -> None:
-        key = id(obj)
-        if key not in self._entries:
-            weakref.finalize(obj, self._entries.pop, key, None)
-        self._entries[key] = _Read(row, version, partial)
-
-    def recall(self, obj: object) -> _Read | None:
-        return self._entries.get(id(obj))
-
-    def forget(self, obj: object) -> None:
-        self._entries.pop(id(obj), None)
+def _check_on_error(on_error: object, table: str) -> None:
+    if on_error not in ("raise", "skip") and not callable(on_error):
+        raise QueryError(
+            'on_error is "raise", "skip" or a function taking the DecodeError',
+            table=table,
+            value=on_error,
+        )
 
 
 class Repository(Generic[M]):
     """Reads and writes instances of one model; hides every byte (K1, K3, F6-F10, R8, I4).
 
-    Every method states its round trips. Writes carry an explicit timestamp from the
-    repository's clock, so one save's cells share one timestamp and time-travel reads
-    (``as_of``) see whole saves.
+    Every method states its round trips. Every write carries an explicit timestamp from
+    the repository's :class:`~hmodel.clock.WriteStamps` (a hybrid logical clock shared by
+    every repository on the same clock): strictly increasing within the process, so a
+    delete this process issued (a ``None`` field, a replaced map, a deleted row) never
+    hides a later write of the same process, even within one millisecond or on a frozen
+    clock. One save's cells share one timestamp, so time-travel reads (``as_of``) see
+    whole saves. ``docs/repository.md`` states what each write guarantees per backend.
 
     Args:
         model: A class declared with :func:`hmodel.model.model`.
         backend: Any :class:`~hmodel.backend.base.Backend`; swap the memory engine for
             Thrift by passing another one.
-        clock: Epoch-millisecond clock for write timestamps and lock leases.
+        clock: Epoch-millisecond clock the write stamps follow (and lock leases).
+        stamps: The write stamps to use; default: the process's stamps for ``clock``.
         token_secret: HMAC key for page tokens. Processes that accept each other's tokens
             must share it; the default is random per process (tokens then survive
             repositories built per request, but not a restart or another process).
         listeners: Callables told of a :class:`QueryEvent` after every call.
         scan_batch_size: Rows per round trip of scans.
-        lock_lease: How long a half-finished locked save blocks other writers (see
-            :meth:`save`).
+        lock_lease: Over Thrift1 only: how long a half-finished locked save blocks other
+            writers (see :meth:`save`).
     """
 
     def __init__(
@@ -97,6 +97,7 @@ class Repository(Generic[M]):
         backend: Backend,
         *,
         clock: Clock = system_clock,
+        stamps: WriteStamps | None = None,
         token_secret: bytes | None = None,
         listeners: Sequence[Listener] = (),
         scan_batch_size: int = 1000,
@@ -107,34 +108,40 @@ class Repository(Generic[M]):
         self.mapper: Mapper[M] = Mapper(model)
         self.info = self.mapper.info
         self.table = self.info.table.full_name
-        self._clock = clock
+        self._stamps = stamps if stamps is not None else stamps_for(clock)
         self._tokens = TokenCodec(token_secret or _PROCESS_SECRET)
-        self._listeners = list(listeners)
+        self._instrument = Instrument(self.table, backend, listeners)
         self._batch_size = scan_batch_size
-        self._loaded = _Loaded()
+        self._identity = IdentityMap()
+        # Cells a read does not order later writes after: counters (F10) and, over
+        # Thrift1, the version cell are stamped by the server's clock, not by this layer.
+        self._server_stamped = frozenset(
+            self.mapper.column_of(n) for n in (*self.info.counters, *self._version_names())
+        )
         self._version: VersionCell | None = None
+        self._locking: Locking | None = None
         if self.info.version_field is not None:
             self._version = VersionCell(
                 self.mapper.column_of(self.info.version_field),
                 lease_ms=int(lock_lease.total_seconds() * 1000),
             )
+            self._locking = Locking(
+                backend, self.mapper, self._version, self._stamps, self._identity
+            )
 
     # --- plumbing -------------------------------------------------------------------
 
+    def _version_names(self) -> tuple[str, ...]:
+        return () if self.info.version_field is None else (self.info.version_field,)
+
+    @property
+    def stamps(self) -> WriteStamps:
+        """The write stamps of this repository's writes."""
+        return self._stamps
+
     def add_listener(self, listener: Listener) -> None:
         """Tell ``listener`` of every later call's :class:`QueryEvent`."""
-        self._listeners.append(listener)
-
-    def _emit(self, operation: str, before: int, **details: Any) -> None:
-        if self._listeners:
-            event = QueryEvent(
-                operation,
-                self.table,
-                round_trips=self.backend.round_trips - before,
-                **details,
-            )
-            for listener in self._listeners:
-                listener(event)
+        self._instrument.listeners.append(listener)
 
     def create_table(self, *, exist_ok: bool = False) -> None:
         """Create the model's table from its declaration (one round trip).
@@ -147,15 +154,6 @@ class Repository(Generic[M]):
         except TableExistsError:
             if not exist_ok:
                 raise
-
-    def _ttl_ms(self, ttl: timedelta | None) -> int | None:
-        chosen = ttl if ttl is not None else self.info.ttl
-        if chosen is None:
-            return None
-        ms = int(chosen.total_seconds() * 1000)
-        if ms <= 0:
-            raise ValidationError("ttl must be positive", table=self.table, value=chosen)
-        return ms
 
     def _columns(self, fields: Sequence[str] | None) -> tuple[bytes, ...]:
         """The columns and families to read.
@@ -192,26 +190,62 @@ class Repository(Generic[M]):
                 )
         return fields
 
-    def _load(self, result: RowResult, *, partial: bool = False) -> M:
-        if self._version is None:
+    def _load(self, result: RowResult, *, partial: bool = False) -> M | None:
+        """Build the model of a row read; ``None`` when the row holds none of its data.
+
+        Every write this process makes afterwards is stamped after the cells read (so a
+        read-modify-write is ordered after what it read, whoever wrote it); counter cells,
+        and the version cell, which the server may stamp, do not count.
+
+        Raises:
+            KeyDecodeError: The rowkey is not this model's.
+            DecodeError: A cell does not decode or a required field is missing.
+        """
+        cells = result.cells
+        if cells:
+            skip = self._server_stamped
+            newest = max(
+                (cell.timestamp for column, cell in cells.items() if column not in skip),
+                default=0,
+            )
+            self._stamps.observe(newest)
+        if self._locking is None:
             obj = self.mapper.from_row(result)
-            self._loaded.remember(obj, result.row, None, partial=partial)
+            self._identity.remember(obj, result.row, None, partial=partial)
             return obj
-        # The version cell may hold a pending marker, which only VersionCell reads.
-        column = self._version.column
-        raw = result.value(column)
-        cells = {c: cell for c, cell in result.cells.items() if c != column}
-        obj = self.mapper.from_row(RowResult(result.row, cells))
-        number = self._version.number(raw, table=self.table, row=result.row)
+        read = self._locking.read(result)
+        if read is None:
+            return None
+        data, number, raw = read
+        obj = self.mapper.from_row(data)
         object.__setattr__(obj, self.info.version_field or "", number)
-        self._loaded.remember(obj, result.row, raw, partial=partial)
+        self._identity.remember(obj, result.row, raw, partial=partial)
         return obj
 
-    def _load_if_mine(self, result: RowResult, *, partial: bool = False) -> M | None:
-        """Load a scanned row, or ``None`` if its key is another record type's (R1)."""
+    def _load_each(
+        self,
+        result: RowResult,
+        on_error: OnError,
+        errors: list[DecodeError] | None = None,
+        *,
+        partial: bool = False,
+    ) -> M | None:
+        """Load a row of a multi-row read: ``None`` for another record type's row (R1).
+
+        A row of this model that does not decode raises, or with ``on_error`` is skipped
+        (and reported to the function, or added to ``errors``).
+        """
         try:
             return self._load(result, partial=partial)
         except KeyDecodeError:
+            return None
+        except DecodeError as error:
+            if on_error == "raise":
+                raise
+            if callable(on_error):
+                on_error(error)
+            elif errors is not None:
+                errors.append(error)
             return None
 
     # --- reads ----------------------------------------------------------------------
@@ -238,19 +272,18 @@ class Repository(Generic[M]):
         """
         row = self.mapper.key_of(**key)
         fields = self._projection(fields)
-        before_rt = self.backend.round_trips
-        results = self.backend.get(
-            self.table,
-            [row],
-            columns=self._columns(fields),
-            before=None if as_of is None else as_of + 1,
-        )
-        self._emit("get", before_rt, rows=(row,), results=len(results))
-        if not results:
-            if required:
-                raise NotFoundError("no such row", table=self.table, row=row)
-            return None
-        return self._load(results[0], partial=fields is not None)
+        with self._instrument.call("get", rows=(row,)) as call:
+            results = self.backend.get(
+                self.table,
+                [row],
+                columns=self._columns(fields),
+                before=None if as_of is None else as_of + 1,
+            )
+            call.results = len(results)
+        obj = self._load(results[0], partial=fields is not None) if results else None
+        if obj is None and required:
+            raise NotFoundError("no such row", table=self.table, row=row)
+        return obj
 
     def get_many(
         self,
@@ -258,33 +291,58 @@ class Repository(Generic[M]):
         *,
         fields: Sequence[str] | None = None,
         as_of: int | None = None,
+        on_error: OnError = "raise",
     ) -> list[M | None]:
         """Read several models in **one round trip**; ``None`` where a row does not exist.
 
-        The result is aligned with ``keys``.
+        The result is aligned with ``keys``. ``on_error`` decides what a row that does not
+        decode does (see :data:`OnError`): raise (the default), or read as ``None``
+        (``"skip"``, or a function told of each :class:`~hmodel.errors.DecodeError`).
         """
+        _check_on_error(on_error, self.table)
         rows = [self.mapper.key_of(**k) for k in keys]
         fields = self._projection(fields)
         if not rows:
             return []
-        before_rt = self.backend.round_trips
-        results = self.backend.get(
-            self.table,
-            rows,
-            columns=self._columns(fields),
-            before=None if as_of is None else as_of + 1,
-        )
-        self._emit("get_many", before_rt, rows=tuple(rows), results=len(results))
+        with self._instrument.call("get_many", rows=tuple(rows)) as call:
+            results = self.backend.get(
+                self.table,
+                rows,
+                columns=self._columns(fields),
+                before=None if as_of is None else as_of + 1,
+            )
+            call.results = len(results)
         found = {r.row: r for r in results}
         partial = fields is not None
-        return [self._load(found[row], partial=partial) if row in found else None for row in rows]
+        loaded: list[M | None] = []
+        for row in rows:
+            result = found.get(row)
+            if result is None:
+                loaded.append(None)
+                continue
+            try:
+                loaded.append(self._load(result, partial=partial))
+            except DecodeError as error:
+                if on_error == "raise":
+                    raise
+                if callable(on_error):
+                    on_error(error)
+                loaded.append(None)
+        return loaded
 
     def exists(self, **key: Any) -> bool:
-        """Whether the row of these key fields holds any of this model's cells (one round trip)."""
+        """Whether the row of these key fields holds any of this model's data (one round trip).
+
+        For a locked model the version cell alone does not count: a row whose first save
+        is in flight, or that was deleted over Thrift1, does not exist.
+        """
         row = self.mapper.key_of(**key)
-        before_rt = self.backend.round_trips
-        found = bool(self.backend.get(self.table, [row], columns=self._columns(None)))
-        self._emit("exists", before_rt, rows=(row,), results=int(found))
+        with self._instrument.call("exists", rows=(row,)) as call:
+            results = self.backend.get(self.table, [row], columns=self._columns(None))
+            found = bool(results) and (
+                self._locking is None or self._locking.read(results[0]) is not None
+            )
+            call.results = int(found)
         return found
 
     def get_fields(self, fields: Sequence[str], **key: Any) -> dict[str, Any] | None:
@@ -297,9 +355,9 @@ class Repository(Generic[M]):
         if isinstance(fields, str):
             raise QueryError("fields is a collection of names, not one string", field=fields)
         columns = self.mapper.columns(list(fields))
-        before_rt = self.backend.round_trips
-        results = self.backend.get(self.table, [row], columns=columns)
-        self._emit("get_fields", before_rt, rows=(row,), results=len(results))
+        with self._instrument.call("get_fields", rows=(row,)) as call:
+            results = self.backend.get(self.table, [row], columns=columns)
+            call.results = len(results)
         if not results:
             return None
         return self.mapper.decode_fields(results[0], fields)
@@ -318,22 +376,38 @@ class Repository(Generic[M]):
         wanted = family.versions if limit is None else min(limit, family.versions)
         if wanted < 1:
             raise QueryError("limit must be >= 1", table=self.table, field=field, value=limit)
-        before_rt = self.backend.round_trips
-        cells = self.backend.get_versions(
-            self.table, row, column, max_versions=wanted, before=before
-        )
-        self._emit("history", before_rt, rows=(row,), results=len(cells))
-        return [(self._decode_cell(field, column, row, c), c.timestamp) for c in cells]
+        with self._instrument.call("history", rows=(row,)) as call:
+            cells = self.backend.get_versions(
+                self.table, row, column, max_versions=wanted, before=before
+            )
+            call.results = len(cells)
+        return [(self._decode_cell(field, row, c), c.timestamp) for c in cells]
 
-    def _decode_cell(self, field: str, column: bytes, row: bytes, cell: Cell) -> Any:
+    def _decode_cell(self, field: str, row: bytes, cell: Cell) -> Any:
         return self.mapper.decode_cell(field, cell.value, row=row)
 
     # --- scans ----------------------------------------------------------------------
+
+    def _query(
+        self, query: Query | None, prefix: Mapping[str, Any] | None, **options: Any
+    ) -> Query:
+        """The query of a call: ``query`` as given, or one built from the keywords."""
+        given = {k: v for k, v in options.items() if v is not _DEFAULTS[k]}
+        if query is not None:
+            if not isinstance(query, Query):
+                raise QueryError("query takes a Query", table=self.table, value=query)
+            if prefix is not None or given:
+                raise QueryError(
+                    "pass a Query or its parts as keywords, not both", table=self.table
+                )
+            return query
+        return Query(prefix, **given)
 
     def plan(
         self,
         prefix: Mapping[str, Any] | None = None,
         *,
+        query: Query | None = None,
         low: Any = None,
         high: Any = None,
         low_inclusive: bool = True,
@@ -344,13 +418,16 @@ class Repository(Generic[M]):
     ) -> ScanPlan:
         """Derive the byte ranges, columns and filter of a scan, without any I/O (explain).
 
+        Takes a :class:`~hmodel.repository.query.Query`, or its parts as keywords:
+
         Args:
             prefix: Values of a leading subset of the key fields (K1), e.g. all orders of
                 one customer: ``{"customer_id": "c1"}``. Empty: the whole table.
+            query: The whole query instead of the keywords.
             low: Logical lower bound on the key field that follows the prefix.
             high: Logical upper bound on that field.
-            low_inclusive: Whether ``low`` itself is included.
-            high_inclusive: Whether ``high`` itself is included.
+            low_inclusive: Whether ``low`` itself is included (default: yes).
+            high_inclusive: Whether ``high`` itself is included (default: no).
             reverse: Highest keys first.
             fields: Read only these fields.
             where: A server-side :class:`Condition` on non-key fields (I4).
@@ -358,13 +435,29 @@ class Repository(Generic[M]):
         Raises:
             QueryError: Unknown fields, or a condition on a key field.
         """
-        ranges = self.mapper.info.key.ranges(
-            dict(prefix or {}),
-            low=low,
-            high=high,
-            low_inclusive=low_inclusive,
-            high_inclusive=high_inclusive,
+        return self._plan(
+            self._query(
+                query,
+                prefix,
+                low=low,
+                high=high,
+                low_inclusive=low_inclusive,
+                high_inclusive=high_inclusive,
+                reverse=reverse,
+                fields=fields,
+                where=where,
+            )
         )
+
+    def _plan(self, query: Query) -> ScanPlan:
+        ranges = self.mapper.info.key.ranges(
+            dict(query.prefix),
+            low=query.low,
+            high=query.high,
+            low_inclusive=query.low_inclusive,
+            high_inclusive=query.high_inclusive,
+        )
+        where, fields = query.where, query.fields
         filter_bytes = None
         if where is not None:
             key_fields = set(self.info.key.fields) & where.fields()
@@ -384,7 +477,7 @@ class Repository(Generic[M]):
             spans=spans,
             columns=columns,
             filter=filter_bytes,
-            reverse=reverse,
+            reverse=query.reverse,
             merge_offset=self.mapper.salt_width if len(spans) > 1 else 0,
         )
 
@@ -403,42 +496,85 @@ class Repository(Generic[M]):
         self,
         prefix: Mapping[str, Any] | None = None,
         *,
+        query: Query | None = None,
+        low: Any = None,
+        high: Any = None,
+        low_inclusive: bool = True,
+        high_inclusive: bool = False,
+        reverse: bool = False,
+        fields: Sequence[str] | None = None,
+        where: Condition | None = None,
         limit: int | None = None,
-        **options: Any,
+        on_error: OnError = "raise",
     ) -> Iterator[M]:
-        """Iterate models by key range: all arguments as for :meth:`plan`, plus ``limit``.
+        """Iterate models by key range: a :class:`Query`, or its parts as for :meth:`plan`.
 
         A salted key (K3, I5) is scanned bucket by bucket and merged into one stream in
         natural-key order (reverse order for ``reverse=True``). One round trip per bucket
         to open, plus one per ``scan_batch_size`` rows. Rows of other record types that share
-        the range (R1) are skipped.
+        the range (R1) are skipped. A row of this model that does not decode raises
+        :class:`~hmodel.errors.DecodeError`, or with ``on_error`` (see :data:`OnError`) is
+        skipped (and reported to the function given). ``limit`` counts models.
         """
-        if limit is not None and (
-            isinstance(limit, bool) or not isinstance(limit, int) or limit < 0
-        ):
-            raise QueryError("limit must be an int >= 0", table=self.table, value=limit)
-        self._projection(options.get("fields"))
-        plan = self.plan(prefix, **options)
-        return self._iterate(plan, limit, partial=options.get("fields") is not None)
+        q = self._query(
+            query,
+            prefix,
+            low=low,
+            high=high,
+            low_inclusive=low_inclusive,
+            high_inclusive=high_inclusive,
+            reverse=reverse,
+            fields=fields,
+            where=where,
+            limit=limit,
+        )
+        _check_on_error(on_error, self.table)
+        self._projection(q.fields)
+        return self._iterate(self._plan(q), q.limit, on_error, partial=q.fields is not None)
 
-    def _iterate(self, plan: ScanPlan, limit: int | None, *, partial: bool) -> Iterator[M]:
-        before_rt = self.backend.round_trips
-        count = 0
-        # The limit counts models, not rows: rows of other record types (R1) are skipped.
-        rows = execute(self.backend, plan, batch_size=self._batch_size, expected=limit)
-        try:
-            if limit == 0:
-                return
-            for _, result in rows:
-                obj = self._load_if_mine(result, partial=partial)
-                if obj is not None:
-                    count += 1
-                    yield obj
-                    if count == limit:
-                        return
-        finally:
-            rows.close()
-            self._emit("scan", before_rt, plan=plan.describe(), results=count)
+    def _iterate(
+        self, plan: ScanPlan, limit: int | None, on_error: OnError, *, partial: bool
+    ) -> Iterator[M]:
+        with self._instrument.call("scan", always=True) as call:
+            call.plan = plan.describe()
+            # The limit counts models, not rows: rows of other record types (R1) are skipped.
+            rows = execute(self.backend, plan, batch_size=self._batch_size, expected=limit)
+            try:
+                if limit == 0:
+                    return
+                for _, result in rows:
+                    obj = self._load_each(result, on_error, partial=partial)
+                    if obj is not None:
+                        call.results += 1
+                        yield obj
+                        if call.results == limit:
+                            return
+            finally:
+                rows.close()
+
+    def _paging(
+        self, size: int, query: Query, token: str | None, on_error: OnError
+    ) -> tuple[ScanPlan, str, list[Position], Callable[[RowResult], M | None], list[DecodeError]]:
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise QueryError("page size must be an int >= 1", table=self.table, value=size)
+        if query.limit is not None:
+            raise QueryError("pages are cut by size; a limit does not apply", table=self.table)
+        _check_on_error(on_error, self.table)
+        self._projection(query.fields)
+        plan = self._plan(query)
+        fingerprint = plan.fingerprint()
+        positions = (
+            self._tokens.decode(token, fingerprint, len(plan.spans))
+            if token is not None
+            else [Position() for _ in plan.spans]
+        )
+        partial = query.fields is not None
+        errors: list[DecodeError] = []
+
+        def decode(result: RowResult) -> M | None:
+            return self._load_each(result, on_error, errors, partial=partial)
+
+        return plan, fingerprint, positions, decode, errors
 
     def page(
         self,
@@ -446,68 +582,106 @@ class Repository(Generic[M]):
         prefix: Mapping[str, Any] | None = None,
         *,
         token: str | None = None,
-        **options: Any,
+        query: Query | None = None,
+        low: Any = None,
+        high: Any = None,
+        low_inclusive: bool = True,
+        high_inclusive: bool = False,
+        reverse: bool = False,
+        fields: Sequence[str] | None = None,
+        where: Condition | None = None,
+        on_error: OnError = "raise",
     ) -> Page[M]:
         """One page of at most ``size`` models and a token for the next (R8).
 
-        Arguments as for :meth:`plan`. Pass ``next_token`` back with the **same** query to
-        get exactly the following rows; it holds a position per salt bucket, so it resumes
-        fan-out and reverse scans too. Round trips: per bucket an open and one or two fetches
-        of about ``2 * size / buckets`` rows (over Thrift also a close); a key without a
-        salt: an open and one fetch.
+        A :class:`Query`, or its parts as for :meth:`plan`. Pass ``next_token`` back with
+        the **same** query to get exactly the following rows; it holds a position per salt
+        bucket, so it resumes fan-out and reverse scans too. Round trips: per bucket an
+        open and one or two fetches of about ``2 * size / buckets`` rows (over Thrift also
+        a close); a key without a salt: an open and one fetch. With ``on_error="skip"``
+        rows that do not decode are skipped and listed in :attr:`Page.errors`.
 
         Raises:
             TokenError: The token was altered, or belongs to another query.
         """
-        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-            raise QueryError("page size must be an int >= 1", table=self.table, value=size)
-        self._projection(options.get("fields"))
-        partial = options.get("fields") is not None
-        plan = self.plan(prefix, **options)
-        fingerprint = plan.fingerprint()
-        positions = (
-            self._tokens.decode(token, fingerprint, len(plan.spans))
-            if token is not None
-            else [Position() for _ in plan.spans]
+        q = self._query(
+            query,
+            prefix,
+            low=low,
+            high=high,
+            low_inclusive=low_inclusive,
+            high_inclusive=high_inclusive,
+            reverse=reverse,
+            fields=fields,
+            where=where,
         )
-        before_rt = self.backend.round_trips
-        items: list[M] = []
-        last: dict[int, bytes] = {}
-        # One model more than the page tells whether anything follows; rows of other
-        # record types (R1) are skipped but still advance their span's position.
-        rows = execute(self.backend, plan, positions, batch_size=size + 1, expected=size + 1)
-        extra = False
-        try:
-            for index, result in rows:
-                obj = self._load_if_mine(result, partial=partial)
-                if obj is None:
-                    last[index] = result.row
-                    continue
-                if len(items) == size:
-                    extra = True
-                    break
-                last[index] = result.row
-                items.append(obj)
-        finally:
-            rows.close()
-        self._emit("page", before_rt, plan=plan.describe(), results=len(items))
-        if not extra:
-            return Page(items, None)
-        new_positions = [Position(last.get(i, p.last_row), p.done) for i, p in enumerate(positions)]
-        return Page(items, self._tokens.encode(fingerprint, new_positions))
+        plan, fingerprint, positions, decode, errors = self._paging(size, q, token, on_error)
+        with self._instrument.call("page") as call:
+            call.plan = plan.describe()
+            # One model more than the page tells whether anything follows.
+            rows = execute(self.backend, plan, positions, batch_size=size + 1, expected=size + 1)
+            try:
+                first = next(paginate(rows, positions, size, decode))
+            finally:
+                rows.close()
+            call.results = len(first.items)
+        token_out = None
+        if first.positions is not None:
+            token_out = self._tokens.encode(fingerprint, first.positions)
+        return Page(first.items, token_out, tuple(errors))
 
     def pages(
-        self, size: int, prefix: Mapping[str, Any] | None = None, **options: Any
+        self,
+        size: int,
+        prefix: Mapping[str, Any] | None = None,
+        *,
+        token: str | None = None,
+        query: Query | None = None,
+        low: Any = None,
+        high: Any = None,
+        low_inclusive: bool = True,
+        high_inclusive: bool = False,
+        reverse: bool = False,
+        fields: Sequence[str] | None = None,
+        where: Condition | None = None,
+        on_error: OnError = "raise",
     ) -> Iterator[Page[M]]:
-        """Iterate pages of ``size`` until the scan is exhausted (see :meth:`page`)."""
-        token: str | None = None
-        while True:
-            page = self.page(size, prefix, token=token, **options)
-            if page.items:
-                yield page
-            if page.next_token is None:
-                return
-            token = page.next_token
+        """Iterate pages of ``size`` until the scan is exhausted (see :meth:`page`).
+
+        One scan per salt bucket serves the whole read (not one per page): each page's
+        ``next_token`` still resumes right after it, in another call or process. Empty
+        pages are not yielded. Round trips: per bucket an open and one per
+        ``max(2 * size, 100)`` rows (at most ``scan_batch_size``), over Thrift a close.
+        """
+        q = self._query(
+            query,
+            prefix,
+            low=low,
+            high=high,
+            low_inclusive=low_inclusive,
+            high_inclusive=high_inclusive,
+            reverse=reverse,
+            fields=fields,
+            where=where,
+        )
+        plan, fingerprint, positions, decode, errors = self._paging(size, q, token, on_error)
+        batch = min(self._batch_size, max(2 * size, 100))
+        with self._instrument.call("pages", always=True) as call:
+            call.plan = plan.describe()
+            rows = execute(self.backend, plan, positions, batch_size=batch)
+            try:
+                for raw in paginate(rows, positions, size, decode):
+                    found = tuple(errors)
+                    errors.clear()
+                    if not raw.items and not found:
+                        continue
+                    call.results += len(raw.items)
+                    token_out = None
+                    if raw.positions is not None:
+                        token_out = self._tokens.encode(fingerprint, raw.positions)
+                    yield Page(raw.items, token_out, found)
+            finally:
+                rows.close()
 
     # --- writes ---------------------------------------------------------------------
 
@@ -517,7 +691,7 @@ class Repository(Generic[M]):
                 f"expected a {self.model.__name__}, got {type(obj).__name__}", table=self.table
             )
         row = self.mapper.rowkey(obj)
-        loaded = self._loaded.recall(obj)
+        loaded = self._identity.recall(obj)
         if loaded is not None and loaded.row != row:
             raise ValidationError(
                 "key fields of a loaded model changed; rowkeys are immutable (K10): "
@@ -535,23 +709,61 @@ class Repository(Generic[M]):
             )
         return row
 
+    def _write_stamp(self, fields: Iterable[str] | None = None) -> int:
+        """The stamp of a write of ``fields``, with the one before it free for a map's clear."""
+        count = 2 if self.mapper.clears_family(fields) else 1
+        return self._stamps.next(count) + count - 1
+
+    def _previous(
+        self, rows: Sequence[bytes], fields: Iterable[str] | None
+    ) -> dict[bytes, RowResult]:
+        """Read what prefixed maps among ``fields`` hold now (one round trip; none if none).
+
+        A map with a prefix shares its family, so its removed entries are deleted by name.
+        """
+        families = self.mapper.previous_families(fields)
+        if not families or not rows:
+            return {}
+        return {r.row: r for r in self.backend.get(self.table, list(rows), columns=families)}
+
+    def _replacing(
+        self,
+        mutations: list[Mutation],
+        previous: Mapping[bytes, RowResult],
+        row: bytes,
+        timestamp: int,
+        fields: Iterable[str] | None = None,
+    ) -> list[Mutation]:
+        """Add the deletes of prefixed-map entries that the write no longer has."""
+        stored = previous.get(row)
+        if stored is None:
+            return mutations
+        written = [m.column for m in mutations if isinstance(m, Put) and m.row == row]
+        mutations.extend(
+            self.mapper.stale_entries(stored, written, timestamp=timestamp, field_names=fields)
+        )
+        return mutations
+
     def save(self, obj: M, *, ttl: timedelta | None = None) -> M:
         """Write the whole model (all fields but counters), and return it.
 
-        Fields set to ``None`` are deleted; a map field replaces the stored map. One round
-        trip (two when a map field owns a family: its old entries are cleared by a family
-        delete one millisecond older than the new cells). Counters are never written here:
-        use :meth:`increment`.
+        Fields set to ``None`` are deleted and a map field's stored entries are replaced by
+        the dict's, exactly. The instance is validated before the first round trip; an
+        invalid one writes nothing. Counters are never written here: use :meth:`increment`.
 
-        With a version field (optimistic locking), the save succeeds only if the stored
-        version is the one this object was read with (0: the row must not exist), and
-        bumps the version; otherwise :class:`~hmodel.errors.ConflictError`. It takes three
-        round trips: a check-and-put turns the version cell into a *pending* marker (so
-        nobody else can save, and readers' saves of what they read meanwhile fail), the
-        data is written with the new version as its timestamp, and a second check-and-put
-        commits the version. New versions are ``max(now, read version + 1)``, so a writer
-        that takes over a row whose save stalled past ``lock_lease`` always writes newer
-        cells than the stalled save: a late write can never overwrite a later one.
+        Round trips: one row mutation. A map with a prefix shares its family, so its old
+        entries are found by a read first (+1). A map owning its family is cleared by a
+        family delete one stamp older than the new entries: the same atomic row mutation on
+        the memory engine and Thrift2, a second ``mutateRowsTs`` over Thrift1 (sent after
+        the puts; a reader in between sees old and new entries together).
+
+        With a version field (optimistic locking) the save succeeds only if the stored
+        version is the one this instance was read with (0: the row must not exist), and
+        sets a new, greater version, which is also the timestamp of every cell it writes.
+        On the memory engine and Thrift2 it is one atomic ``check_and_mutate``: readers see
+        the row before or after, never in between, and a refused save wrote nothing. Over
+        Thrift1 it takes three round trips (claim, data, commit; see
+        :class:`~hmodel.repository.locking.Locking` and ``docs/repository.md``).
 
         Args:
             obj: The model instance.
@@ -560,126 +772,110 @@ class Repository(Generic[M]):
         Raises:
             ValidationError: A field has the wrong type, a required field is missing, or
                 key fields of a loaded model changed (K10). Nothing is written.
-            ConflictError: The version check failed. Nothing is written.
+            RowExistsError: A new locked instance (version 0) and the row exists. Nothing
+                is written.
+            ConflictError: The stored version is not the one read. Nothing is written.
+            OutcomeUnknownError: The connection dropped during a non-idempotent step (a
+                locked save), or over Thrift1 a stalled save was taken over: read the row
+                before retrying.
         """
         row = self._checked_row(obj)
-        ttl_ms = self._ttl_ms(ttl)
-        before_rt = self.backend.round_trips
-        if self._version is None:
-            timestamp = self._clock()
-            mutations = self.mapper.to_mutations(obj, timestamp=timestamp, ttl_ms=ttl_ms, row=row)
-            self.backend.mutate(self.table, mutations)
-            self._loaded.remember(obj, row, None)
-        else:
-            mutations = self._locked_save(obj, row, ttl_ms)
-        self._emit("save", before_rt, rows=(row,), results=len(mutations))
+        ttl_ms = self.mapper.ttl_of(ttl)
+        with self._instrument.call("save", rows=(row,)) as call:
+            if self._locking is None:
+                timestamp = self._write_stamp()
+                mutations = self.mapper.to_mutations(
+                    obj, timestamp=timestamp, ttl_ms=ttl_ms, row=row
+                )
+                previous = self._previous([row], None)
+                self._replacing(mutations, previous, row, timestamp)
+                self.backend.mutate(self.table, mutations)
+                self._identity.remember(obj, row, None)
+            else:
+                current, expected, new = self._locking.plan_save(obj, row)
+                mutations = self.mapper.to_mutations(obj, timestamp=new, ttl_ms=ttl_ms, row=row)
+                previous = self._previous([row], None)
+                self._replacing(mutations, previous, row, new)
+                committed = self._locking.save(
+                    row,
+                    current=current,
+                    expected=expected,
+                    new=new,
+                    mutations=mutations,
+                    ttl_ms=ttl_ms,
+                )
+                setattr(obj, self.info.version_field or "", new)
+                self._identity.remember(obj, row, committed)
+            call.results = len(mutations)
         return obj
 
-    def _claim(self, obj: M, row: bytes, now: int) -> tuple[int, int, bytes]:
-        """Check-and-put the version cell from the version read to a pending marker.
-
-        Returns ``(version read, new version, marker)``. Raises ConflictError.
-        """
-        assert self._version is not None and self.info.version_field is not None
-        current = getattr(obj, self.info.version_field)
-        loaded = self._loaded.recall(obj)
-        expected = loaded.version if loaded is not None else self._version.encode(current)
-        self._version.check_not_pending(expected, now, table=self.table, row=row)
-        # Taking over a stalled save: write newer cells than it ever could.
-        stalled = self._version.claimed(expected) or 0
-        new = max(now, (current or 0) + 1, stalled + 1)
-        marker = self._version.pending(current or 0, new)
-        if not self.backend.check_and_put(
-            self.table, row, self._version.column, expected, Put(row, self._version.column, marker)
-        ):
-            raise ConflictError(
-                f"{self.model.__name__} was changed by another writer since version {current}",
-                table=self.table,
-                row=row,
-                field=self.info.version_field,
-            )
-        return current, new, marker
-
-    def _locked_save(self, obj: M, row: bytes, ttl_ms: int | None) -> list[Mutation]:
-        assert self._version is not None and self.info.version_field is not None
-        _, new, marker = self._claim(obj, row, self._clock())
-        mutations = self.mapper.to_mutations(obj, timestamp=new, ttl_ms=ttl_ms, row=row)
-        self.backend.mutate(self.table, mutations)
-        committed = self._version.encode(new)
-        if not self.backend.check_and_put(
-            self.table,
-            row,
-            self._version.column,
-            marker,
-            Put(row, self._version.column, committed or b""),
-        ):
-            raise ConflictError(
-                "this save stalled past the lock lease and another writer took the row over; "
-                "its cells are older than the new writer's and stay hidden",
-                table=self.table,
-                row=row,
-                field=self.info.version_field,
-            )
-        setattr(obj, self.info.version_field, new)
-        self._loaded.remember(obj, row, committed)
-        return mutations
-
     def save_many(self, objs: Sequence[M], *, ttl: timedelta | None = None) -> None:
-        """Write several models in one round trip (two with a map owning its family).
+        """Write several models in one round trip (see :meth:`save` for maps' extra trips).
 
         Every instance is validated before anything is sent. Not for models with a version
-        field (each needs its own check-and-put): use :meth:`save`.
+        field (each needs its own conditional write): use :meth:`save`.
         """
-        if self._version is not None:
+        if self._locking is not None:
             raise ValidationError(
                 "save_many cannot check versions; save locked models one by one",
                 table=self.table,
             )
-        timestamp = self._clock()
-        ttl_ms = self._ttl_ms(ttl)
+        ttl_ms = self.mapper.ttl_of(ttl)
         rows = [self._checked_row(o) for o in objs]
-        mutations = [
+        timestamp = self._write_stamp()
+        mutations: list[Mutation] = [
             m
             for o, row in zip(objs, rows, strict=True)
             for m in self.mapper.to_mutations(o, timestamp=timestamp, ttl_ms=ttl_ms, row=row)
         ]
-        before_rt = self.backend.round_trips
-        if mutations:
-            self.backend.mutate(self.table, mutations)
+        with self._instrument.call("save_many", rows=tuple(rows)) as call:
+            previous = self._previous(rows, None)
+            for row in previous:
+                self._replacing(mutations, previous, row, timestamp)
+            if mutations:
+                self.backend.mutate(self.table, mutations)
+            call.results = len(mutations)
         for obj, row in zip(objs, rows, strict=True):
-            self._loaded.remember(obj, row, None)
-        self._emit("save_many", before_rt, rows=tuple(rows), results=len(mutations))
+            self._identity.remember(obj, row, None)
 
     def update(
         self, key: Mapping[str, Any], *, ttl: timedelta | None = None, **changes: Any
     ) -> None:
         """Write only the named fields of one row, without reading it (one round trip).
 
-        ``None`` deletes a field. Key fields cannot change (K10); counters change through
-        :meth:`increment`; locked models through :meth:`save`.
+        ``None`` deletes a field; a map field's entries are replaced exactly (a map with a
+        prefix is read first: +1 round trip; see :meth:`save`). Key fields cannot change
+        (K10); counters change through :meth:`increment`; locked models through
+        :meth:`save`.
 
         Raises:
             ValidationError: Unknown or key fields, wrong types. Nothing is written.
         """
-        if self._version is not None:
+        if self._locking is not None:
             raise ValidationError(
                 "partial updates would bypass the version check; use save()",
                 table=self.table,
             )
-        timestamp = self._clock()
+        timestamp = self._write_stamp(list(changes))
         mutations = self.mapper.to_partial_mutations(
-            dict(key), changes, timestamp=timestamp, ttl_ms=self._ttl_ms(ttl)
+            dict(key), changes, timestamp=timestamp, ttl_ms=self.mapper.ttl_of(ttl)
         )
-        before_rt = self.backend.round_trips
-        self.backend.mutate(self.table, mutations)
-        self._emit("update", before_rt, rows=(self.mapper.key_of(**key),), results=len(mutations))
+        row = self.mapper.key_of(**key)
+        with self._instrument.call("update", rows=(row,)) as call:
+            previous = self._previous([row], list(changes))
+            self._replacing(mutations, previous, row, timestamp, list(changes))
+            if mutations:
+                self.backend.mutate(self.table, mutations)
+            call.results = len(mutations)
 
     def delete(self, obj: M | None = None, /, **key: Any) -> None:
         """Delete a row, given a model instance or its key fields (one round trip).
 
-        For a model with a version field, pass the instance: the delete then succeeds only
-        if the stored version is the one read, else ConflictError (three round trips: the
-        claim of the version cell, the row delete, the delete of the claim).
+        The delete marker is a write stamp: a later write of this process is never hidden
+        by it. For a model with a version field, pass the instance: the delete succeeds
+        only if the stored version is the one read, else ConflictError, with nothing
+        deleted (one atomic ``check_and_mutate``; over Thrift1 a claim, the delete and a
+        commit, after which the version cell stays as ``b""``, which reads as no row).
         """
         if obj is not None:
             if key:
@@ -687,34 +883,30 @@ class Repository(Generic[M]):
             row = self._checked_row(obj)
         else:
             row = self.mapper.key_of(**key)
-        before_rt = self.backend.round_trips
-        timestamp = self._clock()
-        if self._version is not None:
-            if obj is None:
-                raise ValidationError(
-                    "a locked model is deleted through its instance (the version is checked)",
-                    table=self.table,
-                )
-            _, timestamp, _ = self._claim(obj, row, timestamp)
-        self.backend.mutate(self.table, [Delete(row, timestamp=timestamp)])
-        if self._version is not None:
-            # The claim was stamped by the server's clock; delete it by the server's clock
-            # too, after the data, so no pending marker outlives the row.
-            self.backend.mutate(self.table, [Delete(row, self._version.column)])
+        with self._instrument.call("delete", rows=(row,)) as call:
+            if self._locking is not None:
+                if obj is None:
+                    raise ValidationError(
+                        "a locked model is deleted through its instance (the version is checked)",
+                        table=self.table,
+                    )
+                self._locking.delete(obj, row)
+            else:
+                self.backend.mutate(self.table, [Delete(row, timestamp=self._stamps.next())])
+            call.results = 1
         if obj is not None:
-            self._loaded.forget(obj)
-        self._emit("delete", before_rt, rows=(row,), results=1)
+            self._identity.forget(obj)
 
     def delete_many(self, keys: Sequence[Mapping[str, Any]]) -> None:
         """Delete several rows by key fields in one round trip (not for locked models)."""
-        if self._version is not None:
+        if self._locking is not None:
             raise ValidationError("locked models are deleted one by one", table=self.table)
         rows = [self.mapper.key_of(**k) for k in keys]
-        timestamp = self._clock()
-        before_rt = self.backend.round_trips
-        if rows:
-            self.backend.mutate(self.table, [Delete(r, timestamp=timestamp) for r in rows])
-        self._emit("delete_many", before_rt, rows=tuple(rows), results=len(rows))
+        with self._instrument.call("delete_many", rows=tuple(rows)) as call:
+            if rows:
+                timestamp = self._stamps.next()
+                self.backend.mutate(self.table, [Delete(r, timestamp=timestamp) for r in rows])
+            call.results = len(rows)
 
     def move(self, obj: M, **new_key: Any) -> M:
         """Change key fields explicitly (K10): a copy under the new key, then a delete.
@@ -739,11 +931,10 @@ class Repository(Generic[M]):
         moved = attrs.evolve(obj, **changes)  # type: ignore[misc]
         if self.mapper.rowkey(moved) == old_row:
             return obj
-        if self._version is not None:
-            self.save(moved)
+        self.save(moved)
+        if self._locking is not None:
             self.delete(obj)
         else:
-            self.save(moved)
             self.delete(**self.mapper.key_values(obj))
         return moved
 
@@ -752,28 +943,28 @@ class Repository(Generic[M]):
     def increment(self, key: Mapping[str, Any], **amounts: int) -> dict[str, int]:
         """Add to counter fields of one row; return their new values.
 
-        Each counter is incremented atomically by the server (F10). One counter: one round
-        trip. Several: one round trip for the increments and one to read the values back;
-        the values read may include concurrent increments by others.
+        Each counter is incremented atomically by the server (F10), which stamps it. One
+        counter: one round trip. Several: one round trip for the increments and one to
+        read the values back; the values read may include concurrent increments by others.
         """
         row = self.mapper.key_of(**key)
         if not amounts:
             raise ValidationError("name at least one counter to increment", table=self.table)
         columns = {name: self._counter_column(name, amount) for name, amount in amounts.items()}
-        before_rt = self.backend.round_trips
-        if len(amounts) == 1:
-            ((name, amount),) = amounts.items()
-            value = self.backend.increment(self.table, row, columns[name], amount)
-            self._emit("increment", before_rt, rows=(row,), results=1)
-            return {name: value}
-        self.backend.increment_many(
-            self.table, [Increment(row, columns[n], a) for n, a in amounts.items()]
-        )
-        results = self.backend.get(self.table, [row], columns=list(columns.values()))
-        self._emit("increment", before_rt, rows=(row,), results=len(amounts))
+        with self._instrument.call("increment", rows=(row,)) as call:
+            if len(amounts) == 1:
+                ((name, amount),) = amounts.items()
+                value = self.backend.increment(self.table, row, columns[name], amount)
+                call.results = 1
+                return {name: value}
+            self.backend.increment_many(
+                self.table, [Increment(row, columns[n], a) for n, a in amounts.items()]
+            )
+            results = self.backend.get(self.table, [row], columns=list(columns.values()))
+            call.results = len(amounts)
         values = results[0] if results else RowResult(row, {})
         return {
-            name: self._decode_cell(name, column, row, values.cells[column])
+            name: self._decode_cell(name, row, values.cells[column])
             if column in values.cells
             else 0
             for name, column in columns.items()
@@ -786,15 +977,11 @@ class Repository(Generic[M]):
             for key, amounts in items
             for name, amount in amounts.items()
         ]
-        before_rt = self.backend.round_trips
-        if increments:
-            self.backend.increment_many(self.table, increments)
-        self._emit(
-            "increment_many",
-            before_rt,
-            rows=tuple(dict.fromkeys(i.row for i in increments)),
-            results=len(increments),
-        )
+        rows = tuple(dict.fromkeys(i.row for i in increments))
+        with self._instrument.call("increment_many", rows=rows) as call:
+            if increments:
+                self.backend.increment_many(self.table, increments)
+            call.results = len(increments)
 
     def _counter_column(self, name: str, amount: int) -> bytes:
         if name not in self.info.counters:
@@ -811,23 +998,23 @@ class Repository(Generic[M]):
 
     def put_entries(self, key: Mapping[str, Any], field: str, entries: Mapping[Any, Any]) -> None:
         """Add or overwrite entries of a map field without rewriting the row (one round trip)."""
-        timestamp = self._clock()
-        mutations = self.mapper.map_put(dict(key), field, entries, timestamp=timestamp)
-        before_rt = self.backend.round_trips
-        self.backend.mutate(self.table, mutations)
-        self._emit(
-            "put_entries", before_rt, rows=(self.mapper.key_of(**key),), results=len(mutations)
-        )
+        mutations = self.mapper.map_put(dict(key), field, entries, timestamp=self._stamps.next())
+        row = self.mapper.key_of(**key)
+        with self._instrument.call("put_entries", rows=(row,)) as call:
+            self.backend.mutate(self.table, mutations)
+            call.results = len(mutations)
 
     def remove_entries(self, key: Mapping[str, Any], field: str, names: Sequence[Any]) -> None:
-        """Delete entries of a map field by their keys (one round trip)."""
-        timestamp = self._clock()
-        mutations = self.mapper.map_delete(dict(key), field, names, timestamp=timestamp)
-        before_rt = self.backend.round_trips
-        self.backend.mutate(self.table, mutations)
-        self._emit(
-            "remove_entries", before_rt, rows=(self.mapper.key_of(**key),), results=len(mutations)
-        )
+        """Delete entries of a map field by their keys (one round trip).
+
+        The deletes are a write stamp: a later :meth:`put_entries` of this process of the
+        same entry is never hidden by them.
+        """
+        mutations = self.mapper.map_delete(dict(key), field, names, timestamp=self._stamps.next())
+        row = self.mapper.key_of(**key)
+        with self._instrument.call("remove_entries", rows=(row,)) as call:
+            self.backend.mutate(self.table, mutations)
+            call.results = len(mutations)
 
     def get_entries(
         self, key: Mapping[str, Any], field: str, names: Sequence[Any] | None = None
@@ -835,9 +1022,9 @@ class Repository(Generic[M]):
         """Read a map field whole, or only the entries named (one round trip)."""
         row = self.mapper.key_of(**key)
         columns = self.mapper.map_columns(field, names)
-        before_rt = self.backend.round_trips
-        results = self.backend.get(self.table, [row], columns=columns)
-        self._emit("get_entries", before_rt, rows=(row,), results=len(results))
+        with self._instrument.call("get_entries", rows=(row,)) as call:
+            results = self.backend.get(self.table, [row], columns=columns)
+            call.results = len(results)
         if not results:
             return {}
         return self.mapper.map_entries(field, results[0])

@@ -2,36 +2,70 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
 from types import TracebackType
 from typing import Any
 
-from hmodel.backend.base import Backend, Delete, Mutation
-from hmodel.clock import Clock, system_clock
+import attrs
+
+from hmodel.backend.base import Backend, Delete, Increment, Mutation, Put, RowResult
+from hmodel.clock import Clock, WriteStamps, stamps_for, system_clock
 from hmodel.errors import ValidationError
 from hmodel.mapping import Mapper
+from hmodel.repository.event import Listener, QueryEvent
 
 __all__ = ["UnitOfWork"]
+
+#: Queued mutations carry one of two relative stamps, made real at commit: the write's
+#: stamp, and the one before it for deletes that must hide only what is older (a map's
+#: family, a row deleted and then written again in the same unit).
+_CLEAR = 1
+_WRITE = 2
+
+
+@attrs.frozen
+class _Replace:
+    """A queued write of prefixed maps of one row: their old entries are read at commit."""
+
+    mapper: Mapper[Any]
+    row: bytes
+    fields: tuple[str, ...] | None  # the map fields replaced; None: all of the model's
 
 
 class UnitOfWork:
     """Batches writes of any models; :meth:`commit` sends one ``mutate`` per table.
 
+    Every kind of write a repository makes can be queued: saves (of several models),
+    partial updates, deletes, map entries put or removed, and counter increments (sent
+    after the mutations, one ``increment_many`` per table; each increment is atomic on
+    its own, F10).
+
     Everything is validated when it is added, so a bad instance is rejected before
-    anything is sent. All writes of one unit share one timestamp, so each table costs
-    one round trip, or two when a saved model has a map owning its family (its clearing
-    family delete is one millisecond older, a second Thrift1 ``mutateRowsTs``). The last
-    operation queued on a row wins. Rows are atomic one by one (HBase row atomicity);
-    the unit as a whole is not a transaction. Models with a
-    version field are refused (their saves need a check-and-put each).
+    anything is sent. The writes are stamped when the unit commits, by the process's
+    :class:`~hmodel.clock.WriteStamps` for ``clock`` (the same as the repositories'), so
+    they are ordered after every earlier write of the process and before every later one.
+    All writes of a unit share one stamp; deletes that must hide only older cells (a map
+    owning its family, a row deleted and then written again in the unit) take the stamp
+    just before it.
+
+    Round trips per table: one, plus one when a saved model has a map owning its family
+    over Thrift1 (its family delete, a stamp older, is a second ``mutateRowsTs``; one
+    atomic row mutation on the memory engine and Thrift2), plus one read when a saved or
+    updated map has a prefix (its old entries are found by name). The last operation
+    queued on a row wins. Rows are atomic one by one (HBase row atomicity); the unit as a
+    whole is not a transaction. Models with a version field are refused (their saves need
+    a conditional write each).
 
     Used as a context manager, it commits when the block ends without an exception and
     discards everything otherwise.
 
     Args:
         backend: Where to write.
-        clock: Epoch-ms clock for the shared timestamp.
+        clock: Epoch-ms clock the stamps follow.
+        stamps: The write stamps; default: the process's stamps for ``clock``.
+        listeners: Told of one :class:`~hmodel.repository.event.QueryEvent` per commit
+            (operation ``"commit"``, the tables comma-separated, the rows written).
 
     Example:
         >>> from hmodel.backend.memory import MemoryBackend
@@ -40,17 +74,28 @@ class UnitOfWork:
         0
     """
 
-    def __init__(self, backend: Backend, *, clock: Clock = system_clock) -> None:
+    def __init__(
+        self,
+        backend: Backend,
+        *,
+        clock: Clock = system_clock,
+        stamps: WriteStamps | None = None,
+        listeners: Sequence[Listener] = (),
+    ) -> None:
         self.backend = backend
-        self._clock = clock
-        self._timestamp: int | None = None
+        self._stamps = stamps if stamps is not None else stamps_for(clock)
+        self._listeners = list(listeners)
         self._by_table: dict[str, list[Mutation]] = {}
+        self._increments: dict[str, list[Increment]] = {}
+        self._replaces: dict[str, dict[bytes, _Replace]] = {}
         self._mappers: dict[type, Mapper[Any]] = {}
 
     @property
     def pending(self) -> int:
-        """How many mutations wait to be sent."""
-        return sum(len(m) for m in self._by_table.values())
+        """How many mutations and increments wait to be sent."""
+        return sum(len(m) for m in self._by_table.values()) + sum(
+            len(i) for i in self._increments.values()
+        )
 
     def _mapper(self, model: type) -> Mapper[Any]:
         mapper = self._mappers.get(model)
@@ -63,28 +108,24 @@ class UnitOfWork:
                 )
         return mapper
 
-    def _stamp(self) -> int:
-        if self._timestamp is None:
-            self._timestamp = self._clock()
-        return self._timestamp
-
     def _add(
         self,
         mapper: Mapper[Any],
         row: bytes,
         mutations: list[Mutation],
         supersedes: Callable[[bytes | None], bool],
+        replace: _Replace | None = None,
     ) -> None:
         """Queue ``mutations`` of ``row`` so that the last operation on a row wins.
 
-        All writes of a unit share one timestamp, and a delete hides puts at its own
-        timestamp; so a queued row delete followed by a write of the same row is moved one
-        millisecond back (it still clears everything older), and a new operation drops the
-        queued mutations of the row whose column it ``supersedes``: a row delete all of
-        them, a full save those of its model's columns (other models sharing the row
-        keep theirs), a partial update those of the same columns.
+        A queued row delete followed by a write of the same row is moved to the clearing
+        stamp (it still clears everything older, not the write), and a new operation drops
+        the queued mutations of the row whose column it ``supersedes``: a row delete all of
+        them, a full save those of its model's columns (other models sharing the row keep
+        theirs), a partial update those of the same columns.
         """
-        queue = self._by_table.setdefault(mapper.info.table.full_name, [])
+        table = mapper.info.table.full_name
+        queue = self._by_table.setdefault(table, [])
         deletes_row = any(isinstance(m, Delete) and m.column is None for m in mutations)
         kept: list[Mutation] = []
         for queued in queue:
@@ -92,51 +133,156 @@ class UnitOfWork:
                 kept.append(queued)
             elif isinstance(queued, Delete) and queued.column is None:
                 if not deletes_row:  # delete, then write: the delete must not hide the write
-                    kept.append(Delete(row, None, self._stamp() - 1))
+                    kept.append(Delete(row, None, _CLEAR))
             elif not supersedes(queued.column):
                 kept.append(queued)
         kept.extend(mutations)
         queue[:] = kept
+        replaces = self._replaces.setdefault(table, {})
+        if deletes_row:
+            replaces.pop(row, None)
+        if replace is not None:
+            replaces[row] = replace
 
     def save(self, obj: object, *, ttl: timedelta | None = None) -> None:
         """Queue a full save of ``obj`` (as :meth:`Repository.save`)."""
         mapper = self._mapper(type(obj))
-        chosen = ttl if ttl is not None else mapper.info.ttl
-        ttl_ms = None if chosen is None else int(chosen.total_seconds() * 1000)
-        mutations = mapper.to_mutations(obj, timestamp=self._stamp(), ttl_ms=ttl_ms)
+        row = mapper.rowkey(obj)
+        mutations = mapper.to_mutations(obj, timestamp=_WRITE, ttl_ms=mapper.ttl_of(ttl), row=row)
         own = mapper.field_of
-        self._add(
-            mapper, mapper.rowkey(obj), mutations, lambda c: c is not None and own(c) is not None
-        )
+        replace = _Replace(mapper, row, None) if mapper.previous_families() else None
+        self._add(mapper, row, mutations, lambda c: c is not None and own(c) is not None, replace)
 
-    def update(self, model: type, key: Mapping[str, Any], **changes: Any) -> None:
+    def update(
+        self, model: type, key: Mapping[str, Any], *, ttl: timedelta | None = None, **changes: Any
+    ) -> None:
         """Queue a partial update of one row of ``model`` (as :meth:`Repository.update`)."""
         mapper = self._mapper(model)
-        mutations = mapper.to_partial_mutations(dict(key), changes, timestamp=self._stamp())
+        mutations = mapper.to_partial_mutations(
+            dict(key), changes, timestamp=_WRITE, ttl_ms=mapper.ttl_of(ttl)
+        )
+        row = mapper.key_of(**key)
         columns = {m.column for m in mutations}
-        self._add(mapper, mapper.key_of(**key), mutations, columns.__contains__)
+        replaced = tuple(changes)
+        replace = _Replace(mapper, row, replaced) if mapper.previous_families(replaced) else None
+        self._add(mapper, row, mutations, columns.__contains__, replace)
 
     def delete(self, model: type, **key: Any) -> None:
         """Queue the deletion of one row of ``model`` by its key fields."""
         mapper = self._mapper(model)
         row = mapper.key_of(**key)
-        self._add(mapper, row, [Delete(row, timestamp=self._stamp())], lambda _: True)
+        self._add(mapper, row, [Delete(row, timestamp=_WRITE)], lambda _: True)
+
+    def put_entries(
+        self, model: type, key: Mapping[str, Any], field: str, entries: Mapping[Any, Any]
+    ) -> None:
+        """Queue entries added to a map field (as :meth:`Repository.put_entries`)."""
+        mapper = self._mapper(model)
+        row = mapper.key_of(**key)
+        puts: list[Mutation] = list(mapper.map_put(dict(key), field, entries, timestamp=_WRITE))
+        columns = {m.column for m in puts}
+        self._add(mapper, row, puts, columns.__contains__)
+
+    def remove_entries(
+        self, model: type, key: Mapping[str, Any], field: str, names: Sequence[Any]
+    ) -> None:
+        """Queue entries removed from a map field (as :meth:`Repository.remove_entries`)."""
+        mapper = self._mapper(model)
+        row = mapper.key_of(**key)
+        deletes: list[Mutation] = list(mapper.map_delete(dict(key), field, names, timestamp=_WRITE))
+        columns = {m.column for m in deletes}
+        self._add(mapper, row, deletes, columns.__contains__)
+
+    def increment(self, model: type, key: Mapping[str, Any], **amounts: int) -> None:
+        """Queue counter increments of one row (sent after the unit's mutations, F10)."""
+        mapper = self._mapper(model)
+        row = mapper.key_of(**key)
+        if not amounts:
+            raise ValidationError(
+                "name at least one counter to increment", table=mapper.info.table.full_name
+            )
+        queue = self._increments.setdefault(mapper.info.table.full_name, [])
+        for name, amount in amounts.items():
+            if name not in mapper.info.counters:
+                raise ValidationError(
+                    "not a counter field", table=mapper.info.table.full_name, field=name
+                )
+            if isinstance(amount, bool) or not isinstance(amount, int):
+                raise ValidationError(
+                    "increments are integers", table=mapper.info.table.full_name, field=name
+                )
+            if not -(2**63) <= amount < 2**63:
+                raise ValidationError("increment out of the 64-bit range", field=name, value=amount)
+            queue.append(Increment(row, mapper.column_of(name), amount))
+
+    def _stale(self, table: str, queue: Sequence[Mutation], write: int) -> list[Mutation]:
+        """Read the prefixed maps being replaced (one round trip) and delete what is gone."""
+        replaces = self._replaces.get(table)
+        if not replaces:
+            return []
+        families = sorted(
+            {f for r in replaces.values() for f in r.mapper.previous_families(r.fields)}
+        )
+        found: dict[bytes, RowResult] = {
+            r.row: r for r in self.backend.get(table, list(replaces), columns=families)
+        }
+        deletes: list[Mutation] = []
+        for row, replace in replaces.items():
+            stored = found.get(row)
+            if stored is None:
+                continue
+            written = [m.column for m in queue if isinstance(m, Put) and m.row == row]
+            deletes.extend(
+                replace.mapper.stale_entries(
+                    stored, written, timestamp=write, field_names=replace.fields
+                )
+            )
+        return deletes
 
     def commit(self) -> int:
-        """Send everything queued, one ``mutate`` per table; return the round trips used."""
+        """Stamp and send everything queued, one ``mutate`` per table; return the round trips.
+
+        Raises:
+            BackendError: A table's mutate failed; tables sent before it stay written.
+        """
         before = self.backend.round_trips
+        tables = list(dict.fromkeys([*self._by_table, *self._increments]))
+        rows = tuple(
+            dict.fromkeys(
+                [m.row for ms in self._by_table.values() for m in ms]
+                + [i.row for increments in self._increments.values() for i in increments]
+            )
+        )
+        sent = self.pending
         try:
+            queued = [m for ms in self._by_table.values() for m in ms]
+            count = 2 if any(m.timestamp == _CLEAR for m in queued) else 1
+            first = self._stamps.next(count) if queued else 0
+            stamp = {_CLEAR: first, _WRITE: first + count - 1}
             for table, mutations in self._by_table.items():
-                self.backend.mutate(table, mutations)
+                real = [_stamped(m, stamp) for m in mutations]
+                real.extend(self._stale(table, mutations, stamp[_WRITE]))
+                if real:
+                    self.backend.mutate(table, real)
+            for table, increments in self._increments.items():
+                if increments:
+                    self.backend.increment_many(table, increments)
         finally:
-            self._by_table.clear()
-            self._timestamp = None
-        return self.backend.round_trips - before
+            self.discard()
+        spent = self.backend.round_trips - before
+        if self._listeners and tables:
+            event = QueryEvent(
+                "commit", ",".join(tables), rows=rows, round_trips=spent, results=sent
+            )
+            for listener in self._listeners:
+                listener(event)
+        return spent
 
     def discard(self) -> None:
         """Drop everything queued."""
         self._by_table.clear()
-        self._timestamp = None
+        self._replaces.clear()
+        self._increments.clear()
 
     def __enter__(self) -> UnitOfWork:
         return self
@@ -151,3 +297,11 @@ class UnitOfWork:
             self.commit()
         else:
             self.discard()
+
+
+def _stamped(mutation: Mutation, stamp: Mapping[int, int]) -> Mutation:
+    """``mutation`` with its relative stamp replaced by the real one."""
+    real = stamp[mutation.timestamp or _WRITE]
+    if isinstance(mutation, Put):
+        return Put(mutation.row, mutation.column, mutation.value, real, mutation.ttl)
+    return Delete(mutation.row, mutation.column, real)

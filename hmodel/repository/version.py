@@ -1,47 +1,69 @@
-"""The version cell of optimistic locking: committed versions and pending-save markers."""
+"""The version cell of optimistic locking: committed versions, claims and deletions."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import attrs
 
-from hmodel.errors import ConflictError, DecodeError
+from hmodel.backend.base import Cell
+from hmodel.errors import ConflictError, DecodeError, ValidationError
 
 __all__ = ["VersionCell"]
 
 _PENDING = b"P"
+_LONG_MAX = 2**63 - 1
 
 
 @attrs.frozen
 class VersionCell:
     """Encodes the version column of a locked model.
 
-    Byte layouts: a committed version ``v`` is the 8-byte big-endian signed long of ``v``
-    (the ``Long`` codec's layout); version 0 is the absent cell. A save in progress is
-    ``b"P"``, the 8-byte version it started from, and the 8-byte version it will commit:
-    17 bytes, which no committed version can equal, so a check-and-put expecting a
-    committed version fails against it. Readers see the version it started from, so a
-    copy of what they read can never be saved over the version being committed.
+    Byte layouts of the cell:
 
-    Versions are epoch milliseconds bumped past the previous version
-    (``max(now, previous + 1)``) and double as the timestamp of every cell of the save.
+    * absent, or ``b""`` (a row deleted over Thrift1): version 0, the row does not exist;
+    * 8 bytes: a committed version, the big-endian signed long of the ``Long`` codec;
+    * 17 bytes ``b"P" + previous + new`` (two 8-byte longs): a Thrift1 save in progress
+      from version ``previous`` that will commit ``new``. No committed version can equal
+      it, so a check expecting a committed version fails against it.
+
+    A version is the timestamp of every cell the save wrote (a stamp of
+    :class:`~hmodel.clock.WriteStamps`, greater than the version it replaces), so
+    ``as_of`` reads see whole saves.
 
     Attributes:
         column: The version column, ``b"f:q"``.
-        lease_ms: How long a pending marker blocks other writers; after that a writer may
-            take the row over (the stale save's late cells are older and stay hidden).
+        lease_ms: How long a Thrift1 claim blocks other writers; after that a writer may
+            take the row over.
     """
 
     column: bytes
     lease_ms: int
 
-    def encode(self, version: int | None) -> bytes | None:
+    def check(self, version: object, *, table: str, field: str) -> int:
+        """Return ``version`` if it is a valid version number (0 .. 2**63-1).
+
+        Raises:
+            ValidationError: Not an int, or out of the 64-bit range.
+        """
+        if isinstance(version, bool) or not isinstance(version, int):
+            raise ValidationError(
+                "the version field holds an int", table=table, field=field, value=version
+            )
+        if not 0 <= version <= _LONG_MAX:
+            raise ValidationError(
+                "a version is between 0 and 2**63-1", table=table, field=field, value=version
+            )
+        return version
+
+    def encode(self, version: int) -> bytes | None:
         """The stored bytes of a committed ``version``; ``None`` (absent) for 0."""
         if not version:
             return None
-        return int(version).to_bytes(8, "big", signed=True)
+        return version.to_bytes(8, "big", signed=True)
 
     def pending(self, previous: int, version: int) -> bytes:
-        """The marker of a save from ``previous`` that will commit ``version``."""
+        """The marker of a Thrift1 save from ``previous`` that will commit ``version``."""
         return (
             _PENDING
             + previous.to_bytes(8, "big", signed=True)
@@ -49,36 +71,52 @@ class VersionCell:
         )
 
     @staticmethod
-    def claimed(raw: bytes | None) -> int | None:
-        """The version a pending marker will commit; ``None`` for anything else."""
+    def claim_of(raw: bytes | None) -> tuple[int, int] | None:
+        """``(previous, new)`` of a pending marker; ``None`` for anything else."""
         if raw is not None and len(raw) == 17 and raw[:1] == _PENDING:
-            return int.from_bytes(raw[9:], "big", signed=True)
+            return (
+                int.from_bytes(raw[1:9], "big", signed=True),
+                int.from_bytes(raw[9:], "big", signed=True),
+            )
         return None
 
-    def number(self, raw: bytes | None, *, table: str, row: bytes) -> int:
-        """The version a reader sees: the committed one, or the one a pending save started from."""
-        if raw is None:
+    def number(
+        self, raw: bytes | None, cells: Mapping[bytes, Cell], *, table: str, row: bytes
+    ) -> int:
+        """The version a reader sees, given the row's other cells.
+
+        A pending marker reads as the version it will commit once the save's data is
+        there (a data cell carries its timestamp: the data mutation is atomic on the row,
+        so one such cell means all of them), and as the version it started from before.
+
+        Raises:
+            DecodeError: The cell is neither a version nor a marker.
+        """
+        if not raw:
             return 0
         if len(raw) == 8:
             return int.from_bytes(raw, "big", signed=True)
-        if len(raw) == 17 and raw[:1] == _PENDING:
-            return int.from_bytes(raw[1:9], "big", signed=True)
-        raise DecodeError(
-            "version cell is neither a version nor a pending marker",
-            table=table,
-            row=row,
-            column=self.column,
-            value=raw,
-        )
+        claim = self.claim_of(raw)
+        if claim is None:
+            raise DecodeError(
+                "version cell is neither a version nor a pending marker",
+                table=table,
+                row=row,
+                column=self.column,
+                value=raw,
+            )
+        previous, new = claim
+        applied = any(cell.timestamp == new for cell in cells.values())
+        return new if applied else previous
 
     def check_not_pending(self, raw: bytes | None, now: int, *, table: str, row: bytes) -> None:
-        """Refuse to save over a pending marker younger than the lease.
+        """Refuse to claim over a pending marker younger than the lease.
 
         Raises:
             ConflictError: Another save of this row is in progress.
         """
-        started = self.claimed(raw)
-        if started is not None and now < started + self.lease_ms:
+        claim = self.claim_of(raw)
+        if claim is not None and now < claim[1] + self.lease_ms:
             raise ConflictError(
                 "another save of this row is in progress; read it again and retry",
                 table=table,

@@ -15,7 +15,12 @@ from thriftpy2.thrift import TDecodeException
 from thriftpy2.transport import TTransportException
 
 from hmodel.backend.thrift.error import SERVER_ERRORS, TRANSPORT_ERRORS
-from hmodel.errors import ConnectionLostError, IllegalArgumentError, ReadInterruptedError
+from hmodel.errors import (
+    ConnectionLostError,
+    IllegalArgumentError,
+    OutcomeUnknownError,
+    ReadInterruptedError,
+)
 
 __all__ = ["ENCODING_ERRORS", "MAX_BACKOFF_MS", "Channel", "Retry"]
 
@@ -224,16 +229,18 @@ class Channel:
     ) -> ConnectionLostError:
         where = f"{self.host}:{self.port}"
         if outcome_unknown:
-            message = (
+            return OutcomeUnknownError(
                 f"connection to {where} lost during {method}: the request may or may not "
-                f"have been applied (not retried, it is not idempotent): {dropped.cause}"
+                f"have been applied (not retried, it is not idempotent): {dropped.cause}",
+                table=table,
+                row=row,
             )
-        else:
-            message = (
-                f"connection to {where} failed during {method} after {attempts} "
-                f"attempt(s): {dropped.cause}"
-            )
-        return ConnectionLostError(message, table=table, row=row)
+        return ConnectionLostError(
+            f"connection to {where} failed during {method} after {attempts} "
+            f"attempt(s): {dropped.cause}",
+            table=table,
+            row=row,
+        )
 
     def _attempt(
         self, method: str, args: tuple[Any, ...], *, table: str | None, row: bytes | None

@@ -1,0 +1,72 @@
+"""One place that counts a repository call's round trips and tells the listeners."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+import attrs
+
+from hmodel.backend.base import Backend
+from hmodel.repository.event import Listener, QueryEvent
+
+__all__ = ["Call", "Instrument"]
+
+
+@attrs.define
+class Call:
+    """What one call reports: set ``results`` (and ``rows`` or ``plan``) before it ends."""
+
+    rows: tuple[bytes, ...] = ()
+    plan: str | None = None
+    results: int = 0
+
+
+class Instrument:
+    """Measures calls against one backend and emits a :class:`QueryEvent` for each.
+
+    Args:
+        table: The table named in the events.
+        backend: Whose ``round_trips`` counter measures the calls.
+        listeners: Told of every event, in order.
+    """
+
+    def __init__(self, table: str, backend: Backend, listeners: Sequence[Listener] = ()) -> None:
+        self.table = table
+        self.backend = backend
+        self.listeners = list(listeners)
+
+    @contextmanager
+    def call(
+        self, operation: str, *, rows: tuple[bytes, ...] = (), always: bool = False
+    ) -> Iterator[Call]:
+        """Measure the block as ``operation``; emit when it ends normally (or always).
+
+        ``always`` also emits when the block raises or a generator using it is closed
+        early (scans report what they returned before being abandoned).
+        """
+        before = self.backend.round_trips
+        call = Call(rows=rows)
+        if always:
+            try:
+                yield call
+            finally:
+                self.emit(operation, before, call)
+            return
+        yield call
+        self.emit(operation, before, call)
+
+    def emit(self, operation: str, before: int, call: Call) -> None:
+        """Tell the listeners of ``call``, which started when ``round_trips`` was ``before``."""
+        if not self.listeners:
+            return
+        event = QueryEvent(
+            operation,
+            self.table,
+            rows=call.rows,
+            plan=call.plan,
+            round_trips=self.backend.round_trips - before,
+            results=call.results,
+        )
+        for listener in self.listeners:
+            listener(event)

@@ -1,0 +1,258 @@
+"""Optimistic locking (version fields): atomic where the backend can, claimed over Thrift1."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from hmodel.backend.base import Backend, Delete, Mutation, Put, RowResult
+from hmodel.clock import WriteStamps
+from hmodel.errors import (
+    BackendError,
+    ConflictError,
+    ConnectionLostError,
+    OutcomeUnknownError,
+    RowExistsError,
+)
+from hmodel.mapping import Mapper
+from hmodel.repository.identity import IdentityMap
+from hmodel.repository.version import VersionCell
+
+__all__ = ["Locking"]
+
+#: What a backend needs for the atomic protocol.
+ATOMIC = "check_and_mutate"
+
+
+class Locking:
+    """Saves and deletes of one locked model, and how readers see its version.
+
+    Two protocols, chosen by the backend's capabilities (``docs/repository.md`` compares
+    them):
+
+    * **atomic** (``check_and_mutate``: the memory engine, HBase's Thrift2 API): one round
+      trip compares the version cell with the version read and, in the same atomic row
+      operation, writes the data cells and the new version. Readers see the row before or
+      after, never in between; a refused save has changed nothing.
+
+    In both, data cells carry the new version as their timestamp. Thrift1 can only write
+    the version cell with the server's time, so its deletes leave the version cell as
+    ``b""`` (which reads as "no row", and which an insert expecting no version accepts)
+    instead of deleting it. Write one locked model through one protocol: a Thrift1 and an
+    atomic writer on one table would compare server and client stamps of the version cell.
+    * **claimed** (HBase's Thrift1 API, whose ``checkAndPut`` carries one cell): a
+      check-and-put turns the version cell into a pending marker (the claim), one
+      ``mutateRowsTs`` writes the data (atomic on the row), a second check-and-put commits
+      the version. Readers see the version the save started from until its data is there,
+      and the new one after. A claim blocks other writers for ``lease_ms``.
+
+    Args:
+        backend: Where to write.
+        mapper: The model's mapper.
+        version: The version cell.
+        stamps: Write stamps; a new version is a stamp past the version read.
+        identity: The repository's identity map (what each instance was read as).
+    """
+
+    def __init__(
+        self,
+        backend: Backend,
+        mapper: Mapper[Any],
+        version: VersionCell,
+        stamps: WriteStamps,
+        identity: IdentityMap,
+    ) -> None:
+        self.backend = backend
+        self.mapper = mapper
+        self.version = version
+        self.stamps = stamps
+        self.identity = identity
+        self.table = mapper.info.table.full_name
+        self.field = mapper.info.version_field or ""
+
+    @property
+    def atomic(self) -> bool:
+        """Whether the backend has the atomic check-and-mutate."""
+        return ATOMIC in self.backend.capabilities
+
+    # --- reads --------------------------------------------------------------------------
+
+    def read(self, result: RowResult) -> tuple[RowResult, int, bytes | None] | None:
+        """Split a row into its data cells, the version a reader sees, and the cell's bytes.
+
+        ``None`` when the row holds no data cell: never saved, deleted (the version cell
+        of a Thrift1 delete stays as ``b""``), or a first save whose data is not there yet.
+        """
+        column = self.version.column
+        raw = result.value(column)
+        if raw is None:
+            return result, 0, None
+        cells = {c: cell for c, cell in result.cells.items() if c != column}
+        if not cells:
+            return None
+        number = self.version.number(raw, cells, table=self.table, row=result.row)
+        return RowResult(result.row, cells), number, raw
+
+    # --- writes -------------------------------------------------------------------------
+
+    def _expected(self, obj: object, row: bytes) -> tuple[int, bytes | None]:
+        current = self.version.check(getattr(obj, self.field), table=self.table, field=self.field)
+        loaded = self.identity.recall(obj)
+        if loaded is not None and loaded.row == row:
+            return current, loaded.version
+        return current, self.version.encode(current)
+
+    def _refused(self, expected: bytes | None, current: int, row: bytes) -> ConflictError:
+        if expected is None:
+            return RowExistsError(
+                f"{self.mapper.info.name} already exists: this new instance (version 0) "
+                "was not saved over it",
+                table=self.table,
+                row=row,
+                field=self.field,
+            )
+        return ConflictError(
+            f"{self.mapper.info.name} was changed or deleted by another writer since "
+            f"version {current}; nothing was written: read it again and retry",
+            table=self.table,
+            row=row,
+            field=self.field,
+        )
+
+    def plan_save(self, obj: object, row: bytes) -> tuple[int, bytes | None, int]:
+        """Check the instance's version and choose the new one, without any I/O.
+
+        Returns:
+            ``(version read, bytes expected in the version cell, new version)``; the
+            save's cells take the new version as their timestamp, and the stamp before
+            it is free for deletes that must hide only older cells (a map's family).
+
+        Raises:
+            ValidationError: The version field holds no valid version.
+            ConflictError: A Thrift1 save of this row is in progress (within its lease).
+        """
+        current, expected = self._expected(obj, row)
+        self.version.check_not_pending(expected, self.stamps.clock(), table=self.table, row=row)
+        claim = self.version.claim_of(expected)
+        floor = max(current, claim[1] if claim else 0)
+        count = 2 if self.mapper.clears_family() else 1
+        return current, expected, self.stamps.next(count, after=floor) + count - 1
+
+    def save(
+        self,
+        row: bytes,
+        *,
+        current: int,
+        expected: bytes | None,
+        new: int,
+        mutations: Sequence[Mutation],
+        ttl_ms: int | None,
+    ) -> bytes:
+        """Write ``mutations`` (stamped ``new``) if the version cell still holds ``expected``.
+
+        Returns:
+            The committed version cell's bytes.
+
+        Raises:
+            RowExistsError: A new instance (version 0) and the row exists. Nothing written.
+            ConflictError: The stored version is not the one read. Nothing written.
+            OutcomeUnknownError: Thrift1 only: the save stalled past the lease and another
+                writer took the row over after its data landed, or the connection dropped
+                during a non-idempotent step; read the row before retrying.
+        """
+        committed = self.version.encode(new) or b""
+        if self.atomic:
+            # The version cell takes the save's stamp, like its data; taking over a Thrift1
+            # claim (a server-stamped marker) it takes the server's time, to be newer.
+            taking_over = self.version.claim_of(expected) is not None
+            stamp = Put(row, self.version.column, committed, None if taking_over else new, ttl_ms)
+            if not self.backend.check_and_mutate(
+                self.table, row, self.version.column, expected, [*mutations, stamp]
+            ):
+                raise self._refused(expected, current, row)
+            return committed
+        marker = self.version.pending(current, new)
+        column = self.version.column
+        if not self.backend.check_and_put(
+            self.table, row, column, expected, Put(row, column, marker, ttl=ttl_ms)
+        ):
+            raise self._refused(expected, current, row)
+        self._write_claimed(row, expected, marker, mutations)
+        if not self.backend.check_and_put(
+            self.table, row, column, marker, Put(row, column, committed, ttl=ttl_ms)
+        ):
+            raise OutcomeUnknownError(
+                "this save stalled past the lock lease and another writer took the row "
+                "over after its data was written; over Thrift1 whether that writer read "
+                "this save's data cannot be known: read the row before retrying",
+                table=self.table,
+                row=row,
+                field=self.field,
+            )
+        return committed
+
+    def _write_claimed(
+        self, row: bytes, expected: bytes | None, marker: bytes, mutations: Sequence[Mutation]
+    ) -> None:
+        """The data step of a claimed save; releases the claim if nothing was applied."""
+        try:
+            self.backend.mutate(self.table, mutations)
+        except ConnectionLostError as lost:
+            raise OutcomeUnknownError(
+                "the data write of this locked save failed after its claim: it may or may "
+                f"not have been applied ({lost.message}); the row stays claimed until the "
+                "lock lease ends: read it before retrying",
+                table=self.table,
+                row=row,
+                field=self.field,
+            ) from lost
+        except BackendError:
+            # Refused by the server: nothing of the data was applied. Give the row back.
+            column = self.version.column
+            self.backend.check_and_put(
+                self.table, row, column, marker, Put(row, column, expected or b"")
+            )
+            raise
+
+    def delete(self, obj: object, row: bytes) -> None:
+        """Delete the row if its version is the one ``obj`` was read with.
+
+        Raises:
+            ConflictError: The stored version is not the one read (or the row is gone).
+            OutcomeUnknownError: Thrift1 only, as in :meth:`save`.
+        """
+        current, expected = self._expected(obj, row)
+        if expected is None:
+            raise ConflictError(
+                f"this {self.mapper.info.name} was never saved (version 0): nothing to delete",
+                table=self.table,
+                row=row,
+                field=self.field,
+            )
+        self.version.check_not_pending(expected, self.stamps.clock(), table=self.table, row=row)
+        claim = self.version.claim_of(expected)
+        stamp = self.stamps.next(after=max(current, claim[1] if claim else 0))
+        column = self.version.column
+        if self.atomic:
+            if not self.backend.check_and_mutate(
+                self.table, row, column, expected, [Delete(row, timestamp=stamp)]
+            ):
+                raise self._refused(expected, current, row)
+            return
+        # Thrift1: the version cell is server-stamped, so it is never deleted (a delete at
+        # our stamp might not mask it); it is set to b"", which reads as "no row" and
+        # which an insert's check (expected None) accepts.
+        marker = self.version.pending(current, stamp)
+        if not self.backend.check_and_put(
+            self.table, row, column, expected, Put(row, column, marker)
+        ):
+            raise self._refused(expected, current, row)
+        self._write_claimed(row, expected, marker, self.mapper.delete_except(row, column, stamp))
+        if not self.backend.check_and_put(self.table, row, column, marker, Put(row, column, b"")):
+            raise OutcomeUnknownError(
+                "this delete stalled past the lock lease and another writer took the row "
+                "over: read the row before retrying",
+                table=self.table,
+                row=row,
+                field=self.field,
+            )
