@@ -87,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--scanner-lease-ms",
         type=int,
         default=120_000,
-        help="a scanner unused this long expires, as HBase 2's Thrift1 server drops scanners "
+        help="a scanner unused this long expires, as HBase 2.2's Thrift1 server drops scanners "
         "unused for 2 x hbase.client.scanner.timeout.period (default: %(default)s)",
     )
     fake.set_defaults(run=_fake_hbase)

@@ -12,8 +12,9 @@ from hmodel.errors import IllegalArgumentError
 
 __all__ = ["DEFAULT_SCANNER_LEASE_MS", "RowChunk", "Scanner", "ScannerRegistry"]
 
-#: How long an unused scanner id lives: HBase 2's Thrift1 handler drops a scanner not
-#: accessed for twice ``hbase.client.scanner.timeout.period`` (60 s by default).
+#: How long an unused scanner id lives: HBase 2.2's Thrift1 handler drops a scanner not
+#: accessed for twice ``hbase.client.scanner.timeout.period`` (60 s by default); later
+#: releases, where the scanners moved to ``HBaseServiceHandler``, use the period itself.
 DEFAULT_SCANNER_LEASE_MS = 2 * 60_000
 
 #: One result a scanner hands out: the row key and some of its cells in column order.

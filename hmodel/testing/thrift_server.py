@@ -62,7 +62,7 @@ class FakeHBaseServer:
         transport: ``"buffered"`` (HBase's default) or ``"framed"``.
         protocol: ``"binary"`` (HBase's default) or ``"compact"``.
         scanner_lease_ms: A scanner no call has used for this long expires and its id
-            answers ``IllegalArgument("scanner ID is invalid")``, as HBase 2's Thrift1
+            answers ``IllegalArgument("scanner ID is invalid")``, as HBase 2.2's Thrift1
             server drops scanners unused for twice ``hbase.client.scanner.timeout.period``
             (120 s by default). Clients that vanish leak nothing for longer.
         clock: The time scanner leases are measured with, in epoch milliseconds; the

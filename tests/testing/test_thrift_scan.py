@@ -242,7 +242,7 @@ def test_a_start_row_equal_to_the_stop_row_reads_that_row(
 def test_a_scanner_left_unused_past_its_lease_is_an_unknown_id(
     filled: happybase.Table, client: object, clock: ManualClock, server: FakeHBaseServer
 ) -> None:
-    """HBase 2 drops Thrift1 scanners unused for 2 x the scanner timeout (120 s by default)."""
+    """HBase 2.2 drops Thrift1 scanners unused for 2 x the scanner timeout (120 s by default)."""
     scanner = client.scannerOpenWithScan(b"t", TScan(caching=1), {})  # type: ignore[attr-defined]
     assert [r.row for r in client.scannerGetList(scanner, 1)] == [b"a"]  # type: ignore[attr-defined]
     clock.advance(119_999)
