@@ -27,9 +27,7 @@ def _stored_families(table: MemoryTable, row: bytes, selection: Selection) -> se
     stored = table.rows.get(row)
     if stored is None:
         return set()
-    families = {key[0] for key in stored.columns}
-    families.update(key[0] for key in stored.column_markers)
-    families.update(stored.family_markers)
+    families = stored.families()
     if selection.everything:
         return families
     scanned = selection.families | {key[0] for key in selection.columns}
