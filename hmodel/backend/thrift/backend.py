@@ -187,7 +187,9 @@ class ThriftBackend(Backend):
                 exc,
                 method=method,
                 table=table,
-                server_table=self._server_name(table).decode() if table else None,
+                server_table=(
+                    self._server_name(table).decode() if isinstance(table, str) and table else None
+                ),
                 row=row,
                 column=column,
                 filter_given=filter_given,
