@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 import threading
 from collections import deque
 from collections.abc import Iterator
@@ -24,6 +25,10 @@ from hmodel.errors import (
 __all__ = ["Rpc", "ScannerIterator", "close_scanner"]
 
 _log = logging.getLogger(__name__)
+
+# What HBase's Thrift1 server answers for a scanner id it does not know: closed, or
+# expired after ``hbase.client.scanner.timeout.period`` (x2 on 2.2) without a call.
+_INVALID_SCANNER = re.compile(r"scanner ID is invalid|invalid scanner id", re.IGNORECASE)
 
 
 class Rpc(Protocol):
@@ -106,6 +111,9 @@ class ScannerIterator(Iterator[RowResult]):
     retried) and the scan is reopened just past the last row returned (forward: ``last +
     b"\x00"``; reverse: ``last`` as exclusive upper bound), at most ``retries`` times in a
     row; then :class:`~hmodel.errors.ReadInterruptedError` says a read was interrupted.
+    A scanner the server expired (the caller took longer than its lease between two
+    fetches) answers ``scanner ID is invalid``; it is reopened past the last row the same
+    way, once per fetch.
 
     Args:
         rpc: Sends an RPC with error translation.
@@ -197,6 +205,7 @@ class ScannerIterator(Iterator[RowResult]):
         if self._remaining is not None:
             wanted = min(wanted, self._remaining)
         resumes = 0
+        expired = False
         while True:
             if self._scanner is None:
                 self._open()
@@ -209,6 +218,17 @@ class ScannerIterator(Iterator[RowResult]):
                     table=self._table,
                 )
                 break
+            except IllegalArgumentError as exc:
+                gone = _INVALID_SCANNER.search(exc.message) is not None
+                if expired or not gone:
+                    if gone:
+                        self._scanner = None  # nothing left to close on the server
+                    self._release()
+                    raise
+                # The server expired the scanner (the caller was slower than its lease):
+                # it is gone, and the position is known: reopen past the last row, once.
+                expired = True
+                self._scanner = None
             except ConnectionLostError as exc:
                 # The scanner's position is unknown: free it, reopen past the last row
                 # returned.

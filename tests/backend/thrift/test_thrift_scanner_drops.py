@@ -137,3 +137,29 @@ def test_an_abandoned_scanner_expires_on_the_server(pauses: list[float]) -> None
     finally:
         backend.close()
         server.stop()
+
+
+def test_a_scan_slower_than_the_server_lease_reopens_past_its_last_row(
+    pauses: list[float],
+) -> None:
+    """The server expired the scanner between two fetches: the scan goes on where it was."""
+    from hmodel.clock import ManualClock
+
+    clock = ManualClock(0)
+    engine = MemoryBackend(clock=clock)
+    engine.create_table(Table("t", [Family("f")]))
+    engine.mutate("t", [Put(row, b"f:q", row, timestamp=1) for row in ROWS])
+    server = FakeHBaseServer(engine, scanner_lease_ms=1_000).start()
+    backend = _backend(server, pauses, retries=0)
+    try:
+        for reverse in (False, True):
+            scanning = backend.scan("t", Scan(batch_size=2, reverse=reverse))
+            seen = [next(scanning).row for _ in range(2)]
+            clock.advance(1_000)  # the caller was slow: the server's lease ran out
+            seen += [r.row for r in scanning]
+            assert seen == (ROWS[::-1] if reverse else ROWS)
+            assert len(server.handler.scanners) == 0
+        assert pauses == []
+    finally:
+        backend.close()
+        server.stop()

@@ -175,3 +175,36 @@ def test_a_close_requested_during_an_rpc_is_deferred_not_sent() -> None:
     iterator.close()
     assert deferred == [1]
     assert [method for method, _, _ in server.calls].count("scannerClose") == 0
+
+
+class ExpiringServer(ScriptedServer):
+    """Answers ``scanner ID is invalid`` to the fetches listed, as for an expired lease."""
+
+    def __init__(self, *, expire_fetches: tuple[int, ...]) -> None:
+        super().__init__()
+        self.expire_fetches = expire_fetches
+
+    def __call__(self, method: str, *args: Any, retry: Retry, table: str, **_: object) -> Any:
+        if method == "scannerGetList" and self.fetches + 1 in self.expire_fetches:
+            self.fetches += 1
+            self.calls.append((method, args, retry))
+            del self.open[args[0]]
+            raise IllegalArgumentError("scannerGetList failed: scanner ID is invalid")
+        return super().__call__(method, *args, retry=retry, table=table)
+
+
+def test_an_expired_scanner_is_reopened_past_the_last_row_once_per_fetch() -> None:
+    server = ExpiringServer(expire_fetches=(2,))
+    iterator, _ = _iterator(server, Scan(batch_size=2))
+    assert [r.row for r in iterator] == _ROWS
+    assert server.tscans[1].startRow == b"b\x00"
+    closes = [args[0] for method, args, _ in server.calls if method == "scannerClose"]
+    assert closes == [2]  # the expired one is gone already: only the reopened one is closed
+
+
+def test_a_scanner_that_expires_again_at_once_raises() -> None:
+    server = ExpiringServer(expire_fetches=(2, 3))
+    iterator, _ = _iterator(server, Scan(batch_size=2))
+    assert [next(iterator).row for _ in range(2)] == [b"a", b"b"]
+    with pytest.raises(IllegalArgumentError, match="scanner ID is invalid"):
+        next(iterator)
