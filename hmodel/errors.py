@@ -6,6 +6,7 @@ from typing import Any
 
 __all__ = [
     "BackendError",
+    "CheckConfigError",
     "CodecError",
     "ColumnFamilyNotFoundError",
     "ConflictError",
@@ -17,14 +18,17 @@ __all__ = [
     "FilterError",
     "HModelError",
     "IllegalArgumentError",
+    "InputError",
     "KeyDecodeError",
     "KeyEncodeError",
     "NotFoundError",
+    "OperationsError",
     "OutcomeUnknownError",
     "QueryError",
     "ReadInterruptedError",
     "RowExistsError",
     "RowKeyError",
+    "SampleError",
     "SchemaError",
     "TableDisabledError",
     "TableExistsError",
@@ -223,3 +227,22 @@ class ReadInterruptedError(ConnectionLostError):
     *read* was interrupted: nothing was written, and the rows already returned are valid.
     It is not the "outcome unknown" (:class:`OutcomeUnknownError`) of a lost write.
     """
+
+
+# --- operator tools (hmodel check, hmodel spread) ------------------------------------------
+
+
+class OperationsError(HModelError):
+    """An operator tool (``hmodel check``, ``hmodel spread``) was given input it cannot use."""
+
+
+class InputError(OperationsError):
+    """A module, model or target named on the command line cannot be found or imported."""
+
+
+class CheckConfigError(OperationsError):
+    """The advisor's settings are invalid: a bad number, an unknown code, a reasonless ignore."""
+
+
+class SampleError(OperationsError):
+    """A key sample cannot be read: a missing file, a bad line, a value of the wrong type."""

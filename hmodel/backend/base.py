@@ -226,6 +226,10 @@ class Backend(abc.ABC):
     #: Optional capabilities beyond the protocol's core, e.g. ``{"check_and_delete"}``.
     capabilities: frozenset[str] = frozenset()
 
+    #: The wire RPC(s) each protocol method sends, for explanations, e.g.
+    #: ``{"mutate": "mutateRowsTs"}``; a method not named is its own name.
+    rpc_names: Mapping[str, str] = {}
+
     #: Round trips made so far: one per protocol call, one per scan batch (and scan open).
     #: Incremented by the implementations; read it before and after a call to see its cost.
     round_trips: int = 0
@@ -392,6 +396,15 @@ class Backend(abc.ABC):
         raise UnsupportedOperationError(
             f"{type(self).__name__} cannot check-and-delete", table=table, row=row
         )
+
+    def mutate_round_trips(self, mutations: Sequence[Mutation]) -> int:
+        """How many requests :meth:`mutate` of ``mutations`` costs on this backend.
+
+        One per distinct ``(timestamp, ttl)`` pair (deletes carry no TTL), as Thrift1's
+        ``mutateRowsTs`` carries one timestamp and one attribute map per call; the memory
+        engine counts the same. Zero for no mutations.
+        """
+        return len({(m.timestamp, m.ttl if isinstance(m, Put) else None) for m in mutations})
 
     def check_and_mutate(
         self,

@@ -1,1 +1,19 @@
-"""Schema-design patterns built on repositories (record types, denormalised copies, indexes)."""
+"""The schema-design patterns as declarations, one module per pattern family (R1-R10, I1-I3).
+
+Each module uses only the public repository API (an import contract checks it):
+``records`` (R1, R2), ``copies`` (R3, R7), ``relation`` (R6).
+"""
+
+from hmodel.patterns.copies import Copy, CopyReport, StaleCopy
+from hmodel.patterns.records import Aggregate, RecordTypes
+from hmodel.patterns.relation import OneSidedLink, Relation
+
+__all__ = [
+    "Aggregate",
+    "Copy",
+    "CopyReport",
+    "OneSidedLink",
+    "RecordTypes",
+    "Relation",
+    "StaleCopy",
+]

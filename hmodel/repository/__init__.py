@@ -2,10 +2,11 @@
 
 from hmodel.repository.condition import And, Comparison, Condition, Or, where
 from hmodel.repository.event import Listener, QueryEvent
+from hmodel.repository.explain import Explanation, PlannedCall
 from hmodel.repository.page import Page
-from hmodel.repository.plan import KeySpan, ScanPlan
+from hmodel.repository.plan import KeySpan, ScanPlan, execute
 from hmodel.repository.query import Query
-from hmodel.repository.repository import Repository
+from hmodel.repository.repository import OnError, Repository
 from hmodel.repository.store import Store
 from hmodel.repository.unit_of_work import UnitOfWork
 
@@ -13,15 +14,19 @@ __all__ = [
     "And",
     "Comparison",
     "Condition",
+    "Explanation",
     "KeySpan",
     "Listener",
+    "OnError",
     "Or",
     "Page",
+    "PlannedCall",
     "Query",
     "QueryEvent",
     "Repository",
     "ScanPlan",
     "Store",
     "UnitOfWork",
+    "execute",
     "where",
 ]

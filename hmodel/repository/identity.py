@@ -48,6 +48,12 @@ class IdentityMap:
         """What ``obj`` was read or saved as, or ``None`` for an instance never seen."""
         return self._entries.get(id(obj))
 
+    def copy(self) -> IdentityMap:
+        """A map with the same entries, changed independently (for explanations)."""
+        copied = IdentityMap()
+        copied._entries = dict(self._entries)
+        return copied
+
     def forget(self, obj: object) -> None:
         """Forget ``obj`` (after it was deleted)."""
         self._entries.pop(id(obj), None)

@@ -21,8 +21,10 @@ from hmodel.errors import (
     ValidationError,
 )
 from hmodel.mapping import Mapper
+from hmodel.model import model_infos_for
 from hmodel.repository.condition import Condition, FieldColumn
 from hmodel.repository.event import Listener
+from hmodel.repository.explain import Explanation, RecordingBackend, explain_result
 from hmodel.repository.identity import IdentityMap
 from hmodel.repository.instrument import Instrument
 from hmodel.repository.locking import Locking
@@ -232,14 +234,16 @@ class Repository(Generic[M]):
     ) -> M | None:
         """Load a row of a multi-row read: ``None`` for another record type's row (R1).
 
-        A row of this model that does not decode raises, or with ``on_error`` is skipped
-        (and reported to the function, or added to ``errors``).
+        A row whose key is another model's declared on the same table is skipped. A row of
+        this model that does not decode, or whose key is no declared model's (a corrupt
+        key), raises, or with ``on_error`` is skipped (and reported to the function, or
+        added to ``errors``).
         """
         try:
             return self._load(result, partial=partial)
-        except KeyDecodeError:
-            return None
         except DecodeError as error:
+            if isinstance(error, KeyDecodeError) and self._another_type(result.row):
+                return None
             if on_error == "raise":
                 raise
             if callable(on_error):
@@ -247,6 +251,53 @@ class Repository(Generic[M]):
             elif errors is not None:
                 errors.append(error)
             return None
+
+    def _another_type(self, row: bytes) -> bool:
+        """Whether ``row`` is the key of another model declared on this table (R1)."""
+        return any(
+            info.cls is not self.model and info.key.matches(row)
+            for info in model_infos_for(self.info.table)
+        )
+
+    def load(self, result: RowResult, *, partial: bool = False) -> M | None:
+        """Build the model of a row read by other means (a pattern's own scan).
+
+        ``None`` when the row holds none of the model's data (a locked row deleted, or a
+        first save in flight). The instance is remembered like one this repository read,
+        so it can be saved (``partial``: read with only some fields, so it cannot).
+
+        Raises:
+            KeyDecodeError: The rowkey is not this model's.
+            DecodeError: A cell does not decode, or a required field has no cell.
+        """
+        return self._load(result, partial=partial)
+
+    def explain(self, call: Callable[[Repository[M]], object]) -> Explanation:
+        """The backend calls ``call`` would make on this repository, without making them.
+
+        ``call`` runs against a stand-in backend with this backend's capabilities and RPC
+        names, which answers as an empty table would (reads find nothing, conditional
+        writes pass), so the operation takes the path it takes for a new row. A lazy
+        result (a scan) is run to its end. Nothing is sent, stored or remembered.
+
+        Example: ``repo.explain(lambda r: r.save(user)).describe()`` lists the mutate,
+        and the read a prefixed map needs first.
+        """
+        recorder = RecordingBackend(self.backend)
+        clone: Repository[M] = Repository(
+            self.model,
+            recorder,
+            stamps=self._stamps,
+            scan_batch_size=self._batch_size,
+        )
+        if self._version is not None:
+            clone._version = self._version
+        clone._identity = self._identity.copy()
+        if clone._locking is not None:
+            clone._locking.identity = clone._identity
+            clone._locking.version = self._version or clone._locking.version
+        explain_result(call(clone))
+        return Explanation(tuple(recorder.calls))
 
     # --- reads ----------------------------------------------------------------------
 

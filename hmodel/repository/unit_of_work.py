@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
 from types import TracebackType
@@ -246,6 +247,7 @@ class UnitOfWork:
             BackendError: A table's mutate failed; tables sent before it stay written.
         """
         before = self.backend.round_trips
+        started_ns, began = time.time_ns(), time.perf_counter_ns()
         tables = list(dict.fromkeys([*self._by_table, *self._increments]))
         rows = tuple(
             dict.fromkeys(
@@ -272,7 +274,13 @@ class UnitOfWork:
         spent = self.backend.round_trips - before
         if self._listeners and tables:
             event = QueryEvent(
-                "commit", ",".join(tables), rows=rows, round_trips=spent, results=sent
+                "commit",
+                ",".join(tables),
+                rows=rows,
+                round_trips=spent,
+                results=sent,
+                started_ns=started_ns,
+                duration_ns=time.perf_counter_ns() - began,
             )
             for listener in self._listeners:
                 listener(event)

@@ -100,6 +100,24 @@ class ThriftBackend(Backend):
     #: No check-and-delete: Thrift1 has no such RPC.
     capabilities: frozenset[str] = frozenset()
 
+    #: The Thrift1 RPCs behind each protocol method (``docs/thrift.md`` details them).
+    rpc_names: Mapping[str, str] = {
+        "create_table": "createTable",
+        "delete_table": "isTableEnabled + disableTable + deleteTable",
+        "table_exists": "getTableNames",
+        "list_tables": "getTableNames",
+        "describe_families": "getColumnDescriptors",
+        "regions": "getTableRegions",
+        "get": "getRowsWithColumns(Ts)",
+        "get_versions": "getVer(Ts)",
+        "scan": "scannerOpenWithScan + scannerGetList + scannerClose",
+        "mutate": "mutateRows(Ts)",
+        "increment": "atomicIncrement",
+        "increment_many": "incrementRows",
+        "check_and_put": "checkAndPut",
+        "append": "append",
+    }
+
     def __init__(
         self,
         host: str = "localhost",
