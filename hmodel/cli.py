@@ -24,7 +24,11 @@ def _fake_hbase(args: argparse.Namespace) -> int:
     }
     try:
         server = FakeHBaseServer(
-            host=args.host, port=args.port, transport=args.transport, protocol=args.protocol
+            host=args.host,
+            port=args.port,
+            transport=args.transport,
+            protocol=args.protocol,
+            scanner_lease_ms=args.scanner_lease_ms,
         ).start()
         print(
             f"fake HBase Thrift1 server listening on {server.host}:{server.port} "
@@ -79,6 +83,13 @@ def build_parser() -> argparse.ArgumentParser:
     fake.add_argument("--port", type=int, default=9090, help="TCP port, 0 = any (default: 9090)")
     fake.add_argument("--transport", choices=("buffered", "framed"), default="buffered")
     fake.add_argument("--protocol", choices=("binary", "compact"), default="binary")
+    fake.add_argument(
+        "--scanner-lease-ms",
+        type=int,
+        default=120_000,
+        help="a scanner unused this long expires, as HBase 2.2's Thrift1 server drops scanners "
+        "unused for 2 x hbase.client.scanner.timeout.period (default: %(default)s)",
+    )
     fake.set_defaults(run=_fake_hbase)
 
     ddl = commands.add_parser(

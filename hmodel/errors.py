@@ -25,6 +25,7 @@ __all__ = [
     "OperationsError",
     "OutcomeUnknownError",
     "QueryError",
+    "ReadInterruptedError",
     "RowExistsError",
     "RowKeyError",
     "SampleError",
@@ -215,6 +216,16 @@ class OutcomeUnknownError(ConnectionLostError):
 
     The connection dropped after the request left (an increment, an append, a conditional
     write), so it was not retried. Read the row to find out before doing it again.
+    """
+
+
+class ReadInterruptedError(ConnectionLostError):
+    """The connection dropped during a read that cannot be sent again as it was.
+
+    A scanner fetch (``scannerGetList``) moves the server's scanner, so it is never sent
+    twice; when the scan cannot be reopened past its last row either, this error says a
+    *read* was interrupted: nothing was written, and the rows already returned are valid.
+    It is not the "outcome unknown" (:class:`OutcomeUnknownError`) of a lost write.
     """
 
 

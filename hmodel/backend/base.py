@@ -321,8 +321,18 @@ class Backend(abc.ABC):
     def scan(self, table: str, scan: Scan) -> Iterator[RowResult]:
         """Iterate the rows of ``scan``'s range in key order (or reverse order).
 
-        Rows with no visible cell after column selection and filtering are not returned.
-        Closing the iterator (or exhausting it) releases the server-side scanner.
+        The range is ``[start, stop)`` in both directions on every backend, so
+        ``start == stop`` selects no row. Rows with no visible cell after column selection
+        and filtering are not returned. Closing the iterator (or exhausting it) releases
+        the server-side scanner.
+
+        Raises:
+            TableNotFoundError: No such table.
+            ColumnFamilyNotFoundError: ``scan.columns`` names an unknown family.
+            FilterError: The filter does not parse or is not supported.
+            UnsupportedOperationError: ``scan.reverse`` with a filter that leaves a scanned
+                family to be loaded on demand (``SingleColumnValueFilter(...,
+                filterIfMissing=true)`` over several families): HBase refuses it.
         """
 
     # --- writes ---------------------------------------------------------------------

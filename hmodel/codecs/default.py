@@ -31,8 +31,6 @@ _DEFAULTS: dict[object, type[Codec[Any]]] = {
     dt.datetime: DateTime,
     dt.date: Date,
     uuid.UUID: UUIDCodec,
-    dict: Json,
-    list: Json,
 }
 
 
@@ -43,7 +41,8 @@ def codec_for_type(tp: object) -> Codec[Any]:
     ``float`` -> :class:`Float64`, ``bool`` -> :class:`Bool`, ``Decimal`` ->
     :class:`DecimalCodec`, ``datetime`` -> :class:`DateTime` (microseconds), ``date`` ->
     :class:`Date`, ``UUID`` -> :class:`UUIDCodec`, and ``dict`` or ``list``, bare or
-    parametrised (``dict[str, int]``, ``typing.List[str]``), -> :class:`Json`.
+    parametrised (``dict[str, int]``, ``typing.List[str]``), -> :class:`Json` whose
+    document must be an object (``top="object"``) or an array (``top="array"``).
     ``Optional[X]`` and ``X | None`` give the codec of ``X`` (a missing value is a missing
     cell, never encoded), ``Annotated[X, ...]`` and ``NewType`` s give the codec of their
     base type. The match is exact: a subclass such as an ``IntEnum`` has no default.
@@ -59,9 +58,13 @@ def codec_for_type(tp: object) -> Codec[Any]:
         >>> codec_for_type(int | None)
         Long()
         >>> codec_for_type(dict[str, list[int]])
-        Json()
+        Json(top='object')
     """
     base = _strip(tp)
+    if base is dict:
+        return Json(top="object")
+    if base is list:
+        return Json(top="array")
     codec = _DEFAULTS.get(base)
     if codec is None:
         hint = " (resolve string annotations first)" if isinstance(tp, str) else ""

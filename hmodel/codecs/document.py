@@ -8,6 +8,7 @@ from typing import Any
 import msgpack
 
 from hmodel.codecs.codec import Codec
+from hmodel.errors import DeclarationError
 
 __all__ = ["Json", "MsgPack"]
 
@@ -59,6 +60,11 @@ def _find(
     return f"has type {type(value).__name__}", []
 
 
+def _article(name: str) -> str:
+    """``a list``, ``an int``: a type name for a message."""
+    return f"an {name}" if name[:1] in "aeiou" else f"a {name}"
+
+
 def _reject_constant(name: str) -> float:
     """Refuse JSON's non-standard ``NaN``, ``Infinity`` and ``-Infinity`` while parsing."""
     raise ValueError(f"{name} is not valid JSON")
@@ -74,6 +80,9 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return dict(pairs)
 
 
+_TOPS: dict[str, type] = {"object": dict, "array": list}
+
+
 class Json(Codec[Any]):
     r"""A JSON value as compact UTF-8 JSON text with sorted keys.
 
@@ -84,21 +93,60 @@ class Json(Codec[Any]):
     in and is refused. Decoding is strict too: invalid UTF-8, ``NaN`` literals and
     duplicate keys are refused.
 
+    ``top`` fixes what the whole document is: ``"object"`` (a ``dict``) or ``"array"`` (a
+    ``list``); a value or a stored document of the other kind is refused both ways, so a
+    ``dict[str, Any]`` field never reads back a list. The default codec of a ``dict`` or
+    ``list`` annotation sets it; ``None`` takes any JSON value.
+
+    Args:
+        top: ``"object"``, ``"array"`` or ``None``.
+
+    Raises:
+        DeclarationError: ``top`` is something else.
+
     Example:
         >>> Json().encode({"b": [1, 2.5], "a": "é"})
         b'{"a":"\xc3\xa9","b":[1,2.5]}'
+        >>> Json(top="object").decode(b"[1]")
+        Traceback (most recent call last):
+        ...
+        hmodel.errors.DecodeError: json codec cannot decode these bytes: expected a JSON ...
     """
 
     name = "json"
     python_type = (dict, list)
+
+    def __init__(self, top: str | None = None) -> None:
+        if top is not None and top not in _TOPS:
+            raise DeclarationError('Json top must be "object", "array" or None', value=top)
+        self.top = top
+
+    def _options(self) -> dict[str, Any]:
+        return {} if self.top is None else {"top": self.top}
+
+    def _top_problem(self, value: object) -> str | None:
+        """Why ``value`` is not the document kind ``top`` asks for, or ``None``."""
+        if self.top is None:
+            return None
+        kind = _TOPS[self.top]
+        if isinstance(value, kind):
+            return None
+        return (
+            f"expected a JSON {self.top} ({kind.__name__}) at the top, "
+            f"got {_article(type(value).__name__)}"
+        )
 
     def encode(self, value: Any) -> bytes:
         """Return ``value`` as compact, key-sorted UTF-8 JSON.
 
         Raises:
             EncodeError: ``value`` holds something other than the JSON types listed above,
-                a non-finite float, a lone surrogate, a cycle, or is nested too deeply.
+                a non-finite float, a lone surrogate, a cycle, is nested too deeply, or is
+                not the document kind ``top`` asks for.
         """
+        top = self._top_problem(value)
+        if top:
+            raise self._encode_error(top, value)
         try:
             problem = _unsupported(value, _JSON_LEAVES, (str,))
             if problem:
@@ -114,15 +162,20 @@ class Json(Codec[Any]):
         """Return the value of the UTF-8 JSON text ``data``.
 
         Raises:
-            DecodeError: ``data`` is not valid UTF-8 or not valid, strict JSON.
+            DecodeError: ``data`` is not valid UTF-8 or not valid, strict JSON, or not the
+                document kind ``top`` asks for.
         """
         raw = self._bytes(data)
         try:
-            return json.loads(
+            value = json.loads(
                 raw.decode("utf-8"), parse_constant=_reject_constant, object_pairs_hook=_unique_keys
             )
         except (ValueError, RecursionError) as error:
             raise self._decode_error(str(error), raw) from None
+        top = self._top_problem(value)
+        if top:
+            raise self._decode_error(top, raw)
+        return value
 
 
 class MsgPack(Codec[Any]):

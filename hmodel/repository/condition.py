@@ -61,10 +61,49 @@ class Condition(abc.ABC):
         """The field names the condition reads."""
 
     def __and__(self, other: Condition) -> Condition:
-        return And((self, other))
+        return And((self, _condition(other, "&")))
 
     def __or__(self, other: Condition) -> Condition:
-        return Or((self, other))
+        return Or((self, _condition(other, "|")))
+
+    def __rand__(self, other: object) -> Condition:
+        return And((_condition(other, "&"), self))
+
+    def __ror__(self, other: object) -> Condition:
+        return Or((_condition(other, "|"), self))
+
+
+def _condition(value: object, operator: str) -> Condition:
+    """Return ``value`` if it is a :class:`Condition`, else say what to write instead.
+
+    Raises:
+        QueryError: ``value`` is not a condition (a bare ``where("f")``, a string, ...).
+    """
+    if isinstance(value, Condition):
+        return value
+    hint = (
+        f": compare the field first, e.g. where({value.name!r}) == value"
+        if isinstance(value, where)
+        else ""
+    )
+    raise QueryError(
+        f"{operator} combines conditions, not {type(value).__name__}{hint}", value=value
+    )
+
+
+def _parts(parts: object, operator: str) -> tuple[Condition, ...]:
+    """The parts of an ``And``/``Or``, each checked to be a condition."""
+    if not isinstance(parts, tuple) or len(parts) < 1:
+        raise QueryError(f"{operator} takes a tuple of conditions", value=parts)
+    return tuple(_condition(part, operator) for part in parts)
+
+
+def _and_parts(parts: object) -> tuple[Condition, ...]:
+    return _parts(parts, "&")
+
+
+def _or_parts(parts: object) -> tuple[Condition, ...]:
+    return _parts(parts, "|")
 
 
 @attrs.frozen
@@ -94,7 +133,15 @@ class Comparison(Condition):
         if self.comparator == "substring":
             if not isinstance(self.value, str):
                 raise QueryError("contains() takes a str", field=self.field, value=self.value)
-            encoded = self.value.encode()
+            try:
+                encoded = self.value.encode()
+            except UnicodeEncodeError as exc:
+                raise QueryError(
+                    f"contains() takes text that UTF-8 can encode: {exc.reason} at "
+                    f"position {exc.start}",
+                    field=self.field,
+                    value=self.value,
+                ) from None
         else:
             try:
                 encoded = column.encode(self.value)
@@ -118,7 +165,7 @@ class Comparison(Condition):
 class And(Condition):
     """All of the conditions hold (HBase ``AND``)."""
 
-    parts: tuple[Condition, ...]
+    parts: tuple[Condition, ...] = attrs.field(converter=_and_parts)
 
     def render(self, resolve: Resolver) -> bytes:
         """Render as ``(a) AND (b) ...``."""
@@ -133,7 +180,7 @@ class And(Condition):
 class Or(Condition):
     """At least one of the conditions holds (HBase ``OR``)."""
 
-    parts: tuple[Condition, ...]
+    parts: tuple[Condition, ...] = attrs.field(converter=_or_parts)
 
     def render(self, resolve: Resolver) -> bytes:
         """Render as ``(a) OR (b) ...``."""

@@ -11,7 +11,12 @@ import attrs
 from hmodel.backend.base import Backend, RowResult, Scan
 from hmodel.repository.page import Position
 
-__all__ = ["KeySpan", "ScanPlan", "execute"]
+__all__ = ["EVERY_FAMILY", "KeySpan", "ScanPlan", "execute"]
+
+#: A filter that keeps every cell and needs every family: ``FamilyFilter`` keeps the
+#: cells whose family is ``>=`` the empty string, i.e. all of them, and like every filter
+#: but the single-column ones it tells HBase each family is essential.
+EVERY_FAMILY = b"FamilyFilter(>=, 'binary:')"
 
 
 @attrs.frozen
@@ -26,11 +31,22 @@ class KeySpan:
 class ScanPlan:
     """Everything a repository scan sends, derived from the key declaration (K1, K3, I4, I5).
 
+    A reverse plan with a filter sends ``(filter) AND FamilyFilter(>=, 'binary:')``
+    (:data:`EVERY_FAMILY`). A condition renders ``SingleColumnValueFilter(...,
+    filterIfMissing=true)``, which lets HBase load the other families of a row only once
+    the row is kept ("on demand", the region server's default); HBase's reversed scanner
+    cannot do that and refuses the scan ("Reverse scan with loading CFs on demand is not
+    supported") as soon as the model has more than one family. The added filter keeps
+    every cell and needs every family, so all families are read together, as a forward
+    scan of a one-family table always is: same rows, same round trips, one atomic read
+    per row. Forward plans are sent as rendered.
+
     Attributes:
         table: The table scanned.
         spans: One byte range per salt bucket (or a single range), sorted by start.
         columns: Columns or families read; empty: all.
-        filter: The HBase filter string sent with each range, or ``None``.
+        filter: The HBase filter string sent with each range, or ``None``; for a reverse
+            plan, with :data:`EVERY_FAMILY` added (set on creation).
         reverse: Newest/highest first.
         merge_offset: Bytes at the front of each rowkey to ignore when merging the ranges
             into one stream (the salt prefix width; 0 when there is one range).
@@ -42,6 +58,14 @@ class ScanPlan:
     filter: bytes | None = None
     reverse: bool = False
     merge_offset: int = 0
+
+    def __attrs_post_init__(self) -> None:
+        if (
+            self.reverse
+            and self.filter is not None
+            and not self.filter.endswith(b") AND " + EVERY_FAMILY)
+        ):
+            object.__setattr__(self, "filter", b"(" + self.filter + b") AND " + EVERY_FAMILY)
 
     def fingerprint(self) -> str:
         """A short digest identifying the query, so a token cannot resume another query."""

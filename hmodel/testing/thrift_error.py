@@ -15,6 +15,7 @@ from hmodel.errors import (
     TableDisabledError,
     TableExistsError,
     TableNotFoundError,
+    UnsupportedOperationError,
     ValidationError,
 )
 from hmodel.testing.thrift_idl import HBASE_THRIFT
@@ -29,6 +30,7 @@ _JAVA_NAMES: tuple[tuple[type[HModelError], str], ...] = (
     (TableExistsError, "org.apache.hadoop.hbase.TableExistsException"),
     (ColumnFamilyNotFoundError, "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException"),
     (CounterError, "org.apache.hadoop.hbase.DoNotRetryIOException"),
+    (UnsupportedOperationError, "org.apache.hadoop.hbase.DoNotRetryIOException"),
     (IllegalArgumentError, "java.lang.IllegalArgumentException"),
     (DeclarationError, "java.lang.IllegalArgumentException"),
     (ValidationError, "java.lang.IllegalArgumentException"),

@@ -19,6 +19,7 @@ from hmodel.backend.base import (
     split_column,
 )
 from hmodel.backend.memory import MemoryBackend
+from hmodel.clock import Clock
 from hmodel.errors import (
     BackendError,
     IllegalArgumentError,
@@ -29,7 +30,12 @@ from hmodel.schema.family import FOREVER, BloomFilter, Compression, Family
 from hmodel.schema.table import Table
 from hmodel.testing.thrift_error import internal_error
 from hmodel.testing.thrift_idl import HBASE_THRIFT, LATEST_TIMESTAMP
-from hmodel.testing.thrift_scanner import RowChunk, Scanner, ScannerRegistry
+from hmodel.testing.thrift_scanner import (
+    DEFAULT_SCANNER_LEASE_MS,
+    RowChunk,
+    Scanner,
+    ScannerRegistry,
+)
 
 __all__ = ["HBaseHandler"]
 
@@ -40,6 +46,51 @@ _REGION_VERSION = 1  # ThriftHBaseServiceHandler.HREGION_VERSION
 _META_TABLE = "hbase:meta"
 
 Attributes = Mapping[bytes, bytes] | None
+
+
+# The first frames of the stack trace HBase 2.2 sends with deleteTable of a missing table.
+_DELETE_TRACE = (
+    "\n\tat org.apache.hadoop.hbase.client.HBaseAdmin.checkTableExists(HBaseAdmin.java:1559)"
+    "\n\tat org.apache.hadoop.hbase.client.HBaseAdmin.deleteTable(HBaseAdmin.java:843)"
+    "\n\tat org.apache.hadoop.hbase.thrift.ThriftHBaseServiceHandler.deleteTable("
+    "ThriftHBaseServiceHandler.java:300)"
+)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def _missing_table_put(table: str, actions: int) -> Exception:
+    """HBase 2.2's answer to puts into a missing table: the client's retries, exhausted.
+
+    ``RetriesExhaustedWithDetailsException: Failed 1 action: <table>: 1 time, servers
+    with issues: null``: the cause is described by the table name alone, and no region
+    server was reached.
+    """
+    return HBASE_THRIFT.IOError(  # type: ignore[no-any-return]
+        message=(
+            "org.apache.hadoop.hbase.client.RetriesExhaustedWithDetailsException: Failed "
+            f"{_plural(actions, 'action')}: {table}: {_plural(actions, 'time')}, "
+            "servers with issues: null"
+        )
+    )
+
+
+def _get_scan(start: bytes, stop: bytes) -> bool:
+    """Whether HBase's deprecated ``Scan.setStopRow`` makes these bounds a get of ``start``.
+
+    ``setStopRow`` sets ``includeStopRow`` when the start row is non-empty and equal to
+    the stop row, "for keeping the old behavior that a scan with the same start and stop
+    row is a get scan".
+    """
+    return bool(start) and start == stop
+
+
+def _stop_range(start_row: bytes | None, stop_row: bytes | None) -> tuple[bytes, bytes]:
+    """The engine's ``[start, stop)`` for a forward scan opened with both bounds."""
+    start, stop = start_row or b"", stop_row or b""
+    return (start, start + b"\x00") if _get_scan(start, stop) else (start, stop)
 
 
 def _table(name: bytes | str | None) -> str:
@@ -250,13 +301,24 @@ class HBaseHandler:
         backend: The engine that stores the data.
         server_host: Host name reported as ``serverName`` in region infos.
         server_port: Port reported in region infos.
+        scanner_lease_ms: A scanner unused for this long expires (see
+            :class:`~hmodel.testing.thrift_scanner.ScannerRegistry`).
+        clock: The time scanner leases are measured with; the engine's clock if ``None``.
     """
 
     def __init__(
-        self, backend: MemoryBackend, *, server_host: str = "127.0.0.1", server_port: int = 0
+        self,
+        backend: MemoryBackend,
+        *,
+        server_host: str = "127.0.0.1",
+        server_port: int = 0,
+        scanner_lease_ms: int = DEFAULT_SCANNER_LEASE_MS,
+        clock: Clock | None = None,
     ) -> None:
         self.backend = backend
-        self.scanners = ScannerRegistry()
+        self.scanners = ScannerRegistry(
+            lease_ms=scanner_lease_ms, clock=clock if clock is not None else backend.clock
+        )
         self.server_host = server_host
         self.server_port = server_port
 
@@ -355,7 +417,10 @@ class HBaseHandler:
         """Delete a table; like HBase it must be disabled first."""
         name = _table(table_name)
         if not self.backend.table_exists(name):
-            raise BackendError("table does not exist", table=name)
+            # HBase 2.2's answer, stack trace included: a frame of it names checkTableExists.
+            raise HBASE_THRIFT.IOError(
+                message=f"org.apache.hadoop.hbase.TableNotFoundException: {name}{_DELETE_TRACE}"
+            )
         if self.backend.is_table_enabled(name):
             raise HBASE_THRIFT.IOError(
                 message=f"org.apache.hadoop.hbase.TableNotDisabledException: {name}"
@@ -525,6 +590,8 @@ class HBaseHandler:
         if deletes:
             self.backend.mutate(table, deletes)
         if puts:
+            if not self.backend.table_exists(table):
+                raise _missing_table_put(table, 1)
             self.backend.mutate(table, puts)
 
     def mutate_rows(
@@ -549,12 +616,16 @@ class HBaseHandler:
         write_ts, ttl = _write_timestamp(timestamp), _ttl(attributes)
         puts: list[Put] = []
         deletes: list[Delete] = []
+        put_actions = 0
         for batch in row_batches or ():
             row_puts, row_deletes = _mutations(
                 batch.row or b"", batch.mutations, write_ts, ttl, strict=True
             )
             puts.extend(row_puts)
             deletes.extend(row_deletes)
+            put_actions += bool(row_puts)  # HBase makes one Put of each batch's puts
+        if puts and not self.backend.table_exists(table):
+            raise _missing_table_put(table, put_actions)
         if puts or deletes:
             self.backend.mutate(table, [*puts, *deletes])
 
@@ -684,12 +755,17 @@ class HBaseHandler:
         is the **inclusive upper** bound and ``stopRow`` the **exclusive lower** bound, as
         HBase's reversed scans define them; both are translated to the engine's forward
         range ``[stopRow + b"\x00", startRow + b"\x00")`` (an empty bound stays open).
+        A ``startRow`` equal to a non-empty ``stopRow`` reads that one row, in either
+        direction: the handler sets the bounds with the deprecated ``Scan.setStopRow``,
+        which turns such a scan into a get (measured on HBase 2.2.5).
         ``timestamp``: cells strictly older; ``caching``: engine fetch size; ``batchSize``:
         at most that many cells per result; ``sortColumns``: ``sortedColumns`` replies.
         """
         start, stop = scan.startRow or b"", scan.stopRow or b""
         reverse = bool(scan.reversed)
-        if reverse:
+        if _get_scan(start, stop):
+            stop = start + b"\x00"
+        elif reverse:
             start, stop = (stop + b"\x00" if stop else b""), (start + b"\x00" if start else b"")
         options: dict[str, Any] = {}
         if scan.caching is not None and scan.caching > 0:
@@ -725,8 +801,13 @@ class HBaseHandler:
         columns: Sequence[bytes] | None,
         attributes: Attributes,
     ) -> int:
-        """Open a scanner over ``[start_row, stop_row)``."""
-        scan = Scan(start=start_row or b"", stop=stop_row or b"", columns=_columns(columns))
+        """Open a scanner over ``[start_row, stop_row)``; equal bounds read that one row.
+
+        HBase builds it with the deprecated ``new Scan(startRow, stopRow)``, which turns
+        equal non-empty bounds into a get.
+        """
+        start, stop = _stop_range(start_row, stop_row)
+        scan = Scan(start=start, stop=stop, columns=_columns(columns))
         return self._open(table_name, scan)
 
     def scanner_open_with_prefix(
@@ -762,9 +843,10 @@ class HBaseHandler:
         attributes: Attributes,
     ) -> int:
         """:meth:`scanner_open_with_stop` of the cells strictly older than ``timestamp``."""
+        start, stop = _stop_range(start_row, stop_row)
         scan = Scan(
-            start=start_row or b"",
-            stop=stop_row or b"",
+            start=start,
+            stop=stop,
             columns=_columns(columns),
             before=_before(timestamp),
         )

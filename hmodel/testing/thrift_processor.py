@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import enum
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from thriftpy2.thrift import TApplicationException, TException, TMessageType, TType
@@ -12,7 +14,31 @@ from hmodel.testing.thrift_error import internal_error, thrift_error
 from hmodel.testing.thrift_handler import HBaseHandler
 from hmodel.testing.thrift_idl import HBASE_THRIFT, method_name
 
-__all__ = ["HBaseProcessor"]
+__all__ = ["CallHook", "Drop", "DroppedConnectionError", "HBaseProcessor"]
+
+
+class Drop(enum.Enum):
+    """How a :data:`CallHook` makes the server drop a client's connection on a call.
+
+    Attributes:
+        BEFORE: Close the connection without running the call: it never happened.
+        AFTER: Run the call, then close the connection instead of replying: it happened,
+            and the client cannot know.
+    """
+
+    BEFORE = "before"
+    AFTER = "after"
+
+
+#: Called with each Thrift method name (``"scannerGetList"``) before the call runs; returns
+#: a :class:`Drop` to lose the connection there, ``None`` to serve the call. For tests
+#: of what a client does when the network fails at a chosen point.
+CallHook = Callable[[str], "Drop | None"]
+
+
+class DroppedConnectionError(Exception):
+    """A :data:`CallHook` asked to drop the connection; the server closes it quietly."""
+
 
 logger = logging.getLogger(__name__)
 
@@ -30,10 +56,13 @@ class HBaseProcessor:
 
     Args:
         handler: The ``Hbase`` service handler.
+        hook: Asked before each call whether to drop the connection (see :data:`CallHook`);
+            ``None`` serves every call.
     """
 
-    def __init__(self, handler: HBaseHandler) -> None:
+    def __init__(self, handler: HBaseHandler, *, hook: CallHook | None = None) -> None:
         self.handler = handler
+        self.hook = hook
         self._service: Any = HBASE_THRIFT.Hbase
 
     def process(self, iprot: Any, oprot: Any) -> None:
@@ -54,13 +83,20 @@ class HBaseProcessor:
         declared = {key: spec for key, spec in result.thrift_spec.items() if key != 0}
         method = getattr(self.handler, method_name(api))
         values = [getattr(args, spec[1]) for spec in args.thrift_spec.values()]
+        drop = self.hook(api) if self.hook is not None else None
+        if drop is Drop.BEFORE:
+            raise DroppedConnectionError(f"{api} dropped before it ran")
         try:
             result.success = method(*values)
         except TApplicationException as exc:
+            if drop is Drop.AFTER:
+                raise DroppedConnectionError(f"{api} ran; its reply was dropped") from exc
             self._send(oprot, api, seqid, exc, TMessageType.EXCEPTION)
             return
         except Exception as exc:  # every failure must become a reply
             reply = self._reply_for(api, exc, [spec[2] for spec in declared.values()])
+            if drop is Drop.AFTER:
+                raise DroppedConnectionError(f"{api} ran; its reply was dropped") from exc
             if isinstance(reply, TApplicationException):
                 self._send(oprot, api, seqid, reply, TMessageType.EXCEPTION)
                 return
@@ -68,6 +104,8 @@ class HBaseProcessor:
                 if isinstance(reply, spec[2]):
                     setattr(result, spec[1], reply)
                     break
+        if drop is Drop.AFTER:
+            raise DroppedConnectionError(f"{api} ran; its reply was dropped")
         self._send(oprot, api, seqid, result, TMessageType.REPLY)
 
     @staticmethod

@@ -20,11 +20,13 @@ from thriftpy2.transport import (
 )
 
 from hmodel.backend.memory import MemoryBackend
+from hmodel.clock import Clock
 from hmodel.errors import BackendError, UnsupportedOperationError, ValidationError
 from hmodel.testing.thrift_handler import HBaseHandler
-from hmodel.testing.thrift_processor import HBaseProcessor
+from hmodel.testing.thrift_processor import CallHook, Drop, DroppedConnectionError, HBaseProcessor
+from hmodel.testing.thrift_scanner import DEFAULT_SCANNER_LEASE_MS
 
-__all__ = ["FakeHBaseServer", "Protocol", "Transport"]
+__all__ = ["CallHook", "Drop", "FakeHBaseServer", "Protocol", "Transport"]
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +61,17 @@ class FakeHBaseServer:
         port: TCP port; ``0`` picks a free one (read it back from :attr:`port`).
         transport: ``"buffered"`` (HBase's default) or ``"framed"``.
         protocol: ``"binary"`` (HBase's default) or ``"compact"``.
+        scanner_lease_ms: A scanner no call has used for this long expires and its id
+            answers ``IllegalArgument("scanner ID is invalid")``, as HBase 2.2's Thrift1
+            server drops scanners unused for twice ``hbase.client.scanner.timeout.period``
+            (120 s by default). Clients that vanish leak nothing for longer.
+        clock: The time scanner leases are measured with, in epoch milliseconds; the
+            engine's clock if ``None`` (a ``ManualClock`` lets tests expire scanners
+            without sleeping).
+        hook: Asked with each Thrift method name before the call runs; returning
+            :attr:`Drop.BEFORE` or :attr:`Drop.AFTER` drops that client's connection
+            there (see :data:`~hmodel.testing.thrift_processor.CallHook`). For tests of
+            clients on a failing network; ``None`` serves every call.
 
     Example:
         >>> import happybase
@@ -71,7 +84,8 @@ class FakeHBaseServer:
         {b'f:q': b'v'}
 
     Raises:
-        ValidationError: An unknown ``transport`` or ``protocol``.
+        ValidationError: An unknown ``transport`` or ``protocol``, or a bad
+            ``scanner_lease_ms``.
     """
 
     def __init__(
@@ -82,6 +96,9 @@ class FakeHBaseServer:
         port: int = 0,
         transport: Transport = "buffered",
         protocol: Protocol = "binary",
+        scanner_lease_ms: int = DEFAULT_SCANNER_LEASE_MS,
+        clock: Clock | None = None,
+        hook: CallHook | None = None,
     ) -> None:
         if not isinstance(host, str) or not host:
             raise ValidationError("host must be a non-empty string", field="host", value=host)
@@ -104,8 +121,24 @@ class FakeHBaseServer:
         self.protocol: Protocol = protocol
         self._transport_factory = _TRANSPORTS[transport]()
         self._protocol_factory = _PROTOCOLS[protocol]()
-        self._handler = HBaseHandler(self._backend, server_host=host, server_port=port)
-        self._processor = HBaseProcessor(self._handler)
+        if (
+            isinstance(scanner_lease_ms, bool)
+            or not isinstance(scanner_lease_ms, int)
+            or scanner_lease_ms < 1
+        ):
+            raise ValidationError(
+                "scanner_lease_ms must be an int >= 1",
+                field="scanner_lease_ms",
+                value=scanner_lease_ms,
+            )
+        self._handler = HBaseHandler(
+            self._backend,
+            server_host=host,
+            server_port=port,
+            scanner_lease_ms=scanner_lease_ms,
+            clock=clock,
+        )
+        self._processor = HBaseProcessor(self._handler, hook=hook)
         self._listener: socket.socket | None = None
         self._wakeup: tuple[socket.socket, socket.socket] | None = None
         self._acceptor: threading.Thread | None = None
@@ -272,6 +305,8 @@ class FakeHBaseServer:
                 self._processor.process(prot, prot)
         except (TTransportException, OSError):
             pass  # the client closed the connection, or the server is stopping
+        except DroppedConnectionError as dropped:
+            logger.debug("dropping a client as the call hook asked: %s", dropped)
         except Exception:
             # Undecodable bytes: the stream cannot be resynchronised, drop this client only.
             logger.warning("dropping a client after a malformed request", exc_info=True)

@@ -46,12 +46,12 @@ class Colour(enum.IntEnum):
         (dt.datetime, DateTime()),
         (dt.date, Date()),
         (uuid.UUID, UUIDCodec()),
-        (dict, Json()),
-        (list, Json()),
-        (dict[str, int], Json()),
-        (list[str], Json()),
-        (typing.Dict[str, list[int]], Json()),  # noqa: UP006
-        (typing.List[str], Json()),  # noqa: UP006
+        (dict, Json(top="object")),
+        (list, Json(top="array")),
+        (dict[str, int], Json(top="object")),
+        (list[str], Json(top="array")),
+        (typing.Dict[str, list[int]], Json(top="object")),  # noqa: UP006
+        (typing.List[str], Json(top="array")),  # noqa: UP006
     ],
 )
 def test_each_type_has_its_default_codec(annotation: object, expected: Codec[Any]) -> None:
@@ -70,7 +70,7 @@ def test_each_type_has_its_default_codec(annotation: object, expected: Codec[Any
         (Optional[Annotated[bytes, "doc"]], Raw()),  # noqa: UP045
         (UserId, Long()),
         (UserId | None, Long()),
-        (dict[str, int] | None, Json()),
+        (dict[str, int] | None, Json(top="object")),
     ],
 )
 def test_optional_annotated_and_newtype_give_the_codec_of_the_inner_type(

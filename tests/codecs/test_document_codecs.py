@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hmodel.codecs import Json, MsgPack
-from hmodel.errors import DecodeError, EncodeError
+from hmodel.errors import DeclarationError, DecodeError, EncodeError
 
 json_leaves = (
     st.none()
@@ -159,3 +159,31 @@ def test_msgpack_decode_of_any_bytes_returns_a_value_or_raises_decode_error(data
 def test_msgpack_reads_what_the_msgpack_library_writes() -> None:
     data = msgpack.packb({"id": 7, "blob": b"\x00"}, use_bin_type=True)
     assert MsgPack().decode(data) == {"id": 7, "blob": b"\x00"}
+
+
+@pytest.mark.parametrize(
+    ("top", "wrong", "stored"),
+    [("object", [1, 2], b"[1,2]"), ("array", {"a": 1}, b'{"a":1}'), ("object", 3, b"3")],
+)
+def test_json_with_a_top_refuses_the_other_document_kind_both_ways(
+    top: str, wrong: object, stored: bytes
+) -> None:
+    """A dict field never reads back a list (nor a list field a dict): DecodeError, typed."""
+    codec = Json(top=top)
+    with pytest.raises(EncodeError, match=f"expected a JSON {top}"):
+        codec.encode(wrong)
+    with pytest.raises(DecodeError, match=f"expected a JSON {top}") as caught:
+        codec.decode(stored)
+    assert caught.value.value == stored
+
+
+def test_json_with_a_top_keeps_its_own_kind_and_shows_it() -> None:
+    assert Json(top="object").decode(b'{"a":[1]}') == {"a": [1]}
+    assert Json(top="array").decode(b'[{"a":1}]') == [{"a": 1}]
+    assert repr(Json(top="array")) == "Json(top='array')"
+    assert Json(top="object") != Json()
+
+
+def test_json_top_must_be_object_array_or_none() -> None:
+    with pytest.raises(DeclarationError, match="top"):
+        Json(top="dict")

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from hmodel.backend.base import Backend, Put, Region
+from hmodel.backend.base import Backend, Delete, Put, Region
 from hmodel.errors import TableExistsError, TableNotFoundError
 from hmodel.schema import Family, Table
 
@@ -49,6 +49,22 @@ def test_reading_a_missing_table_raises_table_not_found(backend: Backend) -> Non
     """Every data call on an unknown table raises TableNotFoundError."""
     with pytest.raises(TableNotFoundError):
         backend.get("missing", [b"r"])
+
+
+def test_writing_into_a_missing_table_raises_table_not_found(backend: Backend) -> None:
+    """Puts and deletes into an unknown table raise TableNotFoundError naming it.
+
+    HBase 2.2 answers a put with ``RetriesExhaustedWithDetailsException: Failed 1 action:
+    <table>: 1 time, servers with issues: null`` and a delete with TableNotFoundException.
+    """
+    for mutations in (
+        [Put(b"r", b"f:q", b"v")],
+        [Put(b"r", b"f:q", b"v"), Put(b"s", b"f:q", b"v", timestamp=5)],
+        [Delete(b"r", b"f:q")],
+    ):
+        with pytest.raises(TableNotFoundError) as caught:
+            backend.mutate("missing", mutations)
+        assert caught.value.table == "missing"
 
 
 def test_describe_families_reports_versions_and_ttl(backend: Backend) -> None:

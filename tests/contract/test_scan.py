@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hmodel.backend.base import Backend, Cell, Delete, Put, RowResult, Scan
-from hmodel.errors import ColumnFamilyNotFoundError, FilterError
+from hmodel.errors import ColumnFamilyNotFoundError, FilterError, TableNotFoundError
 
 #: Rows chosen so that unsigned byte order differs from signed order and from length order.
 ROWS = [b"\x00", b"\x7f", b"\x80", b"\xff", b"\xff\x00", b"a", b"ab", b"abc", b"b", b"ba", b"c"]
@@ -41,8 +41,24 @@ def test_start_is_inclusive_and_stop_exclusive(backend: Backend, filled: str) ->
 
 
 def test_an_empty_range_returns_nothing(backend: Backend, filled: str) -> None:
-    """start == stop selects no row."""
-    assert _rows(backend, filled, Scan(start=b"b", stop=b"b")) == []
+    """start == stop selects no row, in both directions, on every backend.
+
+    The protocol's range is [start, stop) everywhere. HBase's Thrift1 server reads the row
+    itself when startRow equals stopRow (its deprecated setStopRow makes it a get), so
+    the Thrift backend drops what lies at or past ``stop``.
+    """
+    for start in (b"b", b"ab", b"a\x00", b"\xff\x00", b"zz"):
+        for reverse in (False, True):
+            scan = Scan(start=start, stop=start, reverse=reverse)
+            assert _rows(backend, filled, scan) == [], scan
+            filtered = Scan(start=start, stop=start, reverse=reverse, filter="KeyOnlyFilter()")
+            assert _rows(backend, filled, filtered) == [], filtered
+
+
+def test_an_empty_range_still_checks_the_table(backend: Backend) -> None:
+    """A scan of [x, x) on a missing table fails like any other scan."""
+    with pytest.raises(TableNotFoundError):
+        list(backend.scan("missing", Scan(start=b"b", stop=b"b")))
 
 
 def test_a_reverse_scan_walks_the_same_range_backwards(backend: Backend, filled: str) -> None:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
+from hmodel import Family, Key, Str, Table, field, model
 from hmodel.backend.base import Cell, RowResult
 from hmodel.codecs import DateTime, DecimalCodec, Long
 from hmodel.errors import DecodeError, KeyDecodeError
@@ -112,3 +114,26 @@ def test_a_rowkey_of_another_shape_raises_a_key_decode_error() -> None:
 def test_decode_cell_reads_one_version_of_a_history_field() -> None:
     """F7: the repository reads older versions of ``status`` and decodes each."""
     assert mapper_for(Order).decode_cell("status", b"shipped") == "shipped"
+
+
+@model(Table("docs", [Family("d")]), key=Key(Str("name")))
+class Doc:
+    """A document field of each kind, with the default codecs."""
+
+    name: str
+    attrs: dict[str, Any] = field("d:a", factory=dict)
+    tags: list[str] = field("d:t", factory=list)
+
+
+def test_a_stored_json_list_in_a_dict_field_is_a_decode_error_naming_the_field() -> None:
+    """A ``dict[str, Any]`` field never reads back a list: a typed error, not a wrong value."""
+    mapper = mapper_for(Doc)
+    row = mapper.to_mutations(Doc(name="x"), timestamp=1)[0].row
+    with pytest.raises(DecodeError, match="JSON object") as caught:
+        mapper.from_row(RowResult(row, {b"d:a": Cell(b"[1, 2]", 1)}))
+    assert (caught.value.field, caught.value.column) == ("attrs", b"d:a")
+    with pytest.raises(DecodeError, match="JSON array") as listed:
+        mapper.from_row(RowResult(row, {b"d:t": Cell(b'{"a": 1}', 1)}))
+    assert listed.value.field == "tags"
+    good = {b"d:a": Cell(b'{"k":[1]}', 1), b"d:t": Cell(b'["a"]', 1)}
+    assert mapper.from_row(RowResult(row, good)) == Doc(name="x", attrs={"k": [1]}, tags=["a"])

@@ -24,7 +24,7 @@ def test_fake_hbase_help_lists_its_options(capsys: pytest.CaptureFixture[str]) -
     with pytest.raises(SystemExit):
         main(["fake-hbase", "--help"])
     out = capsys.readouterr().out
-    for option in ("--host", "--port", "--transport", "--protocol"):
+    for option in ("--host", "--port", "--transport", "--protocol", "--scanner-lease-ms"):
         assert option in out
 
 
@@ -43,6 +43,13 @@ def test_fake_hbase_defaults_are_hbase_defaults_on_loopback() -> None:
         "buffered",
         "binary",
     )
+
+
+def test_the_scanner_lease_defaults_to_hbase_2s_and_can_be_set() -> None:
+    """2 x hbase.client.scanner.timeout.period (60 s), as HBase 2's Thrift1 handler uses."""
+    assert build_parser().parse_args(["fake-hbase"]).scanner_lease_ms == 120_000
+    args = build_parser().parse_args(["fake-hbase", "--scanner-lease-ms", "500"])
+    assert args.scanner_lease_ms == 500
 
 
 def test_an_unknown_transport_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

@@ -137,8 +137,13 @@ def test_delete_table_with_disable_removes_the_table(connection: happybase.Conne
 
 
 def test_deleting_a_missing_table_raises_IOError(connection: happybase.Connection) -> None:
-    with pytest.raises(IOError_, match="table does not exist"):
+    """HBase 2.2's answer: TableNotFoundException, with a trace naming checkTableExists."""
+    with pytest.raises(IOError_) as caught:
         connection.delete_table("nope")
+    message = caught.value.message
+    assert isinstance(message, bytes)
+    assert message.startswith(b"org.apache.hadoop.hbase.TableNotFoundException: nope\n")
+    assert b"checkTableExists" in message
 
 
 def test_families_of_a_missing_table_raise_TableNotFoundException(

@@ -8,6 +8,8 @@ import happybase
 import pytest
 from thriftpy2.thrift import TApplicationException
 
+from hmodel.clock import ManualClock
+from hmodel.errors import ValidationError
 from hmodel.testing.thrift_idl import HBASE_THRIFT
 from hmodel.testing.thrift_server import FakeHBaseServer
 
@@ -213,3 +215,77 @@ def test_scannerOpenWithScan_caching_and_batch_size(
         (b"ab", [b"f:x"]),
         (b"ab", [b"g:y"]),
     ]
+
+
+def _open_rows(client: object, method: str, *args: object) -> list[bytes]:
+    scanner = getattr(client, method)(b"t", *args)
+    try:
+        return [r.row for r in client.scannerGetList(scanner, 10)]  # type: ignore[attr-defined]
+    finally:
+        client.scannerClose(scanner)  # type: ignore[attr-defined]
+
+
+def test_a_start_row_equal_to_the_stop_row_reads_that_row(
+    filled: happybase.Table, client: object
+) -> None:
+    """HBase 2.2: the deprecated setStopRow turns equal bounds into a get, in both directions."""
+    assert keys(filled.scan(row_start=b"ab", row_stop=b"ab")) == [b"ab"]
+    assert keys(filled.scan(row_start=b"ab", row_stop=b"ab", reverse=True)) == [b"ab"]
+    assert keys(filled.scan(row_start=b"aa", row_stop=b"aa")) == []  # a missing row: nothing
+    for reverse in (False, True):
+        scan = TScan(startRow=b"b", stopRow=b"b", reversed=reverse)
+        assert _open_rows(client, "scannerOpenWithScan", scan, {}) == [b"b"]
+    assert _open_rows(client, "scannerOpenWithStop", b"ba", b"ba", [], {}) == [b"ba"]
+    assert _open_rows(client, "scannerOpenWithStopTs", b"ba", b"ba", [], 11, {}) == [b"ba"]
+
+
+def test_a_scanner_left_unused_past_its_lease_is_an_unknown_id(
+    filled: happybase.Table, client: object, clock: ManualClock, server: FakeHBaseServer
+) -> None:
+    """HBase 2.2 drops Thrift1 scanners unused for 2 x the scanner timeout (120 s by default)."""
+    scanner = client.scannerOpenWithScan(b"t", TScan(caching=1), {})  # type: ignore[attr-defined]
+    assert [r.row for r in client.scannerGetList(scanner, 1)] == [b"a"]  # type: ignore[attr-defined]
+    clock.advance(119_999)
+    assert [r.row for r in client.scannerGetList(scanner, 1)] == [b"ab"]  # type: ignore[attr-defined]
+    clock.advance(120_000)
+    with pytest.raises(IllegalArgument, match="scanner ID is invalid"):
+        client.scannerGetList(scanner, 1)  # type: ignore[attr-defined]
+    with pytest.raises(IllegalArgument, match="scanner ID is invalid"):
+        client.scannerClose(scanner)  # type: ignore[attr-defined]
+    assert len(server.handler.scanners) == 0
+
+
+def test_the_scanner_lease_and_its_clock_can_be_chosen() -> None:
+    """scanner_lease_ms and clock are injected; a bad lease is refused at construction."""
+    lease_clock = ManualClock(0)
+    with FakeHBaseServer(scanner_lease_ms=10, clock=lease_clock) as fake:
+        connection = happybase.Connection(fake.host, fake.port)
+        try:
+            connection.create_table("t", {"f": {}})
+            connection.table("t").put(b"r", {b"f:q": b"v"})
+            scanner = connection.client.scannerOpenWithScan(b"t", TScan(), {})
+            lease_clock.advance(9)
+            assert len(fake.handler.scanners) == 1
+            lease_clock.advance(1)
+            assert len(fake.handler.scanners) == 0
+            with pytest.raises(IllegalArgument):
+                connection.client.scannerGetList(scanner, 1)
+        finally:
+            connection.close()
+    with pytest.raises(ValidationError, match="scanner_lease_ms"):
+        FakeHBaseServer(scanner_lease_ms=0)
+
+
+def test_a_reverse_scan_with_families_on_demand_is_a_DoNotRetryIOException(
+    filled: happybase.Table,
+) -> None:
+    """HBase refuses reverse + filterIfMissing over families f and g; one family is fine."""
+    text = "SingleColumnValueFilter('f', 'x', =, 'binary:b', true, true)"
+    with pytest.raises(IOError_) as caught:
+        list(filled.scan(reverse=True, filter=text))
+    assert caught.value.message.startswith(
+        b"org.apache.hadoop.hbase.DoNotRetryIOException: "
+        b"Reverse scan with loading CFs on demand is not supported"
+    )
+    assert keys(filled.scan(reverse=True, filter=text, columns=[b"f"])) == [b"b"]
+    assert keys(filled.scan(filter=text)) == [b"b"]

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from hmodel.backend.base import Cell, RowResult
+from hmodel.clock import ManualClock
 from hmodel.errors import IllegalArgumentError
 from hmodel.testing.thrift_scanner import Scanner, ScannerRegistry
 
@@ -122,3 +123,69 @@ def test_close_all_closes_and_forgets_every_scanner() -> None:
     assert all(scanner.next(1) == [] for scanner in scanners)
     with pytest.raises(IllegalArgumentError):
         registry.get(ids[0])
+
+
+class _Rows:
+    """An engine row iterator that records whether it was closed."""
+
+    def __init__(self) -> None:
+        self.closed = False
+
+    def __iter__(self) -> Iterator[RowResult]:
+        return self
+
+    def __next__(self) -> RowResult:
+        raise StopIteration
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_a_scanner_unused_for_its_lease_expires_and_is_closed() -> None:
+    """HBase's Thrift1 handler drops scanners nobody used for the lease; so does the fake."""
+    clock = ManualClock(1_000)
+    registry = ScannerRegistry(lease_ms=100, clock=clock)
+    rows = _Rows()
+    scanner_id = registry.add(Scanner(rows))
+    clock.advance(99)
+    assert len(registry) == 1 and not rows.closed
+    clock.advance(1)
+    assert registry.expire() == [scanner_id]
+    assert rows.closed
+    with pytest.raises(IllegalArgumentError, match="scanner ID is invalid"):
+        registry.get(scanner_id)
+    with pytest.raises(IllegalArgumentError, match="scanner ID is invalid"):
+        registry.close(scanner_id)
+
+
+def test_every_use_renews_the_lease() -> None:
+    """The lease counts from the last call that used the scanner (expireAfterAccess)."""
+    clock = ManualClock(1_000)
+    registry = ScannerRegistry(lease_ms=100, clock=clock)
+    scanner_id = registry.add(Scanner(iter(_rows(1, 1, 1))))
+    for _ in range(3):
+        clock.advance(60)
+        registry.get(scanner_id).next(1)
+    clock.advance(99)
+    assert registry.get(scanner_id).next(1) == []
+    clock.advance(100)
+    assert len(registry) == 0
+
+
+def test_any_call_expires_the_scanners_that_are_due() -> None:
+    """Abandoned scanners go at the next call of any client, not only their own id's."""
+    clock = ManualClock(1_000)
+    registry = ScannerRegistry(lease_ms=100, clock=clock)
+    abandoned = _Rows()
+    old = registry.add(Scanner(abandoned))
+    clock.advance(100)
+    new = registry.add(Scanner(iter(())))
+    assert abandoned.closed and new != old
+    with pytest.raises(IllegalArgumentError):
+        registry.get(old)
+
+
+@pytest.mark.parametrize("lease", [0, -1, 1.5, True, None])
+def test_a_lease_must_be_a_positive_int(lease: object) -> None:
+    with pytest.raises(IllegalArgumentError, match="lease_ms"):
+        ScannerRegistry(lease_ms=lease)  # type: ignore[arg-type]

@@ -286,3 +286,35 @@ def test_writes_go_to_the_engine_the_server_was_given(
 ) -> None:
     table.put(b"r", {b"f:q": b"v"}, timestamp=3)
     assert server.backend.get("t", [b"r"])[0].cells[b"f:q"].timestamp == 3
+
+
+def _message(error: BaseException) -> bytes:
+    message = getattr(error, "message", b"")
+    return message if isinstance(message, bytes) else str(message).encode()
+
+
+def test_a_put_into_a_missing_table_exhausts_the_retries_as_hbase_2_2_answers(
+    connection: happybase.Connection, client: object
+) -> None:
+    """Puts: RetriesExhaustedWithDetailsException naming the table alone; deletes: not found."""
+    exhausted = b"org.apache.hadoop.hbase.client.RetriesExhaustedWithDetailsException: "
+    missing = connection.table("nope")
+    with pytest.raises(IOError_) as put:
+        missing.put(b"r", {b"f:q": b"v"})
+    assert _message(put.value) == exhausted + (
+        b"Failed 1 action: nope: 1 time, servers with issues: null"
+    )
+    with pytest.raises(IOError_) as batch, missing.batch() as rows:
+        rows.put(b"r", {b"f:q": b"v"})
+        rows.put(b"s", {b"f:q": b"v"})
+        rows.delete(b"t")
+    assert _message(batch.value) == exhausted + (
+        b"Failed 2 actions: nope: 2 times, servers with issues: null"
+    )
+    for delete in (lambda: missing.delete(b"r"), lambda: missing.delete(b"r", [b"f:q"])):
+        with pytest.raises(IOError_) as deleted:
+            delete()
+        assert _message(deleted.value).startswith(b"org.apache.hadoop.hbase.TableNotFoundException")
+    mutation = HBASE_THRIFT.Mutation(isDelete=True, column=b"f:q")
+    with pytest.raises(IOError_, match="TableNotFoundException"):
+        client.mutateRow(b"nope", b"r", [mutation], {})  # type: ignore[attr-defined]

@@ -26,7 +26,7 @@ from hmodel.backend.memory.argument import (
     selection_of,
 )
 from hmodel.backend.memory.counter import LONG_MAX, LONG_MIN, add_to_counter, encode_counter
-from hmodel.backend.memory.filter import compile_filter
+from hmodel.backend.memory.filter import FilterProgram, compile_filter
 from hmodel.backend.memory.mutation import (
     apply_delete,
     apply_put,
@@ -36,7 +36,7 @@ from hmodel.backend.memory.mutation import (
     round_trip_groups,
 )
 from hmodel.backend.memory.scanner import scan_rows
-from hmodel.backend.memory.selection import ColumnKey
+from hmodel.backend.memory.selection import ColumnKey, Selection
 from hmodel.backend.memory.store import RawCell
 from hmodel.backend.memory.table import MemoryTable
 from hmodel.backend.memory.version import Version
@@ -47,11 +47,36 @@ from hmodel.errors import (
     TableDisabledError,
     TableExistsError,
     TableNotFoundError,
+    UnsupportedOperationError,
 )
 from hmodel.schema.family import Family
 from hmodel.schema.table import Table
 
 __all__ = ["MemoryBackend"]
+
+
+def _refuse_on_demand_families(
+    table: MemoryTable, selection: Selection, program: FilterProgram
+) -> None:
+    """Refuse a reversed scan with families loaded on demand, as HBase's region server does.
+
+    ``ReversedRegionScannerImpl`` cannot join the families a filter does not need
+    (``SingleColumnValueFilter(..., filterIfMissing=true)`` over more than one family).
+
+    Raises:
+        UnsupportedOperationError: Some scanned family would be loaded on demand.
+    """
+    if selection.everything:
+        scanned: set[bytes] = set(table.families)
+    else:
+        scanned = set(selection.families) | {key[0] for key in selection.columns}
+    lazy = program.on_demand(scanned)
+    if lazy:
+        raise UnsupportedOperationError(
+            "Reverse scan with loading CFs on demand is not supported",
+            table=table.name,
+            column=lazy[0],
+        )
 
 
 def _expected_matches(current: Version | None, expected: bytes | None) -> bool:
@@ -362,6 +387,11 @@ class MemoryBackend(Backend):
             ColumnFamilyNotFoundError: ``scan.columns`` names an unknown family.
             FilterError: The filter does not parse or is not supported.
             IllegalArgumentError: ``scan`` is not a :class:`Scan` or has a bad field.
+            UnsupportedOperationError: A reversed scan whose filter leaves a scanned family
+                to be loaded on demand (``SingleColumnValueFilter(..., filterIfMissing=
+                true)`` over more than one family): HBase refuses it ("Reverse scan with
+                loading CFs on demand is not supported"). Scan only the filtered column's
+                family, or set ``filterIfMissing`` false.
         """
         if isinstance(scan, Scan) and scan.limit == 0:
             return iter(())  # nothing to do: no round trip
@@ -382,7 +412,10 @@ class MemoryBackend(Backend):
                     field="filter",
                     value=scan.filter,
                 )
-            run = compile_filter(scan.filter).start(max_versions=1, reverse=scan.reverse)
+            program = compile_filter(scan.filter)
+            if scan.reverse:
+                _refuse_on_demand_families(stored, selection, program)
+            run = program.start(max_versions=1, reverse=scan.reverse)
         name = stored.name
         return scan_rows(
             lambda: self._table(name),

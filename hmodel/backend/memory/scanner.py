@@ -17,6 +17,23 @@ def _result(row: bytes, columns: ColumnHistory) -> RowResult:
     return RowResult(row, {column: versions[0] for column, versions in columns if versions})
 
 
+def _stored_families(table: MemoryTable, row: bytes, selection: Selection) -> set[bytes]:
+    """The scanned families holding any cell of ``row``: versions or delete markers.
+
+    Visible or not (deleted, outside the time range, columns not asked for): HBase's
+    store scanners look at every one of them, which matters to filters that end the
+    scan (see :meth:`FilterRun.apply`).
+    """
+    stored = table.rows.get(row)
+    if stored is None:
+        return set()
+    families = stored.families()
+    if selection.everything:
+        return families
+    scanned = selection.families | {key[0] for key in selection.columns}
+    return families & scanned
+
+
 def _fetch(
     table: MemoryTable,
     scan: Scan,
@@ -44,7 +61,7 @@ def _fetch(
             continue
         done = False
         if run is not None:
-            verdict = run.apply(row, columns)
+            verdict = run.apply(row, columns, _stored_families(table, row, selection))
             columns, done = verdict.columns, verdict.done
         if columns:
             batch.append(_result(row, columns))

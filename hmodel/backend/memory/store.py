@@ -177,6 +177,13 @@ class StoredRow:
         """Whether the row holds neither versions nor markers."""
         return not self.columns and not self.column_markers and not self.family_markers
 
+    def families(self) -> set[bytes]:
+        """The families holding any version or delete marker in this row."""
+        found = {key[0] for key in self.columns}
+        found.update(key[0] for key in self.column_markers)
+        found.update(self.family_markers)
+        return found
+
     def raw(self) -> list[RawCell]:
         """Every version and marker, in HBase's raw order.
 

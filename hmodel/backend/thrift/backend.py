@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import threading
 import time
 import warnings
@@ -35,7 +34,7 @@ from hmodel.backend.thrift.error import SERVER_ERRORS, server_error
 from hmodel.backend.thrift.idl import Mutation as TMutation
 from hmodel.backend.thrift.idl import TAppend, TIncrement
 from hmodel.backend.thrift.result import cell, column_order, row_result
-from hmodel.backend.thrift.scanner import ScannerIterator
+from hmodel.backend.thrift.scanner import ScannerIterator, close_scanner
 from hmodel.errors import (
     BackendError,
     ColumnFamilyNotFoundError,
@@ -203,7 +202,15 @@ class ThriftBackend(Backend):
             return self._channel.call(method, *args, retry=retry, table=table, row=row)
         except SERVER_ERRORS as exc:
             raise server_error(
-                exc, method=method, table=table, row=row, column=column, filter_given=filter_given
+                exc,
+                method=method,
+                table=table,
+                server_table=(
+                    self._server_name(table).decode() if isinstance(table, str) and table else None
+                ),
+                row=row,
+                column=column,
+                filter_given=filter_given,
             ) from exc
 
     def _close_deferred(self) -> None:
@@ -213,15 +220,8 @@ class ThriftBackend(Backend):
         with self._lock:
             scanners, self._deferred_closes = self._deferred_closes, []
         for scanner in scanners:
-            # Errors are ignored: the server expires abandoned scanners anyway.
-            with contextlib.suppress(BackendError):
-                self._rpc_quiet("scannerClose", scanner)
-
-    def _rpc_quiet(self, method: str, *args: Any) -> None:
-        try:
-            self._channel.call(method, *args, retry=Retry.UNSENT)
-        except SERVER_ERRORS as exc:
-            raise server_error(exc, method=method) from exc
+            # Never raises: the server expires abandoned scanners anyway.
+            close_scanner(self._rpc, scanner, table=None)
 
     def _defer_close(self, scanner: int) -> None:
         with self._lock:
@@ -443,11 +443,17 @@ class ThriftBackend(Backend):
         The scanner is opened now with ``scannerOpenWithScan`` (``startRow``/``stopRow``,
         ``columns``, ``filterString``, ``timestamp=before``, ``caching=batch_size``,
         ``reversed``); ``limit`` is applied by the client, which fetches no more rows
-        than it needs. The returned iterator is also a context manager.
+        than it needs. The range is the protocol's ``[start, stop)``: rows at or past
+        ``stop`` are dropped (HBase's Thrift1 server reads the row itself when ``startRow``
+        equals ``stopRow``). The returned iterator is also a context manager.
 
         Raises:
             TableNotFoundError: No such table.
             FilterError: The server could not parse ``scan.filter``.
+            UnsupportedOperationError: A reversed scan whose filter leaves a scanned family
+                to be loaded on demand (HBase's ``DoNotRetryIOException``).
+            ReadInterruptedError: While iterating: the connection dropped during fetches
+                more times in a row than ``retries`` allows (nothing was written).
         """
         if not isinstance(scan, Scan):
             raise IllegalArgumentError("expected a Scan", table=table, value=scan)

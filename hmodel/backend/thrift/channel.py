@@ -15,7 +15,12 @@ from thriftpy2.thrift import TDecodeException
 from thriftpy2.transport import TTransportException
 
 from hmodel.backend.thrift.error import SERVER_ERRORS, TRANSPORT_ERRORS
-from hmodel.errors import ConnectionLostError, IllegalArgumentError, OutcomeUnknownError
+from hmodel.errors import (
+    ConnectionLostError,
+    IllegalArgumentError,
+    OutcomeUnknownError,
+    ReadInterruptedError,
+)
 
 __all__ = ["ENCODING_ERRORS", "MAX_BACKOFF_MS", "Channel", "Retry"]
 
@@ -42,10 +47,15 @@ class Retry(enum.Enum):
         UNSENT: Only if the connection failed before the request was written; once it may
             have reached the server the outcome is unknown and ``ConnectionLostError`` says
             so (increments, appends, check-and-put, admin changes).
+        READ_UNSENT: As ``UNSENT``, for a read that moves server-side state (a scanner
+            fetch advances the scanner, so a second send would skip rows): once it may
+            have left, :class:`~hmodel.errors.ReadInterruptedError` says a read was
+            interrupted and nothing was written.
     """
 
     IDEMPOTENT = "idempotent"
     UNSENT = "unsent"
+    READ_UNSENT = "read, unsent"
 
 
 class _DroppedError(Exception):
@@ -190,6 +200,14 @@ class Channel:
                     self._sleep(min(self._backoff_ms * 2**attempt, MAX_BACKOFF_MS) / 1000)
                     attempt += 1
                     continue
+                if dropped.sent and retry is Retry.READ_UNSENT:
+                    raise ReadInterruptedError(
+                        f"connection to {self.host}:{self.port} lost during {method}: a read "
+                        "was interrupted; nothing was written (not re-sent: it moves a "
+                        f"server-side cursor): {dropped.cause}",
+                        table=table,
+                        row=row,
+                    ) from dropped.cause
                 raise self._lost(
                     method,
                     dropped,

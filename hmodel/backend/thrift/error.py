@@ -18,6 +18,7 @@ from hmodel.errors import (
     IllegalArgumentError,
     TableExistsError,
     TableNotFoundError,
+    UnsupportedOperationError,
 )
 
 __all__ = ["SERVER_ERRORS", "TRANSPORT_ERRORS", "server_error", "server_message"]
@@ -39,15 +40,40 @@ TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (
     EOFError,
 )
 
+# A Java exception class at the start of a message: ``org.apache...TableNotFoundException``
+# (qualified or not) followed by ``:``, a blank or the end. HBase's messages are the class,
+# its message, then the stack trace; names found further on (a frame such as
+# ``HBaseAdmin.checkTableExists``) never decide the kind.
+_JAVA_CLASS = re.compile(
+    r"\s*(?:[A-Za-z_$][\w$]*\.)*(?P<name>[A-Za-z_$][\w$]*(?:Exception|Error))(?=[:\s]|$):?\s*"
+)
+
+# The kind of an error by the simple name of the Java class that starts its message.
+_BY_CLASS: dict[str, type[BackendError]] = {
+    "TableNotFoundException": TableNotFoundError,
+    "TableExistsException": TableExistsError,
+    "NoSuchColumnFamilyException": ColumnFamilyNotFoundError,
+}
+
+# ``RetriesExhaustedWithDetailsException`` (a put that failed in the client inside the
+# Thrift server): ``Failed 2 actions: <causes>, servers with issues: <hosts or null>``,
+# each cause ``<description>: <n> time(s)``.
+_RETRIES_EXHAUSTED = "RetriesExhaustedWithDetailsException"
+_FAILED_ACTIONS = re.compile(
+    r"Failed \d+ actions?: (?P<causes>.*?),? servers with issues: (?P<servers>.*)$"
+)
+_CAUSE_COUNT = re.compile(r": \d+ times?(?:, |,?$)")
+
+# Wordings recognised in the first line of a message whose class is generic
+# (``IOException``, ``DoNotRetryIOException``...) or that names no class at all.
 _COLUMN_FAMILY = re.compile(
-    r"NoSuchColumnFamily|column family \S+ does not exist|unknown column family", re.IGNORECASE
+    r"column family \S+ does not exist|unknown column family", re.IGNORECASE
 )
-_TABLE_NOT_FOUND = re.compile(
-    r"TableNotFound|doesn't exist|table does not exist|no such table", re.IGNORECASE
-)
-_TABLE_EXISTS = re.compile(r"TableExists|already exists|already in use", re.IGNORECASE)
+_TABLE_NOT_FOUND = re.compile(r"doesn't exist|table does not exist|no such table", re.IGNORECASE)
+_TABLE_EXISTS = re.compile(r"already exists|already in use", re.IGNORECASE)
 _COUNTER = re.compile(r"not a long|64 bits wide|counter|overflow", re.IGNORECASE)
 _FILTER = re.compile(r"filter|comparator", re.IGNORECASE)
+_UNSUPPORTED = re.compile(r"\bis not supported\b", re.IGNORECASE)
 
 
 def server_message(exc: BaseException) -> str:
@@ -70,11 +96,68 @@ def _headline(message: str) -> str:
     return line if len(line) <= 300 else line[:297] + "..."
 
 
+def _leading_class(line: str) -> tuple[str | None, str]:
+    """The simple name of the Java class starting ``line`` (or ``None``) and the text after it."""
+    match = _JAVA_CLASS.match(line)
+    if match is None:
+        return None, line
+    return match.group("name"), line[match.end() :]
+
+
+def _missing_table_causes(detail: str, server_table: str | None) -> bool:
+    """Whether a ``RetriesExhaustedWithDetailsException`` says its table does not exist.
+
+    HBase 2.2 answers a put into a missing table with ``Failed 1 action: <table>: 1 time,
+    servers with issues: null``: the one cause is described by the table's name alone
+    and no region server was reached. Both must hold, and the name must be the table the
+    request was sent to (when the caller knows it), so that no other failure is taken for
+    a missing table.
+    """
+    match = _FAILED_ACTIONS.match(detail.strip())
+    if match is None or match.group("servers").strip() != "null":
+        return False
+    causes = [cause for cause in _CAUSE_COUNT.split(match.group("causes")) if cause]
+    if len(causes) != 1:
+        return False
+    (cause,) = causes
+    return cause == server_table if server_table is not None else ":" not in cause
+
+
+def _kind_of(line: str, *, server_table: str | None) -> type[BackendError] | None:
+    """The error kind a message's first line names, ``None`` when it names none.
+
+    The Java class at the start decides; a generic class (``IOException``,
+    ``DoNotRetryIOException``...) or none at all lets the wording of that line decide.
+    A ``RetriesExhaustedWithDetailsException`` is judged by the causes it lists.
+    """
+    name, detail = _leading_class(line)
+    if name is not None and name in _BY_CLASS:
+        return _BY_CLASS[name]
+    if name == _RETRIES_EXHAUSTED:
+        if _missing_table_causes(detail, server_table):
+            return TableNotFoundError
+        causes = _FAILED_ACTIONS.match(detail.strip())
+        if causes is not None:
+            cause_name, _ = _leading_class(causes.group("causes"))
+            return _BY_CLASS.get(cause_name or "")
+        return None
+    if _UNSUPPORTED.search(detail):
+        return UnsupportedOperationError
+    if _COLUMN_FAMILY.search(detail):
+        return ColumnFamilyNotFoundError
+    if _TABLE_NOT_FOUND.search(detail):
+        return TableNotFoundError
+    if _TABLE_EXISTS.search(detail):
+        return TableExistsError
+    return None
+
+
 def server_error(
     exc: BaseException,
     *,
     method: str,
     table: str | None = None,
+    server_table: str | None = None,
     row: bytes | None = None,
     column: bytes | None = None,
     filter_given: bool = False,
@@ -82,16 +165,25 @@ def server_error(
     """Map an error the Thrift server answered with to the matching :class:`BackendError`.
 
     HBase's Thrift1 handler wraps every Java exception into ``IOError`` whose message is
-    the Java stack trace, so the kind is recognised by the Java class name or message in
-    it (``TableNotFoundException``, ``NoSuchColumnFamilyException``, ``Field is not a
-    long``...). The first line of the server's message is kept in the new error's
-    message; the caller raises it ``from exc`` so the whole original stays the cause.
+    ``<Java class>: <message>`` followed by the Java stack trace. The kind is decided by
+    the class name at the **start** of the message only (``TableNotFoundException``,
+    ``NoSuchColumnFamilyException``...), never by names further on: the stack trace of
+    a ``TableNotFoundException`` names ``HBaseAdmin.checkTableExists``. For a generic
+    class (``IOException``, ``DoNotRetryIOException``) or a message without one, the
+    wording of the first line decides (``Field is not a long``, ``is not supported``...).
+    ``RetriesExhaustedWithDetailsException: Failed 1 action: <table>: 1 time, servers
+    with issues: null``, HBase 2.2's answer to a put into a missing table, is a
+    :class:`~hmodel.errors.TableNotFoundError`. The first line of the server's message
+    is kept in the new error's message; the caller raises it ``from exc`` so the whole
+    original stays the cause.
 
     Args:
         exc: The Thrift exception (``IOError``, ``IllegalArgument``, ``AlreadyExists`` or
             ``TApplicationException``).
         method: The Thrift1 RPC that failed, e.g. ``"mutateRows"``.
         table: The table, as the caller named it (without the table prefix).
+        server_table: The table name the request was sent with (prefix included), to
+            recognise it in messages that name it alone.
         row: The row concerned, if one.
         column: The column concerned, if one.
         filter_given: Whether the request carried a filter string: HBase's filter parser
@@ -99,19 +191,17 @@ def server_error(
             ``TApplicationException`` rather than ``IOError``.
     """
     message = server_message(exc)
-    text = f"{method} failed: {_headline(message)}"
+    first = _headline(message)
+    text = f"{method} failed: {first}"
     context: dict[str, Any] = {"table": table, "row": row, "column": column}
-    if isinstance(exc, AlreadyExists) or (
-        isinstance(exc, ThriftIOError) and _TABLE_EXISTS.search(message)
-    ):
+    if isinstance(exc, AlreadyExists):
         return TableExistsError(text, **context)
-    if _COLUMN_FAMILY.search(message):
-        return ColumnFamilyNotFoundError(text, **context)
-    if _TABLE_NOT_FOUND.search(message):
-        return TableNotFoundError(text, **context)
-    if method in ("atomicIncrement", "incrementRows") and _COUNTER.search(message):
+    kind = _kind_of(first, server_table=server_table)
+    if kind is not None:
+        return kind(text, **context)
+    if method in ("atomicIncrement", "incrementRows") and _COUNTER.search(first):
         return CounterError(text, **context)
-    if filter_given and (isinstance(exc, TApplicationException) or _FILTER.search(message)):
+    if filter_given and (isinstance(exc, TApplicationException) or _FILTER.search(first)):
         return FilterError(text, **context)
     if isinstance(exc, IllegalArgument):
         return IllegalArgumentError(text, **context)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 import threading
 from collections import deque
 from collections.abc import Iterator
@@ -14,11 +15,20 @@ from hmodel.backend.base import RowResult, Scan
 from hmodel.backend.thrift.channel import Retry
 from hmodel.backend.thrift.idl import TScan
 from hmodel.backend.thrift.result import row_result
-from hmodel.errors import BackendError, ConnectionLostError
+from hmodel.errors import (
+    BackendError,
+    ConnectionLostError,
+    IllegalArgumentError,
+    ReadInterruptedError,
+)
 
-__all__ = ["Rpc", "ScannerIterator"]
+__all__ = ["Rpc", "ScannerIterator", "close_scanner"]
 
 _log = logging.getLogger(__name__)
+
+# What HBase's Thrift1 server answers for a scanner id it does not know: closed, or
+# expired after ``hbase.client.scanner.timeout.period`` (x2 on 2.2) without a call.
+_INVALID_SCANNER = re.compile(r"scanner ID is invalid|invalid scanner id", re.IGNORECASE)
 
 
 class Rpc(Protocol):
@@ -29,7 +39,7 @@ class Rpc(Protocol):
         method: str,
         *args: Any,
         retry: Retry,
-        table: str,
+        table: str | None,
         row: bytes | None = None,
         filter_given: bool = False,
     ) -> Any:
@@ -56,6 +66,23 @@ def _reversed_start(upper: bytes, *, exact: bool) -> bytes | None:
     return upper
 
 
+def close_scanner(rpc: Rpc, scanner: int, *, table: str | None) -> None:
+    """Send ``scannerClose``, retried as an idempotent call; never raises.
+
+    Closing twice closes once: a close whose reply was lost is sent again, and the
+    server then answers ``IllegalArgument("scanner ID is invalid")``, as it does for a
+    scanner its lease expired. Both mean the scanner is gone, so they are not errors.
+    Any other failure is logged: the rows already returned stay valid, and the server
+    frees the scanner when its lease runs out.
+    """
+    try:
+        rpc("scannerClose", scanner, retry=Retry.IDEMPOTENT, table=table)
+    except IllegalArgumentError as exc:
+        _log.debug("scanner %s of table %r was already closed: %s", scanner, table, exc)
+    except BackendError as exc:
+        _log.warning("could not close scanner %s of table %r: %s", scanner, table, exc)
+
+
 class ScannerIterator(Iterator[RowResult]):
     r"""Rows of one :class:`Scan`, fetched ``batch_size`` at a time from a server scanner.
 
@@ -65,8 +92,12 @@ class ScannerIterator(Iterator[RowResult]):
     iterator is closed (:meth:`close`, ``with``) or it is garbage-collected.
 
     Bounds are exactly the protocol's: ``start`` inclusive, ``stop`` exclusive, in both
-    directions. HBase's reversed scans take ``startRow`` as the *inclusive upper* bound
-    and ``stopRow`` as the *exclusive lower* one. A reverse scan sends as ``startRow`` the
+    directions. A forward ``startRow`` equal to ``stopRow`` is a get on HBase's Thrift1
+    server (its deprecated ``setStopRow``), so rows at or past ``stop`` are dropped and end
+    the scan: an empty range still opens a scanner (the table, columns and filter are
+    checked as on the engine) and yields nothing. HBase's reversed scans take
+    ``startRow`` as the *inclusive upper* bound and ``stopRow`` as the *exclusive lower*
+    one. A reverse scan sends as ``startRow`` the
     greatest row below ``stop`` when that is short (``stop`` ending in ``00``: ``stop``
     without it) or when a filter is given (a filter keeping state across rows, such as
     ``PageFilter`` or ``WHILE``, must never see the ``stop`` row): ``stop`` with its last
@@ -75,9 +106,14 @@ class ScannerIterator(Iterator[RowResult]):
     ``stopRow=start[:-1]`` (a row below ``start``; empty when ``start`` has one byte) and
     ends at the first row below ``start``, closing the scanner.
 
-    If the connection drops between batches, the scan is reopened just past the last row
-    returned (forward: ``last + b"\x00"``; reverse: ``last`` as exclusive upper bound),
-    at most ``retries`` times in a row; the abandoned server scanner is left to expire.
+    If the connection drops during a fetch, the fetch is not sent again (it moves the
+    server's scanner): the old scanner is closed (``scannerClose`` is idempotent and
+    retried) and the scan is reopened just past the last row returned (forward: ``last +
+    b"\x00"``; reverse: ``last`` as exclusive upper bound), at most ``retries`` times in a
+    row; then :class:`~hmodel.errors.ReadInterruptedError` says a read was interrupted.
+    A scanner the server expired (the caller took longer than its lease between two
+    fetches) answers ``scanner ID is invalid``; it is reopened past the last row the same
+    way, once per fetch.
 
     Args:
         rpc: Sends an RPC with error translation.
@@ -169,6 +205,7 @@ class ScannerIterator(Iterator[RowResult]):
         if self._remaining is not None:
             wanted = min(wanted, self._remaining)
         resumes = 0
+        expired = False
         while True:
             if self._scanner is None:
                 self._open()
@@ -177,18 +214,34 @@ class ScannerIterator(Iterator[RowResult]):
                     "scannerGetList",
                     self._scanner,
                     wanted,
-                    retry=Retry.UNSENT,
+                    retry=Retry.READ_UNSENT,
                     table=self._table,
                 )
                 break
-            except ConnectionLostError:
-                # The scanner's position is unknown: reopen past the last row returned.
-                if resumes >= self._retries:
-                    self._finished = True
-                    self._scanner = None
+            except IllegalArgumentError as exc:
+                gone = _INVALID_SCANNER.search(exc.message) is not None
+                if expired or not gone:
+                    if gone:
+                        self._scanner = None  # nothing left to close on the server
+                    self._release()
                     raise
-                resumes += 1
+                # The server expired the scanner (the caller was slower than its lease):
+                # it is gone, and the position is known: reopen past the last row, once.
+                expired = True
                 self._scanner = None
+            except ConnectionLostError as exc:
+                # The scanner's position is unknown: free it, reopen past the last row
+                # returned.
+                self._release()
+                if resumes >= self._retries:
+                    raise ReadInterruptedError(
+                        f"scan of {self._table!r} interrupted: the connection dropped during "
+                        f"a fetch and the scan was reopened {resumes} time(s); nothing was "
+                        f"written, the rows already returned are valid: {exc.message}",
+                        table=self._table,
+                    ) from exc
+                resumes += 1
+                self._finished = False
             except BaseException:
                 self._release()
                 raise
@@ -211,6 +264,12 @@ class ScannerIterator(Iterator[RowResult]):
                     return
                 self._upper = row
             else:
+                if self._upper and row >= self._upper:
+                    # Only a get-like scan gets here: HBase's Thrift1 handler reads the row
+                    # when startRow equals stopRow (its deprecated setStopRow); the
+                    # protocol's range [start, stop) holds no row then.
+                    self._remaining = 0
+                    return
                 self._lower = row + b"\x00"
             self._buffer.append(result)
             if self._remaining is not None:
@@ -237,10 +296,7 @@ class ScannerIterator(Iterator[RowResult]):
         if self._busy_here():
             self._defer_close(scanner)
             return
-        try:
-            self._rpc("scannerClose", scanner, retry=Retry.UNSENT, table=self._table)
-        except BackendError as exc:
-            _log.warning("could not close scanner %s of table %r: %s", scanner, self._table, exc)
+        close_scanner(self._rpc, scanner, table=self._table)
 
     def __enter__(self) -> ScannerIterator:
         return self

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 import attrs
 
 from hmodel.backend.base import Cell, split_column
 from hmodel.backend.memory.filter.combinator import build_runtime
 from hmodel.backend.memory.filter.lexer import Source
-from hmodel.backend.memory.filter.node import Node
+from hmodel.backend.memory.filter.node import Node, is_family_essential
 from hmodel.backend.memory.filter.parser import parse
 from hmodel.backend.memory.filter.runtime import Filter, KeyValue, ReturnCode
 from hmodel.errors import FilterError
@@ -63,6 +63,15 @@ class FilterProgram:
     def __str__(self) -> str:
         return self.root.render().decode("utf-8", "surrogateescape")
 
+    def on_demand(self, families: Iterable[bytes]) -> list[bytes]:
+        """The ``families`` HBase would load on demand under this filter, in byte order.
+
+        Those the filter does not need to decide on a row (see
+        :func:`~hmodel.backend.memory.filter.node.is_family_essential`); HBase reads them
+        only for the rows kept, and refuses a reversed scan that has any.
+        """
+        return sorted(name for name in families if not is_family_essential(self.root, name))
+
     def start(self, *, max_versions: int | None = None, reverse: bool = False) -> FilterRun:
         """Fresh state for one scan (``PageFilter`` counts rows, ``WHILE`` ends the scan).
 
@@ -103,13 +112,23 @@ class FilterRun:
         """Whether the scan has ended; later rows are all filtered out."""
         return self._done
 
-    def apply(self, row: bytes, columns: Sequence[tuple[bytes, Sequence[Cell]]]) -> RowVerdict:
+    def apply(
+        self,
+        row: bytes,
+        columns: Sequence[tuple[bytes, Sequence[Cell]]],
+        stored: Collection[bytes] = (),
+    ) -> RowVerdict:
         """Judge ``row`` as HBase's region scanner would.
 
         Args:
             row: The row key.
             columns: The row's visible columns (``b"family:qualifier"``), each with all
                 its visible versions newest first.
+            stored: The scanned families that hold any cell in this row, visible or not:
+                deleted versions, delete markers, columns not asked for, versions outside
+                the time range. HBase's store scanner asks ``filter_all_remaining``
+                before it looks at any of them, so each can close its family's scanner
+                (``ColumnCountGetFilter``).
 
         Returns:
             The kept columns (``None``: the row is filtered out) and whether the scan
@@ -118,7 +137,7 @@ class FilterRun:
         if self._done:
             return RowVerdict(None, True)
         cells = self._cells(row, columns)
-        kept = self._judge(cells) if cells else None
+        kept = self._judge(cells, stored) if cells else None
         self._root.reset()
         self._done = self._root.filter_all_remaining()
         if kept is None:
@@ -146,7 +165,7 @@ class FilterRun:
         cells.sort(key=lambda kv: (kv.family, kv.qualifier))  # stable: versions keep order
         return cells
 
-    def _judge(self, cells: list[KeyValue]) -> list[KeyValue] | None:
+    def _judge(self, cells: list[KeyValue], stored: Collection[bytes]) -> list[KeyValue] | None:
         """Run the filter over one row's cells; the included cells, or ``None``."""
         root = self._root
         if root.filter_all_remaining() or root.filter_row_key(cells[0]):
@@ -154,14 +173,12 @@ class FilterRun:
         results: list[KeyValue] = []
         counted: tuple[bytes, bytes] | None = None
         count = 0
+        exhausted: bytes | None = None  # the family whose cell ended the filter
         i = 0
         while i < len(cells):
             cell = cells[i]
             if root.filter_all_remaining():
-                # DONE_SCAN: this family's store, and every store that still has cells in
-                # this row, see the filter is over and close.
-                self._closed.update(later.family for later in cells[i:])
-                break
+                break  # DONE_SCAN: nothing more of this row is looked at
             rc = root.filter_cell(cell)
             if rc is ReturnCode.INCLUDE_AND_NEXT_COL:
                 results.append(root.transform_cell(cell))
@@ -183,13 +200,24 @@ class FilterRun:
                 i = self._seek(cells, i)
             else:
                 i += 1
-            if (i == len(cells) or cells[i].family != cell.family) and (
-                root.filter_all_remaining()
-            ):
-                # The family's store scanner looks at its next cell (in a later row) before
-                # the filter is reset, sees the filter is over, and closes.
-                self._closed.add(cell.family)
+            if exhausted is None and root.filter_all_remaining():
+                exhausted = cell.family
+        if exhausted is not None:
+            self._close_from(exhausted, cells, stored)
         return self._finish_row(results)
+
+    def _close_from(self, family: bytes, cells: list[KeyValue], stored: Collection[bytes]) -> None:
+        """Close the stores that look at a cell while the filter says the scan is over.
+
+        ``family``'s store looks at its next cell (later in the row, or in a later row
+        before the filter is reset) and closes; so does the store of every later family
+        with any cell in this row, visible or not. Earlier families had moved past the
+        row before the filter ended, and families without a cell in the row are not
+        looked at until the filter is reset: both go on.
+        """
+        self._closed.add(family)
+        self._closed.update(kv.family for kv in cells if kv.family > family)
+        self._closed.update(name for name in stored if name > family)
 
     def _seek(self, cells: list[KeyValue], i: int) -> int:
         """Index of the first cell of the same family at or after the root's hint."""

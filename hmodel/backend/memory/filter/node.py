@@ -31,6 +31,7 @@ __all__ = [
     "TimestampsFilter",
     "ValueFilter",
     "While",
+    "is_family_essential",
     "quote",
 ]
 
@@ -365,3 +366,26 @@ Node = (
     | FilterList
 )
 """Any node of a parsed filter."""
+
+
+def is_family_essential(node: Node, family: bytes) -> bool:
+    """Whether ``node`` needs ``family``'s cells to decide on a row (HBase ``isFamilyEssential``).
+
+    HBase loads a non-essential family only for rows the filter keeps ("on demand", on by
+    default through ``hbase.hregion.scan.loadColumnFamiliesOnDemand``). Only the filters
+    tied to one column say so of other families: ``SingleColumnValueFilter`` (and its
+    ``Exclude`` variant) with ``filterIfMissing``, and ``ColumnValueFilter``; ``SKIP`` and
+    ``WHILE`` ask their operand, a list any of its members. Every other filter needs every
+    family.
+    """
+    match node:
+        case SingleColumnValueFilter():
+            return not node.filter_if_missing or node.family == family
+        case ColumnValueFilter():
+            return node.family == family
+        case Skip() | While():
+            return is_family_essential(node.filter, family)
+        case FilterList():
+            return any(is_family_essential(child, family) for child in node.filters)
+        case _:
+            return True
