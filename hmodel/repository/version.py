@@ -41,7 +41,7 @@ class VersionCell:
     lease_ms: int
 
     def check(self, version: object, *, table: str, field: str) -> int:
-        """Return ``version`` if it is a valid version number (0 .. 2**63-1).
+        """Return ``version`` if a save can start from it (0 .. 2**63-2: it bumps it).
 
         Raises:
             ValidationError: Not an int, or out of the 64-bit range.
@@ -50,9 +50,12 @@ class VersionCell:
             raise ValidationError(
                 "the version field holds an int", table=table, field=field, value=version
             )
-        if not 0 <= version <= _LONG_MAX:
+        if not 0 <= version < _LONG_MAX:
             raise ValidationError(
-                "a version is between 0 and 2**63-1", table=table, field=field, value=version
+                "a version is between 0 and 2**63-2 (a save bumps it)",
+                table=table,
+                field=field,
+                value=version,
             )
         return version
 
