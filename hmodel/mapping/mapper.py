@@ -10,7 +10,13 @@ import attrs
 
 from hmodel.backend.base import Delete, Mutation, Put, RowResult
 from hmodel.codecs import Codec
-from hmodel.errors import DeclarationError, DecodeError, KeyEncodeError, ValidationError
+from hmodel.errors import (
+    CodecError,
+    DeclarationError,
+    DecodeError,
+    KeyEncodeError,
+    ValidationError,
+)
 from hmodel.mapping.value import decode_value, encode_value
 from hmodel.model import (
     ColumnField,
@@ -94,6 +100,7 @@ class Mapper(Generic[M]):
             f.column: f for f in self.info.fields.values() if not isinstance(f, MapField)
         }
         self._maps = tuple(self.info.maps.values())
+        self._read_plan: tuple[tuple[str, bytes | None, Any, StoredField], ...] | None = None
 
     def __repr__(self) -> str:
         return f"Mapper({self.info.name})"
@@ -711,8 +718,36 @@ class Mapper(Generic[M]):
             DecodeError: A cell does not decode (corrupt, or written by another codec), or
                 a required column is missing; the error names the column and the field.
         """
-        values = self.decode_fields(result)
+        plan = self._read_plan
+        if plan is None:
+            plan = self._read_plan = self._build_read_plan()
+        values: dict[str, Any] = dict(self.info.key.decode(result.row))
+        cells = result.cells
+        for name, column, decode, stored in plan:
+            cell = cells.get(column) if column is not None else None
+            if cell is None or decode is None:
+                values[name] = self._decode_field(result, stored)
+                continue
+            try:
+                values[name] = decode(cell.value)
+            except CodecError:  # the slow path names the model, field, row and column
+                values[name] = self._decode_field(result, stored)
         return self.cls(**values)
+
+    def _build_read_plan(self) -> tuple[tuple[str, bytes | None, Any, StoredField], ...]:
+        """Per stored field: name, column, the codec's decode (``None``: slow path), field.
+
+        Column fields decode through their codec directly; maps, counters, the version
+        and missing cells take :meth:`_decode_field`, which also words the errors.
+        """
+        plan: list[tuple[str, bytes | None, Any, StoredField]] = []
+        for stored in self.info.fields.values():
+            if isinstance(stored, ColumnField):
+                plan.append((stored.name, stored.column, stored.codec.decode, stored))
+            else:
+                column = None if isinstance(stored, MapField) else stored.column
+                plan.append((stored.name, column, None, stored))
+        return tuple(plan)
 
     def decode_fields(
         self, result: RowResult, field_names: Iterable[str] | None = None

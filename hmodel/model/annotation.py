@@ -58,6 +58,8 @@ def check_value(value: object, hint: Any) -> bool:
     judge and this returns ``True``. ``bool`` is not accepted for ``int`` (nor ``float``),
     and an ``int`` is accepted for ``float`` (the numeric tower).
     """
+    if type(value) is hint:  # the common case, decided without the checks below
+        return True
     if not isinstance(hint, type) or typing.get_origin(hint) is not None:
         args = _union_args(hint)
         if args is not None:

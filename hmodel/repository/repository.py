@@ -115,6 +115,7 @@ class Repository(Generic[M]):
         self._instrument = Instrument(self.table, backend, listeners)
         self._batch_size = scan_batch_size
         self._identity = IdentityMap()
+        self._all_columns = tuple(self.mapper.columns(None))
         # Cells a read does not order later writes after: counters (F10) and, over
         # Thrift1, the version cell are stamped by the server's clock, not by this layer.
         self._server_stamped = frozenset(
@@ -164,7 +165,7 @@ class Repository(Generic[M]):
         ``fields`` plus the version column.
         """
         if fields is None:
-            return tuple(self.mapper.columns(None))
+            return self._all_columns
         columns = list(self.mapper.columns(list(fields)))
         if self._version is not None and self._version.column not in columns:
             columns.append(self._version.column)
