@@ -16,6 +16,7 @@ __all__ = [
     "EncodeError",
     "FilterError",
     "HModelError",
+    "IdExhaustedError",
     "IllegalArgumentError",
     "KeyDecodeError",
     "KeyEncodeError",
@@ -212,3 +213,10 @@ class OutcomeUnknownError(ConnectionLostError):
     The connection dropped after the request left (an increment, an append, a conditional
     write), so it was not retried. Read the row to find out before doing it again.
     """
+
+
+# --- patterns -------------------------------------------------------------------------------
+
+
+class IdExhaustedError(HModelError):
+    """A counter-issued id allocator (K9) has issued every id its width can hold."""

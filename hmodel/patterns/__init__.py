@@ -1,1 +1,5 @@
-"""Schema-design patterns built on repositories (record types, denormalised copies, indexes)."""
+"""Schema-design patterns declared once, built on the public repository and backend API."""
+
+from hmodel.patterns.ids import IdAllocator, id_table
+
+__all__ = ["IdAllocator", "id_table"]
