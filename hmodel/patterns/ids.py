@@ -11,6 +11,7 @@ from hmodel.backend.base import Backend, Delete, Put, Scan
 from hmodel.clock import WriteStamps
 from hmodel.codecs import Long
 from hmodel.errors import (
+    ConflictError,
     ConnectionLostError,
     DeclarationError,
     DecodeError,
@@ -402,6 +403,13 @@ class IdAllocator:
                 lost.append(name)
         if lost:
             winners = self._read_forward(lost)
+            vanished = next((n for n in lost if n not in winners), None)
+            if vanished is not None:  # only if someone deletes forward rows behind our back
+                raise ConflictError(
+                    f"the id of {vanished!r} was taken by another writer, then deleted",
+                    table=table,
+                    row=self.forward_row(vanished),
+                )
             result.update(winners)
             stamp = self.stamps.next()
             self.backend.mutate(

@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from hmodel.backend.base import Backend
+from hmodel.backend.base import Backend, Delete, Put
 from hmodel.backend.memory import MemoryBackend
 from hmodel.errors import (
+    ConflictError,
     ConnectionLostError,
     DeclarationError,
     IdExhaustedError,
@@ -207,3 +208,19 @@ def test_ids_are_checked(ident: object) -> None:
     hosts = allocator(MemoryBackend())
     with pytest.raises(ValidationError):
         hosts.name_of(ident)  # type: ignore[arg-type]
+
+
+def test_a_winning_row_deleted_behind_the_losers_back_is_a_conflict() -> None:
+    inner = MemoryBackend()
+    faulty = FaultyBackend(inner)
+    hosts = allocator(faulty)
+    row = hosts.forward_row("web1")
+
+    def steal(*_: object) -> None:
+        inner.mutate("log_types", [Put(row, b"i:i", hosts.encode(9))])
+        faulty.on("get", before=lambda *_: inner.mutate("log_types", [Delete(row)]))
+
+    faulty.on("check_and_put", before=steal)
+    with pytest.raises(ConflictError) as caught:
+        hosts.id_for("web1")
+    assert caught.value.row == row
