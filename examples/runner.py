@@ -18,7 +18,9 @@ __all__ = ["RoundTripMeter", "create_fresh", "open_backend", "parser"]
 
 
 class RoundTripMeter:
-    """Counts what labelled steps cost: backend round trips and repository calls.
+    """Counts what labelled steps cost: backend round trips and calls.
+
+    Calls are repository calls and unit-of-work commits, as their events tell.
 
     Register it as a repository listener (it is told of every
     :class:`~hmodel.repository.QueryEvent`) and wrap each step in :meth:`step`. Steps with

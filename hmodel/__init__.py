@@ -15,7 +15,7 @@ from hmodel.keys import (
     Timestamp,
 )
 from hmodel.model import counter, field, map_field, model, version_field
-from hmodel.repository import Page, Repository, UnitOfWork, where
+from hmodel.repository import Page, Query, Repository, Store, UnitOfWork, where
 from hmodel.schema import Family, Table
 
 __all__ = [
@@ -28,10 +28,12 @@ __all__ = [
     "Int",
     "Key",
     "Page",
+    "Query",
     "Repository",
     "ReverseTimestamp",
     "Reversed",
     "Salt",
+    "Store",
     "Str",
     "Table",
     "Timestamp",

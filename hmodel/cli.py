@@ -9,7 +9,7 @@ import threading
 from collections.abc import Sequence
 
 from hmodel import __version__
-from hmodel.errors import HModelError
+from hmodel.errors import HModelError, OperationsError
 
 __all__ = ["build_parser", "main"]
 
@@ -90,6 +90,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ddl.add_argument("module", help="a dotted module name, e.g. examples.ecommerce.schema")
     ddl.set_defaults(run=_ddl)
+
+    from hmodel.ops.command import add_check, add_diff, add_spread
+
+    add_check(commands)
+    add_spread(commands)
+    add_diff(commands)
     return parser
 
 
@@ -98,6 +104,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         code: int = args.run(args)
+    except OperationsError as exc:  # bad input to an operator tool: 2, as ruff does
+        print(f"hmodel {args.command}: {exc}", file=sys.stderr)
+        return 2
     except HModelError as exc:
         print(f"hmodel {args.command}: {exc}", file=sys.stderr)
         return 1

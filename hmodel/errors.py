@@ -8,6 +8,7 @@ __all__ = [
     "BackendError",
     "CellSizeWarning",
     "CellTooLargeError",
+    "CheckConfigError",
     "CodecError",
     "ColumnFamilyNotFoundError",
     "ConflictError",
@@ -21,14 +22,17 @@ __all__ = [
     "HModelWarning",
     "IdExhaustedError",
     "IllegalArgumentError",
+    "InputError",
     "KeyDecodeError",
     "KeyEncodeError",
     "MonotonicKeyWarning",
     "NotFoundError",
+    "OperationsError",
     "OutcomeUnknownError",
     "QueryError",
     "RowExistsError",
     "RowKeyError",
+    "SampleError",
     "SchemaError",
     "TableDisabledError",
     "TableExistsError",
@@ -229,6 +233,25 @@ class OutcomeUnknownError(ConnectionLostError):
     The connection dropped after the request left (an increment, an append, a conditional
     write), so it was not retried. Read the row to find out before doing it again.
     """
+
+
+# --- operator tools (hmodel check, hmodel spread) ------------------------------------------
+
+
+class OperationsError(HModelError):
+    """An operator tool (``hmodel check``, ``hmodel spread``) was given input it cannot use."""
+
+
+class InputError(OperationsError):
+    """A module, model or target named on the command line cannot be found or imported."""
+
+
+class CheckConfigError(OperationsError):
+    """The advisor's settings are invalid: a bad number, an unknown code, a reasonless ignore."""
+
+
+class SampleError(OperationsError):
+    """A key sample cannot be read: a missing file, a bad line, a value of the wrong type."""
 
 
 # --- patterns -------------------------------------------------------------------------------

@@ -6,13 +6,16 @@ import sys
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 
-from examples.ecommerce.dataset import START, DataSet, generate, load
+from examples.ecommerce.dataset import START, DataSet, generate, key_records, load
+from examples.ecommerce.models import Customer, CustomerOrder, Goods, Order
 from examples.ecommerce.schema import TABLES
 from examples.ecommerce.service import BuyerProfile, Shop
 from examples.runner import RoundTripMeter, create_fresh, open_backend, parser
 from hmodel.backend.base import Backend
 from hmodel.clock import ManualClock
 from hmodel.errors import HModelError
+from hmodel.model import model_info
+from hmodel.ops import render_spread, spread_of
 from hmodel.repository import where
 from hmodel.schema import create_statement
 
@@ -71,6 +74,7 @@ def run(backend: Backend, *, replace: bool = False) -> None:
     )
     print(f"loaded in {round_trips} round trips, one batch of orders a day")
 
+    _spread(data)
     _questions(shop, meter, data)
     _listing(shop, meter)
 
@@ -85,6 +89,15 @@ def run(backend: Backend, *, replace: bool = False) -> None:
 
     _heading("Round trips")
     print(meter.table())
+
+
+def _spread(data: DataSet) -> None:
+    _heading("Region spread of the loaded keys (K3, K11; hmodel spread)")
+    spreads = [
+        render_spread(spread_of(model_info(model), key_records(data, model)))
+        for model in (Customer, Goods, Order, CustomerOrder)
+    ]
+    print("\n\n".join(spreads))
 
 
 def _questions(shop: Shop, meter: RoundTripMeter, data: DataSet) -> None:

@@ -3,18 +3,29 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
+from typing import Any
 
 import attrs
 
 from examples.ecommerce.models import Customer, Goods
 from examples.ecommerce.service import OrderRequest, Shop
 from hmodel.clock import ManualClock
+from hmodel.ops.progress import progress
 
-__all__ = ["CATEGORIES", "START", "DataSet", "PriceChange", "generate", "load"]
+__all__ = [
+    "CATEGORIES",
+    "START",
+    "DataSet",
+    "PriceChange",
+    "generate",
+    "key_records",
+    "key_sample",
+    "load",
+]
 
 #: The first day of the synthetic order history, midnight UTC.
 START = datetime(2024, 3, 1, tzinfo=timezone.utc)
@@ -165,6 +176,8 @@ def load(
         clock: The shop's clock; it is moved forward to each day.
         step: Called with a label around each step, e.g.
             :meth:`examples.runner.RoundTripMeter.step`.
+
+    At a terminal a progress bar counts the days (:func:`hmodel.ops.progress.progress`).
     """
     before = shop.backend.round_trips
     clock.set(max(clock(), _millis(START)))
@@ -172,7 +185,7 @@ def load(
         shop.register(data.customers)
     with step(f"stock {len(data.goods)} goods"):
         shop.stock(data.goods)
-    for day in range(data.days):
+    for day in progress(range(data.days), label="loading orders, day by day"):
         clock.set(max(clock(), _millis(START + timedelta(days=day))))
         for change in data.price_changes:
             if change.day == day:
@@ -181,6 +194,39 @@ def load(
         with step("place a day's orders (one batch)"):
             shop.place_orders([o for o in data.orders if data.day_of(o) == day])
     return shop.backend.round_trips - before
+
+
+def key_records(data: DataSet, model: type[Any]) -> list[dict[str, Any]]:
+    """The key fields of every row ``data`` writes with ``model``, for ``hmodel spread``.
+
+    Customers and goods give their ids; every order gives the fields of the order keys
+    (``order_id``, ``category``, ``goods_id``, ``ordered_at``) and of the
+    ``customer_order`` key (``customer_id`` too).
+    """
+    if model is Customer:
+        return [{"customer_id": c.customer_id} for c in data.customers]
+    if model is Goods:
+        return [{"goods_id": g.goods_id} for g in data.goods]
+    category = {g.goods_id: g.category for g in data.goods}
+    return [
+        {
+            "order_id": o.order_id,
+            "customer_id": o.customer_id,
+            "goods_id": o.goods_id,
+            "category": category[o.goods_id],
+            "ordered_at": o.ordered_at,
+        }
+        for o in data.orders
+    ]
+
+
+def key_sample(model: type[Any]) -> Iterator[dict[str, Any]]:
+    """Yield the key fields of the default data set's rows of ``model``.
+
+    The sample generator of ``hmodel spread examples.ecommerce.models --keys
+    examples.ecommerce.dataset:key_sample``.
+    """
+    yield from key_records(generate(), model)
 
 
 def _millis(moment: datetime) -> int:

@@ -14,7 +14,8 @@ from examples.ecommerce.models import Buyer, Customer, CustomerOrder, Goods, Ord
 from hmodel.backend.base import Backend
 from hmodel.clock import Clock, system_clock
 from hmodel.errors import NotFoundError, ValidationError
-from hmodel.repository import Condition, Listener, Page, Repository, UnitOfWork, where
+from hmodel.patterns import Copy
+from hmodel.repository import Condition, Listener, Page, Query, Store, where
 
 __all__ = [
     "BuyerProfile",
@@ -177,16 +178,27 @@ class Shop:
     ) -> None:
         self.backend = backend
         self.clock = clock
-        self.customers = Repository(Customer, backend, clock=clock, listeners=listeners)
-        self.goods = Repository(Goods, backend, clock=clock, listeners=listeners)
-        self.orders = Repository(Order, backend, clock=clock, listeners=listeners)
-        self.buyers = Repository(Buyer, backend, clock=clock, listeners=listeners)
-        self.purchases = Repository(CustomerOrder, backend, clock=clock, listeners=listeners)
+        self.store = Store(backend, clock=clock, listeners=listeners)
+        self.customers = self.store.repository(Customer)
+        self.goods = self.store.repository(Goods)
+        self.orders = self.store.repository(Order)
+        self.buyers = self.store.repository(Buyer)
+        self.purchases = self.store.repository(CustomerOrder)
+        #: The buyer's attributes copied into each order row (R7), declared once. The copy
+        #: is a snapshot (the buyer as they were when they ordered), so it is filled when
+        #: an order is placed and never synced; ``buyer_copy.verify`` would list the orders
+        #: of customers who changed since (a filtered scan of the order table).
+        self.buyer_copy: Copy[Customer, Buyer] = Copy(
+            self.store,
+            Customer,
+            Buyer,
+            fields={name: name for name in _BUYER_FIELDS},
+            locate=lambda c: Query(where=where("customer_id") == c.customer_id),
+        )
 
     def create_tables(self, *, exist_ok: bool = False) -> None:
         """Create the four tables from their declarations (one round trip each)."""
-        for repository in (self.customers, self.goods, self.orders, self.purchases):
-            repository.create_table(exist_ok=exist_ok)
+        self.store.create_tables(Customer, Goods, Order, CustomerOrder, exist_ok=exist_ok)
 
     # --- catalogue and customers ------------------------------------------------------
 
@@ -266,7 +278,7 @@ class Shop:
         )
         placed: list[Order] = []
         counts: dict[str, Counter[str]] = {}
-        with UnitOfWork(self.backend, clock=self.clock) as unit:
+        with self.store.unit_of_work() as unit:
             for request in requests:
                 customer, item = customers[request.customer_id], goods[request.goods_id]
                 total = item.price * request.quantity
@@ -281,22 +293,16 @@ class Shop:
                     total=total,
                 )
                 unit.save(order)
-                # The buyer copy shares the order row (R7). It is queued as an update of
-                # its own columns: a unit of work lets a full save replace everything
-                # queued for the same row, which would drop the order cells queued above.
-                unit.update(
-                    Buyer,
-                    {
-                        "order_id": request.order_id,
-                        "category": item.category,
-                        "goods_id": item.goods_id,
-                        "ordered_at": request.ordered_at,
-                    },
-                    customer_id=customer.customer_id,
-                    gender=customer.gender,
-                    birth_date=customer.birth_date,
-                    city=customer.city,
-                    level=customer.level,
+                # The declared buyer copy shares the order row (R7): a save of the Buyer
+                # model writes only its own family, next to the order's cells.
+                unit.save(
+                    Buyer(
+                        order_id=request.order_id,
+                        category=item.category,
+                        goods_id=item.goods_id,
+                        ordered_at=request.ordered_at,
+                        **self.buyer_copy.values(customer),
+                    )
                 )
                 unit.save(
                     CustomerOrder(

@@ -6,10 +6,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from examples.microblog.models import MUTUAL, ONE_WAY, Purchase, User
-from hmodel.backend.base import Backend, Mutation
+from hmodel.backend.base import Backend
 from hmodel.clock import Clock, system_clock
 from hmodel.errors import NotFoundError, ValidationError
-from hmodel.repository import Listener, Page, Repository
+from hmodel.patterns import Relation
+from hmodel.repository import Listener, Page, Store
 
 __all__ = ["Microblog"]
 
@@ -17,10 +18,13 @@ __all__ = ["Microblog"]
 class Microblog:
     """Users, their fans and follows (F6, R6), and their purchases newest first (K6, R8).
 
+    The follow relationship is declared once, as a :class:`~hmodel.patterns.Relation`
+    between ``User.follows`` and ``User.fans``: both sides are written together.
+
     Args:
         backend: The memory engine, or a Thrift backend to HBase.
-        clock: Epoch-millisecond clock stamping the cells written.
-        listeners: Told of every repository call.
+        clock: Epoch-millisecond clock the write stamps follow.
+        listeners: Told of every repository call and unit of work.
     """
 
     def __init__(
@@ -30,23 +34,23 @@ class Microblog:
         clock: Clock = system_clock,
         listeners: Sequence[Listener] = (),
     ) -> None:
+        self.store = Store(backend, clock=clock, listeners=listeners)
         self.backend = backend
-        self.clock = clock
-        self.users = Repository(User, backend, clock=clock, listeners=listeners)
-        self.purchases = Repository(Purchase, backend, clock=clock, listeners=listeners)
+        self.users = self.store.repository(User)
+        self.purchases = self.store.repository(Purchase)
+        self.follows = Relation(self.store, User, "follows", User, "fans")
 
     def create_tables(self, *, exist_ok: bool = False) -> None:
         """Create the user and purchase tables (one round trip each)."""
-        self.users.create_table(exist_ok=exist_ok)
-        self.purchases.create_table(exist_ok=exist_ok)
+        self.store.create_tables(User, Purchase, exist_ok=exist_ok)
 
     # --- users and relationships --------------------------------------------------------
 
     def register(self, users: Sequence[User]) -> None:
         """Save new users in one round trip.
 
-        A full save replaces the ``fans`` and ``follows`` families, so this is for new
-        users: change a profile with :meth:`update_profile`.
+        A full save replaces the ``fans`` and ``follows`` maps, so this is for new users:
+        change a profile with :meth:`update_profile`.
         """
         self.users.save_many(users)
 
@@ -69,11 +73,11 @@ class Microblog:
 
     def fans_of(self, user_id: str) -> dict[str, str]:
         """Who follows ``user_id``, with the relation type: one family read (one round trip)."""
-        return self.users.get_entries({"user_id": user_id}, "fans")
+        return self.follows.of_right(user_id)
 
     def followed_by(self, user_id: str) -> dict[str, str]:
         """Whom ``user_id`` follows, with the relation type (one round trip)."""
-        return self.users.get_entries({"user_id": user_id}, "follows")
+        return self.follows.of_left(user_id)
 
     def follow(self, follower: str, followee: str) -> str:
         """Make ``follower`` a fan of ``followee`` on both sides (R6); return the relation type.
@@ -81,11 +85,11 @@ class Microblog:
         The type is ``"mutual"`` when ``followee`` already follows ``follower`` (then both
         users' entries about each other become ``"mutual"``), else ``"one-way"``. Three round
         trips: a multi-get checking that both users exist, a read of the one entry that says
-        whether ``followee`` follows back, and one request writing every entry. Each row
-        changes atomically; the two rows are not one transaction (HBase has none across
-        rows), but the entries written are idempotent, so calling again repairs a half-done
-        follow. The write is built by the mapper (``map_put`` for both rows) and sent with
-        one ``Backend.mutate``, so repository listeners hear of the two reads only.
+        whether ``followee`` follows back, and one unit of work writing every entry (one
+        ``mutate``: both rows are in the user table). Each row changes atomically; the two
+        rows are not one transaction (HBase has none across rows), but the entries are
+        idempotent, so calling again repairs a half-done follow, and
+        ``self.follows.verify()`` finds one-sided ones.
 
         Raises:
             ValidationError: A user following themselves.
@@ -94,36 +98,27 @@ class Microblog:
         self._check_pair(follower, followee)
         follows_back = bool(self.users.get_entries({"user_id": follower}, "fans", [followee]))
         kind = MUTUAL if follows_back else ONE_WAY
-        timestamp = self.users.stamps.next()
-        mutations = self._entries(follower, followee, kind, timestamp)
-        if follows_back:
-            mutations += self._entries(followee, follower, MUTUAL, timestamp)
-        self.backend.mutate(self.users.table, mutations)
+        with self.store.unit_of_work() as unit:
+            self.follows.queue_link(unit, follower, followee, kind)
+            if follows_back:
+                self.follows.queue_link(unit, followee, follower, MUTUAL)
         return kind
 
     def unfollow(self, follower: str, followee: str) -> bool:
         """Remove ``follower`` from ``followee``'s fans on both sides; whether they were one.
 
         If the two were mutual, ``followee``'s remaining follow becomes ``"one-way"`` on
-        both sides. Two round trips (one read, one write; atomic per row, as for
-        :meth:`follow`), or one when ``follower`` did not follow ``followee``.
-
-        The entries are deleted with delete markers stamped by the repository's write
-        stamps (``Repository.stamps``), like every write of this process, so a follow right
-        after an unfollow, even in the same millisecond, is stamped later and not hidden.
+        both sides. Two round trips (one read, one unit of work), or one when ``follower``
+        did not follow ``followee``. The deletes are write stamps, so a follow right after
+        an unfollow, even in the same millisecond, is not hidden by them.
         """
-        current = self.users.get_entries({"user_id": follower}, "follows", [followee])
-        if not current:
+        current = self.follows.of_left(follower)
+        if followee not in current:
             return False
-        mapper = self.users.mapper
-        timestamp = self.users.stamps.next()
-        mutations: list[Mutation] = [
-            *mapper.map_delete({"user_id": followee}, "fans", [follower], timestamp=timestamp),
-            *mapper.map_delete({"user_id": follower}, "follows", [followee], timestamp=timestamp),
-        ]
-        if current[followee] == MUTUAL:
-            mutations += self._entries(followee, follower, ONE_WAY, timestamp)
-        self.backend.mutate(self.users.table, mutations)
+        with self.store.unit_of_work() as unit:
+            self.follows.queue_unlink(unit, follower, followee)
+            if current[followee] == MUTUAL:
+                self.follows.queue_link(unit, followee, follower, ONE_WAY)
         return True
 
     def _check_pair(self, follower: str, followee: str) -> None:
@@ -137,16 +132,6 @@ class Microblog:
         missing = [u for u, user in zip((follower, followee), found, strict=True) if user is None]
         if missing:
             raise NotFoundError("no such user", table=self.users.table, value=missing)
-
-    def _entries(self, follower: str, followee: str, kind: str, timestamp: int) -> list[Mutation]:
-        """The cells of one follow: ``f:<follower>`` on followee, ``o:<followee>`` on follower."""
-        mapper = self.users.mapper
-        return [
-            *mapper.map_put({"user_id": followee}, "fans", {follower: kind}, timestamp=timestamp),
-            *mapper.map_put(
-                {"user_id": follower}, "follows", {followee: kind}, timestamp=timestamp
-            ),
-        ]
 
     # --- purchases --------------------------------------------------------------------
 

@@ -105,6 +105,8 @@ def model(
             write to one region (K8), so the decorator warns with
             :class:`~hmodel.errors.MonotonicKeyWarning`. Pass ``True``, or better a reason
             (``"a few writes a day"``), to declare it deliberate and silence the warning.
+            A reason in the class's ``__hmodel_ignore__ = {"HM-K8": "..."}`` (the
+            silence of ``hmodel check``) counts as well.
 
     Raises:
         DeclarationError: The declaration is invalid; the message names the model and the
@@ -259,6 +261,7 @@ class _Declaration:
                     field=field_name,
                 )
         self._check_layout(stored)
+        self._adopt_ignored_codes()
         info = ModelInfo(
             cls=cls,
             name=self.name,
@@ -275,6 +278,15 @@ class _Declaration:
         setattr(cls, _INFO, info)
         _REGISTRY.append((self.table, weakref.ref(cls)))
         return cls
+
+    def _adopt_ignored_codes(self) -> None:
+        # ``hmodel check`` silences its findings with ``__hmodel_ignore__ = {"HM-K8":
+        # "reason"}`` beside the declaration; a reason given there silences the decorator's
+        # K8 warning as well, so one reason covers both.
+        ignored = vars(self.cls).get("__hmodel_ignore__")
+        reason = ignored.get("HM-K8") if isinstance(ignored, dict) else None
+        if self.allow_monotonic_key is False and isinstance(reason, str) and reason.strip():
+            self.allow_monotonic_key = reason
 
     def _check_monotonic(self) -> None:
         lead = monotonic_lead(self.key)

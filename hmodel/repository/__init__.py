@@ -3,8 +3,10 @@
 from hmodel.repository.condition import And, Comparison, Condition, Or, where
 from hmodel.repository.event import Listener, QueryEvent
 from hmodel.repository.page import Page
-from hmodel.repository.plan import KeySpan, ScanPlan
-from hmodel.repository.repository import Repository
+from hmodel.repository.plan import KeySpan, ScanPlan, execute
+from hmodel.repository.query import Query
+from hmodel.repository.repository import OnError, Repository
+from hmodel.repository.store import Store
 from hmodel.repository.unit_of_work import UnitOfWork
 
 __all__ = [
@@ -13,11 +15,15 @@ __all__ = [
     "Condition",
     "KeySpan",
     "Listener",
+    "OnError",
     "Or",
     "Page",
+    "Query",
     "QueryEvent",
     "Repository",
     "ScanPlan",
+    "Store",
     "UnitOfWork",
+    "execute",
     "where",
 ]

@@ -21,6 +21,8 @@ class QueryEvent:
         round_trips: Requests the backend made for the call (its ``round_trips`` counter
             before and after; concurrent calls on one backend would be counted together).
         results: Rows returned or mutations sent.
+        started_ns: When the call began, epoch nanoseconds (``time.time_ns``); 0 if unknown.
+        duration_ns: How long it took, nanoseconds (a monotonic clock); 0 if unknown.
     """
 
     operation: str
@@ -29,6 +31,8 @@ class QueryEvent:
     plan: str | None = None
     round_trips: int = 0
     results: int = 0
+    started_ns: int = 0
+    duration_ns: int = 0
 
 
 #: A callable told of every :class:`QueryEvent`.

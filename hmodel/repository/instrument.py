@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
@@ -20,6 +21,8 @@ class Call:
     rows: tuple[bytes, ...] = ()
     plan: str | None = None
     results: int = 0
+    started_ns: int = attrs.field(factory=time.time_ns)
+    monotonic_ns: int = attrs.field(factory=time.perf_counter_ns)
 
 
 class Instrument:
@@ -67,6 +70,8 @@ class Instrument:
             plan=call.plan,
             round_trips=self.backend.round_trips - before,
             results=call.results,
+            started_ns=call.started_ns,
+            duration_ns=time.perf_counter_ns() - call.monotonic_ns,
         )
         for listener in self.listeners:
             listener(event)

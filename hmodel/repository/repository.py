@@ -21,13 +21,16 @@ from hmodel.errors import (
     ValidationError,
 )
 from hmodel.mapping import Mapper
+from hmodel.model import model_infos_for
 from hmodel.repository.condition import Condition, FieldColumn
 from hmodel.repository.event import Listener
 from hmodel.repository.identity import IdentityMap
 from hmodel.repository.instrument import Instrument
 from hmodel.repository.locking import Locking
 from hmodel.repository.page import Page, Position, TokenCodec
+from hmodel.repository.pager import paginate
 from hmodel.repository.plan import KeySpan, ScanPlan, execute
+from hmodel.repository.query import Query
 from hmodel.repository.version import VersionCell
 
 __all__ = ["OnError", "Repository"]
@@ -36,6 +39,18 @@ M = TypeVar("M")
 
 #: The default page-token key: random, shared by the repositories of one process.
 _PROCESS_SECRET = os.urandom(32)
+
+#: The defaults of a Query's parts: a keyword left at its default was not given.
+_DEFAULTS: dict[str, Any] = {
+    "low": None,
+    "high": None,
+    "low_inclusive": True,
+    "high_inclusive": False,
+    "reverse": False,
+    "fields": None,
+    "where": None,
+    "limit": None,
+}
 
 #: What a read does with a row that does not decode: ``"raise"`` (the default), ``"skip"``
 #: it, or call a function with the :class:`~hmodel.errors.DecodeError` and skip it.
@@ -218,14 +233,16 @@ class Repository(Generic[M]):
     ) -> M | None:
         """Load a row of a multi-row read: ``None`` for another record type's row (R1).
 
-        A row of this model that does not decode raises, or with ``on_error`` is skipped
-        (and reported to the function, or added to ``errors``).
+        A row whose key is another model's declared on the same table is skipped. A row of
+        this model that does not decode, or whose key is no declared model's (a corrupt
+        key), raises, or with ``on_error`` is skipped (and reported to the function, or
+        added to ``errors``).
         """
         try:
             return self._load(result, partial=partial)
-        except KeyDecodeError:
-            return None
         except DecodeError as error:
+            if isinstance(error, KeyDecodeError) and self._another_type(result.row):
+                return None
             if on_error == "raise":
                 raise
             if callable(on_error):
@@ -233,6 +250,26 @@ class Repository(Generic[M]):
             elif errors is not None:
                 errors.append(error)
             return None
+
+    def _another_type(self, row: bytes) -> bool:
+        """Whether ``row`` is the key of another model declared on this table (R1)."""
+        return any(
+            info.cls is not self.model and info.key.matches(row)
+            for info in model_infos_for(self.info.table)
+        )
+
+    def load(self, result: RowResult, *, partial: bool = False) -> M | None:
+        """Build the model of a row read by other means (a pattern's own scan).
+
+        ``None`` when the row holds none of the model's data (a locked row deleted, or a
+        first save in flight). The instance is remembered like one this repository read,
+        so it can be saved (``partial``: read with only some fields, so it cannot).
+
+        Raises:
+            KeyDecodeError: The rowkey is not this model's.
+            DecodeError: A cell does not decode, or a required field has no cell.
+        """
+        return self._load(result, partial=partial)
 
     # --- reads ----------------------------------------------------------------------
 
@@ -374,10 +411,26 @@ class Repository(Generic[M]):
 
     # --- scans ----------------------------------------------------------------------
 
+    def _query(
+        self, query: Query | None, prefix: Mapping[str, Any] | None, **options: Any
+    ) -> Query:
+        """The query of a call: ``query`` as given, or one built from the keywords."""
+        given = {k: v for k, v in options.items() if v is not _DEFAULTS[k]}
+        if query is not None:
+            if not isinstance(query, Query):
+                raise QueryError("query takes a Query", table=self.table, value=query)
+            if prefix is not None or given:
+                raise QueryError(
+                    "pass a Query or its parts as keywords, not both", table=self.table
+                )
+            return query
+        return Query(prefix, **given)
+
     def plan(
         self,
         prefix: Mapping[str, Any] | None = None,
         *,
+        query: Query | None = None,
         low: Any = None,
         high: Any = None,
         low_inclusive: bool = True,
@@ -388,13 +441,16 @@ class Repository(Generic[M]):
     ) -> ScanPlan:
         """Derive the byte ranges, columns and filter of a scan, without any I/O (explain).
 
+        Takes a :class:`~hmodel.repository.query.Query`, or its parts as keywords:
+
         Args:
             prefix: Values of a leading subset of the key fields (K1), e.g. all orders of
                 one customer: ``{"customer_id": "c1"}``. Empty: the whole table.
+            query: The whole query instead of the keywords.
             low: Logical lower bound on the key field that follows the prefix.
             high: Logical upper bound on that field.
-            low_inclusive: Whether ``low`` itself is included.
-            high_inclusive: Whether ``high`` itself is included.
+            low_inclusive: Whether ``low`` itself is included (default: yes).
+            high_inclusive: Whether ``high`` itself is included (default: no).
             reverse: Highest keys first.
             fields: Read only these fields.
             where: A server-side :class:`Condition` on non-key fields (I4).
@@ -402,13 +458,29 @@ class Repository(Generic[M]):
         Raises:
             QueryError: Unknown fields, or a condition on a key field.
         """
-        ranges = self.mapper.info.key.ranges(
-            dict(prefix or {}),
-            low=low,
-            high=high,
-            low_inclusive=low_inclusive,
-            high_inclusive=high_inclusive,
+        return self._plan(
+            self._query(
+                query,
+                prefix,
+                low=low,
+                high=high,
+                low_inclusive=low_inclusive,
+                high_inclusive=high_inclusive,
+                reverse=reverse,
+                fields=fields,
+                where=where,
+            )
         )
+
+    def _plan(self, query: Query) -> ScanPlan:
+        ranges = self.mapper.info.key.ranges(
+            dict(query.prefix),
+            low=query.low,
+            high=query.high,
+            low_inclusive=query.low_inclusive,
+            high_inclusive=query.high_inclusive,
+        )
+        where, fields = query.where, query.fields
         filter_bytes = None
         if where is not None:
             key_fields = set(self.info.key.fields) & where.fields()
@@ -428,7 +500,7 @@ class Repository(Generic[M]):
             spans=spans,
             columns=columns,
             filter=filter_bytes,
-            reverse=reverse,
+            reverse=query.reverse,
             merge_offset=self.mapper.salt_width if len(spans) > 1 else 0,
         )
 
@@ -447,27 +519,41 @@ class Repository(Generic[M]):
         self,
         prefix: Mapping[str, Any] | None = None,
         *,
+        query: Query | None = None,
+        low: Any = None,
+        high: Any = None,
+        low_inclusive: bool = True,
+        high_inclusive: bool = False,
+        reverse: bool = False,
+        fields: Sequence[str] | None = None,
+        where: Condition | None = None,
         limit: int | None = None,
         on_error: OnError = "raise",
-        **options: Any,
     ) -> Iterator[M]:
-        """Iterate models by key range: all arguments as for :meth:`plan`, plus ``limit``.
+        """Iterate models by key range: a :class:`Query`, or its parts as for :meth:`plan`.
 
         A salted key (K3, I5) is scanned bucket by bucket and merged into one stream in
         natural-key order (reverse order for ``reverse=True``). One round trip per bucket
         to open, plus one per ``scan_batch_size`` rows. Rows of other record types that share
         the range (R1) are skipped. A row of this model that does not decode raises
         :class:`~hmodel.errors.DecodeError`, or with ``on_error`` (see :data:`OnError`) is
-        skipped (and reported to the function given).
+        skipped (and reported to the function given). ``limit`` counts models.
         """
-        if limit is not None and (
-            isinstance(limit, bool) or not isinstance(limit, int) or limit < 0
-        ):
-            raise QueryError("limit must be an int >= 0", table=self.table, value=limit)
+        q = self._query(
+            query,
+            prefix,
+            low=low,
+            high=high,
+            low_inclusive=low_inclusive,
+            high_inclusive=high_inclusive,
+            reverse=reverse,
+            fields=fields,
+            where=where,
+            limit=limit,
+        )
         _check_on_error(on_error, self.table)
-        self._projection(options.get("fields"))
-        plan = self.plan(prefix, **options)
-        return self._iterate(plan, limit, on_error, partial=options.get("fields") is not None)
+        self._projection(q.fields)
+        return self._iterate(self._plan(q), q.limit, on_error, partial=q.fields is not None)
 
     def _iterate(
         self, plan: ScanPlan, limit: int | None, on_error: OnError, *, partial: bool
@@ -489,79 +575,136 @@ class Repository(Generic[M]):
             finally:
                 rows.close()
 
-    def page(
-        self,
-        size: int,
-        prefix: Mapping[str, Any] | None = None,
-        *,
-        token: str | None = None,
-        on_error: OnError = "raise",
-        **options: Any,
-    ) -> Page[M]:
-        """One page of at most ``size`` models and a token for the next (R8).
-
-        Arguments as for :meth:`plan`. Pass ``next_token`` back with the **same** query to
-        get exactly the following rows; it holds a position per salt bucket, so it resumes
-        fan-out and reverse scans too. Round trips: per bucket an open and one or two fetches
-        of about ``2 * size / buckets`` rows (over Thrift also a close); a key without a
-        salt: an open and one fetch. With ``on_error="skip"`` rows that do not decode are
-        skipped and listed in :attr:`Page.errors`.
-
-        Raises:
-            TokenError: The token was altered, or belongs to another query.
-        """
+    def _paging(
+        self, size: int, query: Query, token: str | None, on_error: OnError
+    ) -> tuple[ScanPlan, str, list[Position], Callable[[RowResult], M | None], list[DecodeError]]:
         if isinstance(size, bool) or not isinstance(size, int) or size < 1:
             raise QueryError("page size must be an int >= 1", table=self.table, value=size)
+        if query.limit is not None:
+            raise QueryError("pages are cut by size; a limit does not apply", table=self.table)
         _check_on_error(on_error, self.table)
-        self._projection(options.get("fields"))
-        partial = options.get("fields") is not None
-        plan = self.plan(prefix, **options)
+        self._projection(query.fields)
+        plan = self._plan(query)
         fingerprint = plan.fingerprint()
         positions = (
             self._tokens.decode(token, fingerprint, len(plan.spans))
             if token is not None
             else [Position() for _ in plan.spans]
         )
-        items: list[M] = []
+        partial = query.fields is not None
         errors: list[DecodeError] = []
-        last: dict[int, bytes] = {}
-        extra = False
+
+        def decode(result: RowResult) -> M | None:
+            return self._load_each(result, on_error, errors, partial=partial)
+
+        return plan, fingerprint, positions, decode, errors
+
+    def page(
+        self,
+        size: int,
+        prefix: Mapping[str, Any] | None = None,
+        *,
+        token: str | None = None,
+        query: Query | None = None,
+        low: Any = None,
+        high: Any = None,
+        low_inclusive: bool = True,
+        high_inclusive: bool = False,
+        reverse: bool = False,
+        fields: Sequence[str] | None = None,
+        where: Condition | None = None,
+        on_error: OnError = "raise",
+    ) -> Page[M]:
+        """One page of at most ``size`` models and a token for the next (R8).
+
+        A :class:`Query`, or its parts as for :meth:`plan`. Pass ``next_token`` back with
+        the **same** query to get exactly the following rows; it holds a position per salt
+        bucket, so it resumes fan-out and reverse scans too. Round trips: per bucket an
+        open and one or two fetches of about ``2 * size / buckets`` rows (over Thrift also
+        a close); a key without a salt: an open and one fetch. With ``on_error="skip"``
+        rows that do not decode are skipped and listed in :attr:`Page.errors`.
+
+        Raises:
+            TokenError: The token was altered, or belongs to another query.
+        """
+        q = self._query(
+            query,
+            prefix,
+            low=low,
+            high=high,
+            low_inclusive=low_inclusive,
+            high_inclusive=high_inclusive,
+            reverse=reverse,
+            fields=fields,
+            where=where,
+        )
+        plan, fingerprint, positions, decode, errors = self._paging(size, q, token, on_error)
         with self._instrument.call("page") as call:
             call.plan = plan.describe()
-            # One model more than the page tells whether anything follows; rows of other
-            # record types (R1) and skipped rows still advance their span's position.
+            # One model more than the page tells whether anything follows.
             rows = execute(self.backend, plan, positions, batch_size=size + 1, expected=size + 1)
             try:
-                for index, result in rows:
-                    obj = self._load_each(result, on_error, errors, partial=partial)
-                    if obj is None:
-                        last[index] = result.row
-                        continue
-                    if len(items) == size:
-                        extra = True
-                        break
-                    last[index] = result.row
-                    items.append(obj)
+                first = next(paginate(rows, positions, size, decode))
             finally:
                 rows.close()
-            call.results = len(items)
-        if not extra:
-            return Page(items, None, tuple(errors))
-        new_positions = [Position(last.get(i, p.last_row), p.done) for i, p in enumerate(positions)]
-        return Page(items, self._tokens.encode(fingerprint, new_positions), tuple(errors))
+            call.results = len(first.items)
+        token_out = None
+        if first.positions is not None:
+            token_out = self._tokens.encode(fingerprint, first.positions)
+        return Page(first.items, token_out, tuple(errors))
 
     def pages(
-        self, size: int, prefix: Mapping[str, Any] | None = None, **options: Any
+        self,
+        size: int,
+        prefix: Mapping[str, Any] | None = None,
+        *,
+        token: str | None = None,
+        query: Query | None = None,
+        low: Any = None,
+        high: Any = None,
+        low_inclusive: bool = True,
+        high_inclusive: bool = False,
+        reverse: bool = False,
+        fields: Sequence[str] | None = None,
+        where: Condition | None = None,
+        on_error: OnError = "raise",
     ) -> Iterator[Page[M]]:
-        """Iterate pages of ``size`` until the scan is exhausted (see :meth:`page`)."""
-        token: str | None = None
-        while True:
-            page = self.page(size, prefix, token=token, **options)
-            if page.items or page.errors:
-                yield page
-            if page.next_token is None:
-                return
-            token = page.next_token
+        """Iterate pages of ``size`` until the scan is exhausted (see :meth:`page`).
+
+        One scan per salt bucket serves the whole read (not one per page): each page's
+        ``next_token`` still resumes right after it, in another call or process. Empty
+        pages are not yielded. Round trips: per bucket an open and one per
+        ``max(2 * size, 100)`` rows (at most ``scan_batch_size``), over Thrift a close.
+        """
+        q = self._query(
+            query,
+            prefix,
+            low=low,
+            high=high,
+            low_inclusive=low_inclusive,
+            high_inclusive=high_inclusive,
+            reverse=reverse,
+            fields=fields,
+            where=where,
+        )
+        plan, fingerprint, positions, decode, errors = self._paging(size, q, token, on_error)
+        batch = min(self._batch_size, max(2 * size, 100))
+        with self._instrument.call("pages", always=True) as call:
+            call.plan = plan.describe()
+            rows = execute(self.backend, plan, positions, batch_size=batch)
+            try:
+                for raw in paginate(rows, positions, size, decode):
+                    found = tuple(errors)
+                    errors.clear()
+                    if not raw.items and not found:
+                        continue
+                    call.results += len(raw.items)
+                    token_out = None
+                    if raw.positions is not None:
+                        token_out = self._tokens.encode(fingerprint, raw.positions)
+                    yield Page(raw.items, token_out, found)
+            finally:
+                rows.close()
 
     # --- writes ---------------------------------------------------------------------
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
 from types import TracebackType
@@ -9,10 +10,11 @@ from typing import Any
 
 import attrs
 
-from hmodel.backend.base import Backend, Delete, Mutation, Put, RowResult
+from hmodel.backend.base import Backend, Delete, Increment, Mutation, Put, RowResult
 from hmodel.clock import Clock, WriteStamps, stamps_for, system_clock
 from hmodel.errors import ValidationError
 from hmodel.mapping import Mapper
+from hmodel.repository.event import Listener, QueryEvent
 
 __all__ = ["UnitOfWork"]
 
@@ -34,6 +36,11 @@ class _Replace:
 
 class UnitOfWork:
     """Batches writes of any models; :meth:`commit` sends one ``mutate`` per table.
+
+    Every kind of write a repository makes can be queued: saves (of several models),
+    partial updates, deletes, map entries put or removed, and counter increments (sent
+    after the mutations, one ``increment_many`` per table; each increment is atomic on
+    its own, F10).
 
     Everything is validated when it is added, so a bad instance is rejected before
     anything is sent. The writes are stamped when the unit commits, by the process's
@@ -58,6 +65,8 @@ class UnitOfWork:
         backend: Where to write.
         clock: Epoch-ms clock the stamps follow.
         stamps: The write stamps; default: the process's stamps for ``clock``.
+        listeners: Told of one :class:`~hmodel.repository.event.QueryEvent` per commit
+            (operation ``"commit"``, the tables comma-separated, the rows written).
 
     Example:
         >>> from hmodel.backend.memory import MemoryBackend
@@ -72,17 +81,22 @@ class UnitOfWork:
         *,
         clock: Clock = system_clock,
         stamps: WriteStamps | None = None,
+        listeners: Sequence[Listener] = (),
     ) -> None:
         self.backend = backend
         self._stamps = stamps if stamps is not None else stamps_for(clock)
+        self._listeners = list(listeners)
         self._by_table: dict[str, list[Mutation]] = {}
+        self._increments: dict[str, list[Increment]] = {}
         self._replaces: dict[str, dict[bytes, _Replace]] = {}
         self._mappers: dict[type, Mapper[Any]] = {}
 
     @property
     def pending(self) -> int:
-        """How many mutations wait to be sent."""
-        return sum(len(m) for m in self._by_table.values())
+        """How many mutations and increments wait to be sent."""
+        return sum(len(m) for m in self._by_table.values()) + sum(
+            len(i) for i in self._increments.values()
+        )
 
     def _mapper(self, model: type) -> Mapper[Any]:
         mapper = self._mappers.get(model)
@@ -160,6 +174,48 @@ class UnitOfWork:
         row = mapper.key_of(**key)
         self._add(mapper, row, [Delete(row, timestamp=_WRITE)], lambda _: True)
 
+    def put_entries(
+        self, model: type, key: Mapping[str, Any], field: str, entries: Mapping[Any, Any]
+    ) -> None:
+        """Queue entries added to a map field (as :meth:`Repository.put_entries`)."""
+        mapper = self._mapper(model)
+        row = mapper.key_of(**key)
+        puts: list[Mutation] = list(mapper.map_put(dict(key), field, entries, timestamp=_WRITE))
+        columns = {m.column for m in puts}
+        self._add(mapper, row, puts, columns.__contains__)
+
+    def remove_entries(
+        self, model: type, key: Mapping[str, Any], field: str, names: Sequence[Any]
+    ) -> None:
+        """Queue entries removed from a map field (as :meth:`Repository.remove_entries`)."""
+        mapper = self._mapper(model)
+        row = mapper.key_of(**key)
+        deletes: list[Mutation] = list(mapper.map_delete(dict(key), field, names, timestamp=_WRITE))
+        columns = {m.column for m in deletes}
+        self._add(mapper, row, deletes, columns.__contains__)
+
+    def increment(self, model: type, key: Mapping[str, Any], **amounts: int) -> None:
+        """Queue counter increments of one row (sent after the unit's mutations, F10)."""
+        mapper = self._mapper(model)
+        row = mapper.key_of(**key)
+        if not amounts:
+            raise ValidationError(
+                "name at least one counter to increment", table=mapper.info.table.full_name
+            )
+        queue = self._increments.setdefault(mapper.info.table.full_name, [])
+        for name, amount in amounts.items():
+            if name not in mapper.info.counters:
+                raise ValidationError(
+                    "not a counter field", table=mapper.info.table.full_name, field=name
+                )
+            if isinstance(amount, bool) or not isinstance(amount, int):
+                raise ValidationError(
+                    "increments are integers", table=mapper.info.table.full_name, field=name
+                )
+            if not -(2**63) <= amount < 2**63:
+                raise ValidationError("increment out of the 64-bit range", field=name, value=amount)
+            queue.append(Increment(row, mapper.column_of(name), amount))
+
     def _stale(self, table: str, queue: Sequence[Mutation], write: int) -> list[Mutation]:
         """Read the prefixed maps being replaced (one round trip) and delete what is gone."""
         replaces = self._replaces.get(table)
@@ -191,6 +247,15 @@ class UnitOfWork:
             BackendError: A table's mutate failed; tables sent before it stay written.
         """
         before = self.backend.round_trips
+        started_ns, began = time.time_ns(), time.perf_counter_ns()
+        tables = list(dict.fromkeys([*self._by_table, *self._increments]))
+        rows = tuple(
+            dict.fromkeys(
+                [m.row for ms in self._by_table.values() for m in ms]
+                + [i.row for increments in self._increments.values() for i in increments]
+            )
+        )
+        sent = self.pending
         try:
             queued = [m for ms in self._by_table.values() for m in ms]
             count = 2 if any(m.timestamp == _CLEAR for m in queued) else 1
@@ -201,14 +266,31 @@ class UnitOfWork:
                 real.extend(self._stale(table, mutations, stamp[_WRITE]))
                 if real:
                     self.backend.mutate(table, real)
+            for table, increments in self._increments.items():
+                if increments:
+                    self.backend.increment_many(table, increments)
         finally:
             self.discard()
-        return self.backend.round_trips - before
+        spent = self.backend.round_trips - before
+        if self._listeners and tables:
+            event = QueryEvent(
+                "commit",
+                ",".join(tables),
+                rows=rows,
+                round_trips=spent,
+                results=sent,
+                started_ns=started_ns,
+                duration_ns=time.perf_counter_ns() - began,
+            )
+            for listener in self._listeners:
+                listener(event)
+        return spent
 
     def discard(self) -> None:
         """Drop everything queued."""
         self._by_table.clear()
         self._replaces.clear()
+        self._increments.clear()
 
     def __enter__(self) -> UnitOfWork:
         return self

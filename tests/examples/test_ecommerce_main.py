@@ -78,7 +78,7 @@ def test_main_reports_the_round_trips_of_each_operation(
 ) -> None:
     _, out, _ = run_main(capsys)
     table = out[out.index("== Round trips") :]
-    assert re.search(r"^place a day's orders \(one batch\)\s+30\s+150\s+90$", table, re.M)
+    assert re.search(r"^place a day's orders \(one batch\)\s+30\s+150\s+120$", table, re.M)
     assert re.search(r"^sales of one product \(get\)\s+1\s+1\s+1$", table, re.M)
     assert re.search(r"^register 120 customers\s+1\s+1\s+1$", table, re.M)
     assert "scan 'order' (forward, 10 range(s))" in out  # the explain of the fan-out

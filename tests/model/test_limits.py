@@ -3,6 +3,7 @@
 # No ``from __future__ import annotations``: the models are declared inside test functions.
 
 import warnings
+from typing import ClassVar
 
 import pytest
 
@@ -137,3 +138,25 @@ def test_bad_limits_are_refused(
         class Doc:
             id: str
             body: str = field("e:b", **field_options)  # type: ignore[call-overload]
+
+
+def test_the_advisors_ignore_with_a_reason_silences_the_warning_too() -> None:
+    from datetime import datetime
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+
+        @model(EVENTS, key=Key(Timestamp("ts")))
+        class Audit:
+            __hmodel_ignore__: ClassVar[dict[str, str]] = {"HM-K8": "100 rows a day"}
+            ts: datetime
+            body: str = field("e:b")
+
+    assert model_info(Audit).allow_monotonic_key == "100 rows a day"
+    with pytest.warns(MonotonicKeyWarning):
+
+        @model(EVENTS, key=Key(Timestamp("ts")))
+        class Blank:
+            __hmodel_ignore__: ClassVar[dict[str, str]] = {"HM-K8": ""}
+            ts: datetime
+            body: str = field("e:b")

@@ -81,3 +81,14 @@ def test_an_unknown_on_error_is_a_query_error(repo: Repository[Directory]) -> No
         repo.scan(on_error="ignore")  # type: ignore[arg-type]
     with pytest.raises(QueryError):
         repo.page(2, on_error=3)  # type: ignore[arg-type]
+
+
+def test_a_row_whose_key_is_no_declared_models_is_an_error_not_skipped(
+    repo: Repository[Directory], backend: Backend
+) -> None:
+    """R1 skips other declared record types only; a corrupt key is reported."""
+    backend.mutate("ud_dir", [Put(b"/e-without-terminator", b"i:o", b"eve")])
+    reported: list[DecodeError] = []
+    found = [d.path for d in repo.scan(on_error=reported.append)]
+    assert found == ["/a", "/c"]
+    assert b"/e-without-terminator" in [e.row for e in reported]

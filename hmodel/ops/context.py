@@ -1,0 +1,53 @@
+"""What every advisor rule reads: the declarations and the settings."""
+
+from __future__ import annotations
+
+import attrs
+
+from hmodel.model import ModelInfo
+from hmodel.ops.config import CheckConfig
+from hmodel.ops.finding import Finding, Rule, Severity, Subject
+from hmodel.ops.inventory import Inventory
+from hmodel.schema import Table, regions_for
+
+__all__ = ["Context"]
+
+
+@attrs.frozen
+class Context:
+    """The inventory and the settings, with the helpers rules share.
+
+    Attributes:
+        inventory: The tables and models checked.
+        config: The numbers and silences.
+    """
+
+    inventory: Inventory
+    config: CheckConfig
+
+    def for_model(
+        self, rule: Rule, severity: Severity, info: ModelInfo, message: str, fix: str
+    ) -> Finding:
+        """Return a finding about model ``info``."""
+        return Finding(
+            rule, severity, Subject("model", info.name), message, fix, info.cls.__module__
+        )
+
+    def for_table(
+        self, rule: Rule, severity: Severity, table: Table, message: str, fix: str
+    ) -> Finding:
+        """Return a finding about ``table``."""
+        return Finding(rule, severity, Subject("table", table.full_name), message, fix)
+
+    def regions(self, table: Table) -> int:
+        """The regions ``table`` is created with: its split points plus one."""
+        return len(table.splits) + 1
+
+    def needed_regions(self, table: Table) -> int | None:
+        """The regions the expected volume asks for (S1, S3), or ``None`` without one."""
+        data = self.config.volume(table.full_name).data_bytes
+        if data is None:
+            return None
+        return regions_for(
+            data, region_size=self.config.region_size, max_regions=self.config.max_regions
+        )

@@ -1,0 +1,127 @@
+"""A Store: one backend, clock, stamps, listeners and token key shared by many repositories."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from datetime import timedelta
+from typing import Any, TypeVar
+
+from hmodel.backend.base import Backend
+from hmodel.clock import Clock, WriteStamps, stamps_for, system_clock
+from hmodel.errors import TableExistsError
+from hmodel.model import model_info
+from hmodel.repository.event import Listener, QueryEvent
+from hmodel.repository.repository import Repository
+from hmodel.repository.unit_of_work import UnitOfWork
+
+__all__ = ["Store"]
+
+M = TypeVar("M")
+
+
+class Store:
+    """What every repository of an application shares: the session of SQLAlchemy's ORM.
+
+    One store per backend: it hands out one cached :class:`Repository` per model, opens
+    units of work, and gives them all the same clock, write stamps (so their writes are
+    ordered with each other), listeners and page-token key. Swap the backend and nothing
+    else changes.
+
+    Args:
+        backend: Any :class:`~hmodel.backend.base.Backend`.
+        clock: Epoch-ms clock the write stamps follow (and lock leases).
+        stamps: The write stamps; default: the process's stamps for ``clock``.
+        token_secret: HMAC key of page tokens; default: random per process.
+        listeners: Told of every :class:`QueryEvent` of every repository and unit of work.
+        scan_batch_size: Rows per round trip of scans.
+        lock_lease: Over Thrift1, how long a half-finished locked save blocks writers.
+
+    Example:
+        >>> from hmodel import Family, Key, Str, Table, field, model
+        >>> from hmodel.backend.memory import MemoryBackend
+        >>> @model(Table("pet", [Family("p")]), key=Key(Str("name")))
+        ... class Pet:
+        ...     name: str
+        ...     kind: str = field("p:k")
+        >>> store = Store(MemoryBackend())
+        >>> store.create_tables(Pet)
+        >>> with store.unit_of_work() as unit:
+        ...     unit.save(Pet(name="rex", kind="dog"))
+        >>> store.repository(Pet).get(name="rex")
+        Pet(name='rex', kind='dog')
+        >>> store.repository(Pet) is store.repository(Pet)
+        True
+    """
+
+    def __init__(
+        self,
+        backend: Backend,
+        *,
+        clock: Clock = system_clock,
+        stamps: WriteStamps | None = None,
+        token_secret: bytes | None = None,
+        listeners: Sequence[Listener] = (),
+        scan_batch_size: int = 1000,
+        lock_lease: timedelta = timedelta(seconds=30),
+    ) -> None:
+        self.backend = backend
+        self.clock = clock
+        self.stamps = stamps if stamps is not None else stamps_for(clock)
+        self.token_secret = token_secret or os.urandom(32)
+        self._listeners = list(listeners)
+        self._options: dict[str, Any] = {
+            "scan_batch_size": scan_batch_size,
+            "lock_lease": lock_lease,
+        }
+        self._repositories: dict[type, Repository[Any]] = {}
+
+    def _tell(self, event: QueryEvent) -> None:
+        for listener in self._listeners:
+            listener(event)
+
+    def add_listener(self, listener: Listener) -> None:
+        """Tell ``listener`` of every later event of every repository and unit of work."""
+        self._listeners.append(listener)
+
+    def repository(self, model: type[M]) -> Repository[M]:
+        """The store's repository of ``model`` (built once, then cached).
+
+        Raises:
+            DeclarationError: ``model`` is not a model class.
+        """
+        found = self._repositories.get(model)
+        if found is None:
+            found = Repository(
+                model,
+                self.backend,
+                clock=self.clock,
+                stamps=self.stamps,
+                token_secret=self.token_secret,
+                listeners=[self._tell],
+                **self._options,
+            )
+            self._repositories[model] = found
+        return found
+
+    def unit_of_work(self) -> UnitOfWork:
+        """A new unit of work on the store's backend, stamps and listeners."""
+        return UnitOfWork(self.backend, stamps=self.stamps, listeners=[self._tell])
+
+    def create_tables(self, *models: type, exist_ok: bool = True) -> None:
+        """Create the tables of ``models`` (each table once; one round trip per table).
+
+        Raises:
+            TableExistsError: A table exists and ``exist_ok`` is false.
+        """
+        done: set[str] = set()
+        for cls in models:
+            table = model_info(cls).table
+            if table.full_name in done:
+                continue
+            done.add(table.full_name)
+            try:
+                self.backend.create_table(table)
+            except TableExistsError:
+                if not exist_ok:
+                    raise

@@ -1,0 +1,174 @@
+"""Denormalised copies (R3, R7) and relations kept on both sides (R6), on every backend."""
+
+from __future__ import annotations
+
+import pytest
+
+from hmodel import Const, Family, Int, Key, Query, Store, Str, Table, field, map_field, model
+from hmodel.backend.base import Backend
+from hmodel.clock import ManualClock
+from hmodel.errors import ConnectionLostError, DeclarationError
+from hmodel.patterns import Copy, Relation
+from hmodel.testing.fault import FaultyBackend
+
+orders = Table("cr_order", [Family("o")])
+
+
+@model(orders, key=Key(Str("order_id"), Const(b"\x02", name="SHIPPING"), Int("ship", size=2)))
+class Shipping:
+    order_id: str
+    ship: int
+    city: str = field("o:t")
+
+
+@model(
+    orders,
+    key=Key(Str("order_id"), Const(b"\x03", name="LINE"), Int("ship", size=2), Int("line", size=2)),
+)
+class Line:
+    order_id: str
+    ship: int
+    line: int
+    item: str = field("o:i")
+    ship_city: str = field("o:c")  # a copy of Shipping.city (R3)
+
+
+@pytest.fixture
+def store(backend: Backend) -> Store:
+    created = Store(backend, clock=ManualClock())
+    created.create_tables(Shipping)
+    return created
+
+
+def _ship_to(store: Store, batch_size: int = 100) -> Copy[Shipping, Line]:
+    return Copy(
+        store,
+        Shipping,
+        Line,
+        fields={"ship_city": "city"},
+        locate=lambda s: Query({"order_id": s.order_id, "ship": s.ship}),
+        batch_size=batch_size,
+    )
+
+
+def test_a_source_change_rewrites_every_copy_in_batches_R3(store: Store, backend: Backend) -> None:
+    """250 lines of one shipment: three mutates of at most 100, and a report."""
+    copy = _ship_to(store)
+    shipping = Shipping(order_id="o1", ship=1, city="Paris")
+    store.repository(Shipping).save(shipping)
+    lines = [
+        copy.fill(Line(order_id="o1", ship=1, line=n, item=f"i{n}", ship_city=""), shipping)
+        for n in range(250)
+    ]
+    store.repository(Line).save_many(lines)
+    other = Line(order_id="o1", ship=2, line=1, item="x", ship_city="Oslo")
+    store.repository(Line).save(other)
+    shipping.city = "Rome"
+    before = backend.round_trips
+    report = copy.save(shipping)
+    assert (report.examined, report.touched) == (250, 250)
+    assert report.round_trips <= backend.round_trips - before
+    assert report.round_trips <= 3 + 6  # 3 mutates, the scan's opens/fetches/close
+    cities = {x.ship_city for x in store.repository(Line).scan({"order_id": "o1", "ship": 1})}
+    assert cities == {"Rome"}
+    assert store.repository(Line).get(order_id="o1", ship=2, line=1) == other  # untouched
+    assert copy.sync(shipping).touched == 0  # idempotent
+
+
+def test_verify_finds_stale_copies_and_repair_fixes_them(store: Store) -> None:
+    """A source saved without sync (a crash in between) leaves stale copies."""
+    copy = _ship_to(store, batch_size=2)
+    shipping = Shipping(order_id="o2", ship=1, city="Paris")
+    store.repository(Shipping).save(shipping)
+    for n in range(5):
+        line = Line(order_id="o2", ship=1, line=n, item="i", ship_city="")
+        store.repository(Line).save(copy.fill(line, shipping))
+    shipping.city = "Lyon"
+    store.repository(Shipping).save(shipping)  # the copies were not rewritten
+    stale = copy.verify(store.repository(Shipping).scan({"order_id": "o2"}))
+    assert len(stale) == 5 and stale[0].differences == {"ship_city": ("Paris", "Lyon")}
+    report = copy.repair(store.repository(Shipping).scan({"order_id": "o2"}))
+    assert report.touched == 5
+    assert copy.verify([shipping]) == []
+
+
+def test_a_copy_cannot_be_a_key_field(store: Store) -> None:
+    """Keys never change (K10): a copy there could never be rewritten."""
+    with pytest.raises(DeclarationError):
+        Copy(store, Shipping, Line, fields={"ship": "ship"}, locate=lambda s: Query())
+    with pytest.raises(DeclarationError):
+        Copy(store, Shipping, Line, fields={"nope": "city"}, locate=lambda s: Query())
+
+
+# --- relations (R6) ------------------------------------------------------------------
+
+users = Table("cr_user", [Family("i"), Family("f"), Family("g")])
+
+
+@model(users, key=Key(Str("user_id")))
+class User:
+    user_id: str
+    nickname: str = field("i:n")
+    follows: dict[str, str] = map_field("g")
+    fans: dict[str, str] = map_field("f")
+
+
+shops = Table("cr_shop", [Family("s"), Family("i")])
+items = Table("cr_item", [Family("t"), Family("s")])
+
+
+@model(shops, key=Key(Str("shop_id")))
+class ShopRow:
+    shop_id: str
+    items: dict[str, str] = map_field("i")
+
+
+@model(items, key=Key(Str("item_id")))
+class ItemRow:
+    item_id: str
+    shops: dict[str, str] = map_field("s")
+
+
+def test_a_follow_is_written_on_both_sides_in_one_round_trip(
+    store: Store, backend: Backend
+) -> None:
+    """Both rows of one table: one mutate; unlink removes both entries."""
+    store.create_tables(User)
+    follow = Relation(store, User, "follows", User, "fans")
+    for name in ("ann", "bob"):
+        store.repository(User).save(User(user_id=name, nickname=name))
+    before = backend.round_trips
+    follow.link("ann", "bob", "one-way")
+    assert backend.round_trips - before == 1
+    assert follow.of_left("ann") == {"bob": "one-way"}
+    assert follow.of_right("bob") == {"ann": "one-way"}
+    follow.link("ann", "bob", "one-way")  # idempotent
+    follow.unlink("ann", "bob")
+    assert follow.of_left("ann") == {} and follow.of_right("bob") == {}
+    assert store.repository(User).get(user_id="ann", required=True).nickname == "ann"  # type: ignore[union-attr]
+
+
+def test_a_half_done_link_across_tables_is_found_and_repaired(backend: Backend) -> None:
+    """The second table's write fails: verify finds the one-sided link, repair completes it."""
+    faulty = FaultyBackend(backend)
+    store = Store(faulty, clock=ManualClock())
+    store.create_tables(ShopRow, ItemRow)
+    stock = Relation(store, ShopRow, "items", ItemRow, "shops")
+    faulty.on("mutate", nth=2, fail=ConnectionLostError("dropped"))
+    with pytest.raises(ConnectionLostError):
+        stock.link("s1", "t1", "in stock")
+    stock.link("s2", "t1", "in stock")
+    found = stock.verify()
+    assert [(x.left, x.right, x.side) for x in found] == [
+        ({"shop_id": "s1"}, {"item_id": "t1"}, "left")
+    ]
+    assert stock.verify(["s1"]) == found
+    assert stock.repair(found) == 1
+    assert stock.verify() == []
+    assert stock.of_right("t1") == {"s1": "in stock", "s2": "in stock"}
+
+
+def test_relation_sides_must_be_maps(store: Store) -> None:
+    """A side that is not a map field is refused at declaration."""
+    with pytest.raises(DeclarationError):
+        Relation(store, User, "nickname", User, "fans")
