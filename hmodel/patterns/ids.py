@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Generic, TypeVar
 
 from hmodel.backend.base import Backend, Delete, Put, Scan
-from hmodel.clock import WriteStamps
+from hmodel.clock import WriteStamps, stamps_for, system_clock
 from hmodel.codecs import Long
 from hmodel.errors import (
     ConflictError,
@@ -19,6 +19,7 @@ from hmodel.errors import (
     ValidationError,
 )
 from hmodel.keys import Const, Int, Key, Str
+from hmodel.repository import Store
 from hmodel.schema import Family, Table
 
 __all__ = ["IdAllocator", "id_table"]
@@ -124,13 +125,15 @@ class IdAllocator:
     several allocators (in several processes) may share a table and a kind.
 
     Args:
-        backend: The backend holding ``table``.
+        backend: The backend holding ``table``, or a :class:`~hmodel.repository.Store`
+            (its backend and write stamps).
         table: The lookup table (:func:`id_table`); it must have ``family``.
         kind: What the names are (``"host"``); each kind has its own counter.
         width: Bytes of an id: 1, 2, 4 or 8.
         family: The family of every cell written.
         cache_size: Names (and ids) kept in an LRU cache; 0: no cache.
-        stamps: Timestamps of the writes; default: a fresh :class:`~hmodel.clock.WriteStamps`.
+        stamps: Timestamps of the writes; default: the store's, or the process's stamps
+            for the system clock (``stamps_for(system_clock)``).
 
     Raises:
         DeclarationError: An invalid ``width``, ``cache_size``, ``kind``, or a ``family``
@@ -153,7 +156,7 @@ class IdAllocator:
 
     def __init__(
         self,
-        backend: Backend,
+        backend: Backend | Store,
         table: Table,
         *,
         kind: str,
@@ -178,12 +181,15 @@ class IdAllocator:
             )
         if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
             raise DeclarationError("cache_size must be an int >= 0", value=cache_size)
-        self.backend = backend
+        if isinstance(backend, Store):
+            stamps = backend.stamps if stamps is None else stamps
+            backend = backend.backend
+        self.backend: Backend = backend
         self.table = table
         self.kind = kind
         self.width = width
         self.max_id = min((1 << (8 * width)) - 1, _LONG_MAX)
-        self.stamps = WriteStamps() if stamps is None else stamps
+        self.stamps = stamps_for(system_clock) if stamps is None else stamps
         prefix = family.encode() + b":"
         self._id_column = prefix + b"i"
         self._name_column = prefix + b"n"

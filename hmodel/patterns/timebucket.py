@@ -10,7 +10,7 @@ from typing import Any, Generic, Literal, TypeVar
 import attrs
 
 from hmodel.backend.base import Backend, Mutation, Put, RowResult
-from hmodel.clock import WriteStamps
+from hmodel.clock import WriteStamps, stamps_for, system_clock
 from hmodel.codecs import Codec
 from hmodel.errors import (
     CodecError,
@@ -21,6 +21,7 @@ from hmodel.errors import (
     ValidationError,
 )
 from hmodel.keys import Key, Salt, Timestamp
+from hmodel.repository import Store
 from hmodel.schema import Table
 
 __all__ = ["Point", "TimeBuckets", "TimeSeries"]
@@ -306,9 +307,13 @@ class TimeBuckets(Generic[V]):
         return [Point(self.instant(t), v) for t, v in found]
 
     def on(
-        self, backend: Backend, *, stamps: WriteStamps | None = None, rows_per_get: int = 1000
+        self,
+        backend: Backend | Store,
+        *,
+        stamps: WriteStamps | None = None,
+        rows_per_get: int = 1000,
     ) -> TimeSeries[V]:
-        """Bind this declaration to a backend: the object that appends and reads."""
+        """Bind this declaration to a backend (or a store): the object that appends and reads."""
         return TimeSeries(self, backend, stamps=stamps, rows_per_get=rows_per_get)
 
     # --- helpers ------------------------------------------------------------------------
@@ -335,24 +340,29 @@ class TimeSeries(Generic[V]):
 
     Args:
         buckets: The declaration.
-        backend: The backend holding its table.
-        stamps: Timestamps of the writes; default: a fresh :class:`~hmodel.clock.WriteStamps`.
+        backend: The backend holding its table, or a :class:`~hmodel.repository.Store`
+            (its backend and write stamps).
+        stamps: Timestamps of the writes; default: the store's, or the process's stamps
+            for the system clock (``stamps_for(system_clock)``).
         rows_per_get: At most this many rows per get of a window read (>= 1).
     """
 
     def __init__(
         self,
         buckets: TimeBuckets[V],
-        backend: Backend,
+        backend: Backend | Store,
         *,
         stamps: WriteStamps | None = None,
         rows_per_get: int = 1000,
     ) -> None:
         if isinstance(rows_per_get, bool) or not isinstance(rows_per_get, int) or rows_per_get < 1:
             raise ValidationError("rows_per_get must be an int >= 1", value=rows_per_get)
+        if isinstance(backend, Store):
+            stamps = backend.stamps if stamps is None else stamps
+            backend = backend.backend
         self.declaration = buckets
-        self.backend = backend
-        self.stamps = WriteStamps() if stamps is None else stamps
+        self.backend: Backend = backend
+        self.stamps = stamps_for(system_clock) if stamps is None else stamps
         self.rows_per_get = rows_per_get
 
     def create_table(self, *, exist_ok: bool = True) -> None:

@@ -224,3 +224,14 @@ def test_a_winning_row_deleted_behind_the_losers_back_is_a_conflict() -> None:
     with pytest.raises(ConflictError) as caught:
         hosts.id_for("web1")
     assert caught.value.row == row
+
+
+def test_a_store_gives_its_backend_and_write_stamps(backend: Backend) -> None:
+    from hmodel import Store
+    from hmodel.clock import ManualClock
+
+    store = Store(backend, clock=ManualClock(5_000))
+    hosts = IdAllocator(store, TABLE, kind="host")
+    assert hosts.backend is backend and hosts.stamps is store.stamps
+    hosts.create_table()
+    assert hosts.id_for("web1") == 1

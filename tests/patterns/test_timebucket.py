@@ -189,3 +189,17 @@ def test_a_key_with_its_own_salt_takes_no_salt_option() -> None:
     TimeBuckets(TSDB, key=salted, value=Float64())
     with pytest.raises(DeclarationError):
         TimeBuckets(TSDB, key=salted, value=Float64(), salt=4)
+
+
+def test_a_store_gives_its_backend_and_write_stamps(backend: Backend) -> None:
+    from hmodel import Store
+    from hmodel.clock import ManualClock
+
+    store = Store(backend, clock=ManualClock(5_000))
+    series = hourly().on(store)
+    assert series.backend is backend and series.stamps is store.stamps
+    series.create_table()
+    series.append({"metric": "cpu", "host": "h"}, {at(1): 1.0})
+    (row,) = backend.get("tsdb", [hourly().row({"metric": "cpu", "host": "h"}, at(1))])
+    assert all(cell.timestamp >= 5_000 for cell in row.cells.values())
+    assert series.read({"metric": "cpu", "host": "h"}, at(0), at(2)) == [Point(at(1), 1.0)]
