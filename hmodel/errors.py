@@ -6,6 +6,8 @@ from typing import Any
 
 __all__ = [
     "BackendError",
+    "CellSizeWarning",
+    "CellTooLargeError",
     "CheckConfigError",
     "CodecError",
     "ColumnFamilyNotFoundError",
@@ -17,10 +19,13 @@ __all__ = [
     "EncodeError",
     "FilterError",
     "HModelError",
+    "HModelWarning",
+    "IdExhaustedError",
     "IllegalArgumentError",
     "InputError",
     "KeyDecodeError",
     "KeyEncodeError",
+    "MonotonicKeyWarning",
     "NotFoundError",
     "OperationsError",
     "OutcomeUnknownError",
@@ -142,6 +147,18 @@ class ValidationError(HModelError):
     """
 
 
+class CellTooLargeError(ValidationError):
+    """A cell value is larger than its field's ``max_bytes`` (F11); nothing was written.
+
+    ``table``, ``row``, ``column`` and ``field`` name the cell; ``value`` is its size in
+    bytes, and ``limit`` the limit it broke.
+    """
+
+    def __init__(self, message: str, *, limit: int, **context: Any) -> None:
+        self.limit = limit
+        super().__init__(message, **context)
+
+
 class QueryError(ValidationError):
     """A query is invalid: unknown field in a condition, bounds on a non-key field, ..."""
 
@@ -246,3 +263,25 @@ class CheckConfigError(OperationsError):
 
 class SampleError(OperationsError):
     """A key sample cannot be read: a missing file, a bad line, a value of the wrong type."""
+
+
+# --- patterns -------------------------------------------------------------------------------
+
+
+class IdExhaustedError(HModelError):
+    """A counter-issued id allocator (K9) has issued every id its width can hold."""
+
+
+# --- warnings -------------------------------------------------------------------------------
+
+
+class HModelWarning(UserWarning):
+    """Root of every warning hmodel emits; filter them with ``warnings.filterwarnings``."""
+
+
+class MonotonicKeyWarning(HModelWarning):
+    """A model's rowkey leads with a monotonic value, so writes hit one region (K8)."""
+
+
+class CellSizeWarning(HModelWarning):
+    """A cell value is larger than its field's ``warn_bytes`` (F11); it was still written."""

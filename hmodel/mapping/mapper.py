@@ -29,6 +29,7 @@ from hmodel.model import (
 )
 from hmodel.model.annotation import check_value, describe
 from hmodel.model.info import LONG
+from hmodel.model.limits import check_cell_size
 
 __all__ = ["Mapper", "mapper_for"]
 
@@ -618,6 +619,7 @@ class Mapper(Generic[M]):
                 )
             return [Delete(write.row, stored.column, write.timestamp)]
         data = encode_value(self.info, stored.name, stored.codec, value, expected=stored.value_type)
+        self._check_size(stored, write.row, stored.column, data)
         return [Put(write.row, stored.column, data, write.timestamp, write.ttl)]
 
     def _map_mutations(self, write: _Write, owner: MapField, entries: Any) -> list[Mutation]:
@@ -650,16 +652,29 @@ class Mapper(Generic[M]):
                 field=owner.name,
                 value=entries,
             )
-        return [
-            Put(
-                row,
-                self._entry_column(owner, key),
-                encode_value(self.info, owner.name, owner.value_codec, value, what="map value"),
-                timestamp,
-                ttl,
-            )
-            for key, value in entries.items()
-        ]
+        puts: list[Put] = []
+        for key, value in entries.items():
+            column = self._entry_column(owner, key)
+            data = encode_value(self.info, owner.name, owner.value_codec, value, what="map value")
+            self._check_size(owner, row, column, data)
+            puts.append(Put(row, column, data, timestamp, ttl))
+        return puts
+
+    def _check_size(
+        self, stored: ColumnField | MapField, row: bytes, column: bytes, data: bytes
+    ) -> None:
+        """Refuse or warn about an oversized cell value (F11), before any write."""
+        max_bytes, warn_bytes = self.info.cell_limits(stored)
+        check_cell_size(
+            data,
+            max_bytes=max_bytes,
+            warn_bytes=warn_bytes,
+            model=self.info.name,
+            field=stored.name,
+            table=self.info.table.full_name,
+            row=row,
+            column=column,
+        )
 
     def _entry_column(self, owner: MapField, key: Any) -> bytes:
         suffix = encode_value(self.info, owner.name, owner.key_codec, key, what="map key")

@@ -15,7 +15,7 @@ from typing import Any, NoReturn, TypeVar
 import attrs
 
 from hmodel.codecs import Codec, codec_for_type
-from hmodel.errors import DeclarationError, HModelError, ValidationError
+from hmodel.errors import DeclarationError, HModelError, MonotonicKeyWarning, ValidationError
 from hmodel.keys import Key
 from hmodel.model.annotation import check_value, describe, dict_types, is_classvar, split_optional
 from hmodel.model.column import ColumnName, parse_column, parse_family
@@ -27,6 +27,12 @@ from hmodel.model.info import (
     ModelInfo,
     StoredField,
     VersionField,
+)
+from hmodel.model.limits import (
+    DEFAULT_MAX_CELL_BYTES,
+    DEFAULT_WARN_CELL_BYTES,
+    monotonic_lead,
+    warn,
 )
 from hmodel.model.specifier import NO_DEFAULT, ColumnSpec, CounterSpec, MapSpec, Spec, field
 from hmodel.schema import Table
@@ -57,6 +63,9 @@ def model(
     key: Key,
     ttl: timedelta | None = None,
     name: str | None = None,
+    max_cell_bytes: int | None = DEFAULT_MAX_CELL_BYTES,
+    warn_cell_bytes: int | None = DEFAULT_WARN_CELL_BYTES,
+    allow_monotonic_key: bool | str = False,
 ) -> Callable[[type[T]], type[T]]:
     """Declare a model class: its rows live in ``table`` under rowkeys built by ``key``.
 
@@ -83,6 +92,21 @@ def model(
             milliseconds; it cannot outlive a family TTL, so it must not exceed the TTL of
             a family the model writes to.
         name: The model's name in messages; default: the class name.
+        max_cell_bytes: The default ``max_bytes`` of the model's column and map fields
+            (F11): a save, update or map put of a value whose encoded cell is longer is
+            refused with :class:`~hmodel.errors.CellTooLargeError` before anything is
+            sent. Default 10 MiB, HBase's own client limit (``hbase.client.keyvalue.maxsize``);
+            ``None``: no limit.
+        warn_cell_bytes: The default ``warn_bytes`` of the model's fields (F11): longer
+            cells are written with a :class:`~hmodel.errors.CellSizeWarning`. Default
+            100 KiB, the source documents' advice; ``None``: never warn.
+        allow_monotonic_key: A key that leads with a ``Timestamp`` or ``ReverseTimestamp``
+            (after any ``Const`` tags, with no ``Salt``/``Hashed`` before it) sends every
+            write to one region (K8), so the decorator warns with
+            :class:`~hmodel.errors.MonotonicKeyWarning`. Pass ``True``, or better a reason
+            (``"a few writes a day"``), to declare it deliberate and silence the warning.
+            A reason in the class's ``__hmodel_ignore__ = {"HM-K8": "..."}`` (the
+            silence of ``hmodel check``) counts as well.
 
     Raises:
         DeclarationError: The declaration is invalid; the message names the model and the
@@ -104,7 +128,16 @@ def model(
     """
 
     def decorate(cls: type[T]) -> type[T]:
-        return _Declaration(cls, table=table, key=key, ttl=ttl, name=name).build()
+        return _Declaration(
+            cls,
+            table=table,
+            key=key,
+            ttl=ttl,
+            name=name,
+            max_cell_bytes=max_cell_bytes,
+            warn_cell_bytes=warn_cell_bytes,
+            allow_monotonic_key=allow_monotonic_key,
+        ).build()
 
     return decorate
 
@@ -152,6 +185,9 @@ class _Declaration:
         key: Key,
         ttl: timedelta | None,
         name: str | None,
+        max_cell_bytes: int | None = DEFAULT_MAX_CELL_BYTES,
+        warn_cell_bytes: int | None = DEFAULT_WARN_CELL_BYTES,
+        allow_monotonic_key: bool | str = False,
     ) -> None:
         self.cls = cls
         self.name = cls.__name__ if name is None else name
@@ -165,6 +201,14 @@ class _Declaration:
         self.key = key
         self.ttl = self._check_ttl(ttl)
         self.key_types = _key_types(key)
+        self.max_cell_bytes, self.warn_cell_bytes = self._check_limits(
+            None, max_cell_bytes, warn_cell_bytes, "max_cell_bytes", "warn_cell_bytes"
+        )
+        if not isinstance(allow_monotonic_key, bool | str) or allow_monotonic_key == "":
+            self.fail(
+                "allow_monotonic_key is a bool or a non-empty reason", value=allow_monotonic_key
+            )
+        self.allow_monotonic_key = allow_monotonic_key
 
     # --- errors -----------------------------------------------------------------------
 
@@ -217,6 +261,7 @@ class _Declaration:
                     field=field_name,
                 )
         self._check_layout(stored)
+        self._adopt_ignored_codes()
         info = ModelInfo(
             cls=cls,
             name=self.name,
@@ -225,10 +270,66 @@ class _Declaration:
             ttl=self.ttl,
             key_fields=tuple(key_fields[name] for name in self.key.fields),
             fields=MappingProxyType(stored),
+            max_cell_bytes=self.max_cell_bytes,
+            warn_cell_bytes=self.warn_cell_bytes,
+            allow_monotonic_key=self.allow_monotonic_key,
         )
+        self._check_monotonic()
         setattr(cls, _INFO, info)
         _REGISTRY.append((self.table, weakref.ref(cls)))
         return cls
+
+    def _adopt_ignored_codes(self) -> None:
+        # ``hmodel check`` silences its findings with ``__hmodel_ignore__ = {"HM-K8":
+        # "reason"}`` beside the declaration; a reason given there silences the decorator's
+        # K8 warning as well, so one reason covers both.
+        ignored = vars(self.cls).get("__hmodel_ignore__")
+        reason = ignored.get("HM-K8") if isinstance(ignored, dict) else None
+        if self.allow_monotonic_key is False and isinstance(reason, str) and reason.strip():
+            self.allow_monotonic_key = reason
+
+    def _check_monotonic(self) -> None:
+        lead = monotonic_lead(self.key)
+        if lead is None or self.allow_monotonic_key:
+            return
+        warn(
+            MonotonicKeyWarning(
+                f"model {self.name!r}: the key leads with {type(lead).__name__} {lead.name!r}, "
+                "a monotonic value, so every new row lands next to the last one and all "
+                "writes go to one region (K8). Lead with an entity id "
+                "(Key(Str('metric'), Timestamp('ts'))) or a Salt/Hashed prefix, or pass "
+                "allow_monotonic_key='<why this is fine>'"
+            )
+        )
+
+    def _check_limits(
+        self,
+        attr_name: str | None,
+        max_bytes: object,
+        warn_bytes: object,
+        max_name: str = "max_bytes",
+        warn_name: str = "warn_bytes",
+    ) -> tuple[int | None, int | None]:
+        for value, label in ((max_bytes, max_name), (warn_bytes, warn_name)):
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int) or value < 1
+            ):
+                self.fail(
+                    f"{label} must be None or an int >= 1 (F11)", field=attr_name, value=value
+                )
+        if isinstance(max_bytes, int) and isinstance(warn_bytes, int) and warn_bytes > max_bytes:
+            self.fail(
+                f"{warn_name} ({warn_bytes}) is above {max_name} ({max_bytes}): such cells "
+                "are refused, never warned about",
+                field=attr_name,
+                value=warn_bytes,
+            )
+        return max_bytes, warn_bytes  # type: ignore[return-value]  # checked above
+
+    def _field_limits(self, attr_name: str, spec: ColumnSpec | MapSpec) -> dict[str, int | None]:
+        """The field's own limits (``None``: the model's apply, see ``ModelInfo``)."""
+        own_max, own_warn = self._check_limits(attr_name, spec.max_bytes, spec.warn_bytes)
+        return {"max_bytes": own_max, "warn_bytes": own_warn}
 
     def _check_ttl(self, ttl: object) -> timedelta | None:
         if ttl is None:
@@ -413,6 +514,7 @@ class _Declaration:
             default=spec.default,
             factory=spec.factory,
             history=spec.history,
+            **self._field_limits(attr_name, spec),
         )
 
     def _map_field(self, attr_name: str, hint: Any, spec: MapSpec) -> MapField:
@@ -451,6 +553,7 @@ class _Declaration:
             prefix=prefix,
             key_codec=self._codec(attr_name, spec.key_codec, types[0], "key codec"),
             value_codec=self._codec(attr_name, spec.value_codec, types[1], "value codec"),
+            **self._field_limits(attr_name, spec),
         )
 
     def _int_column(self, attr_name: str, hint: Any, text: str, what: str) -> tuple[str, bytes]:

@@ -58,6 +58,10 @@ class ColumnField:
         default: The default value, or :data:`~hmodel.model.specifier.NO_DEFAULT`.
         factory: A callable making the default, or ``None``.
         history: Whether older versions of the cell are meaningful (F7).
+        max_bytes: Values encoding to more bytes are refused (F11); ``None``: the
+            model's ``max_cell_bytes`` applies (:meth:`ModelInfo.cell_limits`).
+        warn_bytes: Values encoding to more bytes are written with a warning (F11);
+            ``None``: the model's ``warn_cell_bytes`` applies.
     """
 
     name: str
@@ -69,6 +73,8 @@ class ColumnField:
     default: object = NO_DEFAULT
     factory: Callable[[], Any] | None = None
     history: bool = False
+    max_bytes: int | None = None
+    warn_bytes: int | None = None
 
     @property
     def column(self) -> bytes:
@@ -110,6 +116,10 @@ class MapField:
         prefix: The qualifier prefix bytes (``b""`` for a map owning the whole family).
         key_codec: Turns an entry key into the qualifier suffix and back.
         value_codec: Turns an entry value into the cell bytes and back.
+        max_bytes: Entry values encoding to more bytes are refused (F11); ``None``: the
+            model's ``max_cell_bytes`` applies.
+        warn_bytes: Entry values encoding to more bytes are written with a warning (F11);
+            ``None``: the model's ``warn_cell_bytes`` applies.
     """
 
     name: str
@@ -117,6 +127,8 @@ class MapField:
     prefix: bytes
     key_codec: Codec[Any]
     value_codec: Codec[Any]
+    max_bytes: int | None = None
+    warn_bytes: int | None = None
 
     @property
     def owns_family(self) -> bool:
@@ -202,6 +214,10 @@ class ModelInfo:
         ttl: The default per-cell TTL of its writes (F8), or ``None``.
         key_fields: The fields held in the rowkey, in ``key.fields`` order.
         fields: The stored fields by attribute name, in declaration order.
+        max_cell_bytes: The model's default ``max_bytes`` of its fields (F11).
+        warn_cell_bytes: The model's default ``warn_bytes`` of its fields (F11).
+        allow_monotonic_key: Why a key leading with a monotonic value is fine (K8), or
+            ``False``.
     """
 
     cls: type[Any]
@@ -211,9 +227,23 @@ class ModelInfo:
     ttl: timedelta | None
     key_fields: tuple[KeyField, ...]
     fields: Mapping[str, StoredField]
+    max_cell_bytes: int | None = None
+    warn_cell_bytes: int | None = None
+    allow_monotonic_key: bool | str = False
 
     def __repr__(self) -> str:
         return f"ModelInfo({self.name!r}, table={self.table.full_name!r}, key={self.key!r})"
+
+    def cell_limits(self, stored: ColumnField | MapField) -> tuple[int | None, int | None]:
+        """The ``(max_bytes, warn_bytes)`` in force for a field's cells (F11).
+
+        The field's own limits where declared, else the model's ``max_cell_bytes`` and
+        ``warn_cell_bytes``; ``None`` means no limit.
+        """
+        return (
+            self.max_cell_bytes if stored.max_bytes is None else stored.max_bytes,
+            self.warn_cell_bytes if stored.warn_bytes is None else stored.warn_bytes,
+        )
 
     @property
     def ttl_ms(self) -> int | None:

@@ -52,6 +52,8 @@ class ColumnSpec:
     default: object
     factory: Callable[[], Any] | None
     history: bool
+    max_bytes: int | None = None
+    warn_bytes: int | None = None
 
 
 @attrs.frozen
@@ -62,6 +64,8 @@ class MapSpec:
     prefix: str
     key_codec: Codec[Any] | None
     value_codec: Codec[Any] | None
+    max_bytes: int | None = None
+    warn_bytes: int | None = None
 
 
 @attrs.frozen
@@ -88,6 +92,8 @@ def field(
     codec: Codec[Any] | None = None,
     default: T,
     history: bool = False,
+    max_bytes: int | None = None,
+    warn_bytes: int | None = None,
 ) -> T: ...
 
 
@@ -98,15 +104,30 @@ def field(
     codec: Codec[Any] | None = None,
     factory: Callable[[], T],
     history: bool = False,
+    max_bytes: int | None = None,
+    warn_bytes: int | None = None,
 ) -> T: ...
 
 
 @overload
-def field(column: str, *, codec: Codec[T], history: bool = False) -> T: ...
+def field(
+    column: str,
+    *,
+    codec: Codec[T],
+    history: bool = False,
+    max_bytes: int | None = None,
+    warn_bytes: int | None = None,
+) -> T: ...
 
 
 @overload
-def field(column: str, *, history: bool = False) -> Any: ...
+def field(
+    column: str,
+    *,
+    history: bool = False,
+    max_bytes: int | None = None,
+    warn_bytes: int | None = None,
+) -> Any: ...
 
 
 def field(
@@ -116,6 +137,8 @@ def field(
     default: object = NO_DEFAULT,
     factory: Callable[[], Any] | None = None,
     history: bool = False,
+    max_bytes: int | None = None,
+    warn_bytes: int | None = None,
 ) -> Any:
     """Declare a plain column field, stored in one cell under a short name (F2).
 
@@ -137,12 +160,18 @@ def field(
         factory: A callable making the default (for mutable defaults); not with ``default``.
         history: Whether older versions of the cell are meaningful (F7), so a repository
             may read them; the family must keep ``VERSIONS > 1``.
+        max_bytes: Refuse to write a value whose encoded cell is longer than this (F11):
+            the mapper raises :class:`~hmodel.errors.CellTooLargeError` before any write.
+            Default: the model's ``max_cell_bytes``.
+        warn_bytes: Write, but emit a :class:`~hmodel.errors.CellSizeWarning`, when the
+            encoded cell is longer than this (F11). Default: the model's
+            ``warn_cell_bytes``.
 
     Returns:
         A declaration the :func:`~hmodel.model.model` decorator consumes (typed as the
         field's value so the class body type-checks).
     """
-    return ColumnSpec(column, codec, default, factory, history)
+    return ColumnSpec(column, codec, default, factory, history, max_bytes, warn_bytes)
 
 
 def map_field(
@@ -151,6 +180,8 @@ def map_field(
     prefix: str = "",
     key_codec: Codec[Any] | None = None,
     value_codec: Codec[Any] | None = None,
+    max_bytes: int | None = None,
+    warn_bytes: int | None = None,
 ) -> Any:
     """Declare a dict stored as one cell per entry under dynamic qualifiers (F6).
 
@@ -167,8 +198,12 @@ def map_field(
         key_codec: Codec of the keys; default: from the dict's key annotation (``str`` ->
             UTF-8).
         value_codec: Codec of the values; default: from the dict's value annotation.
+        max_bytes: Refuse an entry whose encoded value is longer than this (F11); each
+            entry is one cell. Default: the model's ``max_cell_bytes``.
+        warn_bytes: Warn (:class:`~hmodel.errors.CellSizeWarning`) about an entry whose
+            encoded value is longer than this. Default: the model's ``warn_cell_bytes``.
     """
-    return MapSpec(family, prefix, key_codec, value_codec)
+    return MapSpec(family, prefix, key_codec, value_codec, max_bytes, warn_bytes)
 
 
 def counter(column: str) -> int:

@@ -5,7 +5,7 @@ from collections.abc import Callable
 
 import pytest
 
-from hmodel.errors import CheckConfigError, InputError
+from hmodel.errors import CheckConfigError, InputError, MonotonicKeyWarning
 from hmodel.ops import CheckConfig, Inventory, Severity, TableVolume, check
 from tests.ops.conftest import BAD_SCHEMA
 
@@ -178,6 +178,8 @@ def test_a_model_silences_a_code_beside_its_declaration(
     report = check(quiet, CheckConfig())
     assert report.findings == ()
     assert [(i.finding.code, i.reason) for i in report.ignored] == [("HM-K8", "100 rows a day")]
-    blank = Inventory.from_modules([user_module(source.replace("REASON", '""'))])
+    # A blank reason silences nothing: @model warns at import (K8), the advisor refuses it.
+    with pytest.warns(MonotonicKeyWarning):
+        blank = Inventory.from_modules([user_module(source.replace("REASON", '""'))])
     with pytest.raises(CheckConfigError, match=r"Audit\.__hmodel_ignore__\.HM-K8: give the reason"):
         check(blank, CheckConfig())
