@@ -15,7 +15,7 @@ __all__ = ["build_parser", "main"]
 
 
 def _fake_hbase(args: argparse.Namespace) -> int:
-    """Run the HBase-compatible Thrift1 server in the foreground until SIGINT or SIGTERM."""
+    """Run the HBase-compatible Thrift1 (and Thrift2) server until SIGINT or SIGTERM."""
     from hmodel.testing.thrift_server import FakeHBaseServer
 
     stop = threading.Event()
@@ -24,13 +24,22 @@ def _fake_hbase(args: argparse.Namespace) -> int:
     }
     try:
         server = FakeHBaseServer(
-            host=args.host, port=args.port, transport=args.transport, protocol=args.protocol
+            host=args.host,
+            port=args.port,
+            transport=args.transport,
+            protocol=args.protocol,
+            thrift2_port=args.thrift2_port,
         ).start()
         print(
             f"fake HBase Thrift1 server listening on {server.host}:{server.port} "
             f"(transport={server.transport}, protocol={server.protocol})",
             flush=True,
         )
+        if server.thrift2_port is not None:
+            print(
+                f"fake HBase Thrift2 server listening on {server.host}:{server.thrift2_port}",
+                flush=True,
+            )
         stop.wait()
         server.stop()
     finally:
@@ -79,6 +88,13 @@ def build_parser() -> argparse.ArgumentParser:
     fake.add_argument("--port", type=int, default=9090, help="TCP port, 0 = any (default: 9090)")
     fake.add_argument("--transport", choices=("buffered", "framed"), default="buffered")
     fake.add_argument("--protocol", choices=("binary", "compact"), default="binary")
+    fake.add_argument(
+        "--thrift2-port",
+        type=int,
+        default=None,
+        help="also serve HBase 2's Thrift2 API on this TCP port over the same engine "
+        "(e.g. 9092; 0 = any; default: Thrift1 only)",
+    )
     fake.set_defaults(run=_fake_hbase)
 
     ddl = commands.add_parser(
