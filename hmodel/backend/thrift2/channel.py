@@ -74,7 +74,7 @@ class _Connection:
 
     def __init__(self, options: dict[str, Any]) -> None:
         timeout = options["timeout_ms"]
-        sock = TSocket(
+        sock = TSocket(  # type: ignore[no-untyped-call]  # thriftpy2 is untyped
             options["host"], options["port"], socket_timeout=timeout, connect_timeout=timeout
         )
         self.transport = options["transport"].get_transport(sock)

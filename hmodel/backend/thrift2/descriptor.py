@@ -184,9 +184,7 @@ def _size(attributes: dict[bytes, bytes], key: bytes) -> int | None:
     return None if raw is None else int(raw.decode())
 
 
-def from_table_descriptor(
-    descriptor: Any, *, name: str, splits: tuple[bytes, ...] = ()
-) -> Table:
+def from_table_descriptor(descriptor: Any, *, name: str, splits: tuple[bytes, ...] = ()) -> Table:
     """The :class:`Table` a ``TTableDescriptor`` describes, called ``name``, with ``splits``.
 
     Families come in the server's order (HBase sorts them by name). More than three

@@ -31,8 +31,8 @@ __all__ = [
     "row_result",
     "tcolumns",
     "to_tdeletes",
-    "to_tputs",
     "to_tmutations",
+    "to_tputs",
     "ttl_attribute",
 ]
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-
 from hmodel.backend.base import Cell, Delete, Put
 from hmodel.backend.thrift2.idl import (
     HBASE2,

@@ -78,7 +78,8 @@ def reply_for(exc: HModelError, *, api: str, table: bytes | None) -> Exception:
       action for the batch calls.
     """
     if isinstance(exc, FilterError) or (
-        isinstance(exc, (IllegalArgumentError, ValidationError)) and not isinstance(exc, CounterError)
+        isinstance(exc, (IllegalArgumentError, ValidationError))
+        and not isinstance(exc, CounterError)
     ):
         return internal_error(api)
     if isinstance(exc, TableNotFoundError) and api in DATA_CALLS and table is not None:

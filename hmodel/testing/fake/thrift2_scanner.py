@@ -142,7 +142,7 @@ class ScannerHandler:
         if scanner.error is not None:
             raise scanner.error
         assert scanner.rows is not None
-        results = []
+        results: list[Any] = []
         with scanner.lock:
             while len(results) < wanted:
                 found = next(scanner.rows, None)

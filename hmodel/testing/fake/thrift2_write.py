@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hmodel.backend.base import Cell, Mutation
+from hmodel.backend.base import Cell, Increment, Mutation
 from hmodel.backend.memory import MemoryBackend
 from hmodel.backend.thrift2.idl import HBASE2
 from hmodel.testing.fake.thrift2_convert import (
@@ -101,7 +101,7 @@ class WriteHandler:
                 mutations.extend(deletes_of(tmutation.deleteSingle, api))
         return mutations
 
-    def _check_and_apply(
+    def _check_and_apply(  # noqa: PLR0917 -- mirrors the IDL's conditional writes
         self,
         table: bytes,
         row: bytes,
@@ -130,7 +130,7 @@ class WriteHandler:
                 return True
         raise io_error(_DO_NOT_RETRY, "the checked cell kept changing", api="checkAndMutate")
 
-    def check_and_put(
+    def check_and_put(  # noqa: PLR0917 -- the IDL fixes the arguments
         self, table: bytes, row: bytes, family: bytes, qualifier: bytes, value: bytes | None,
         tput: Any,
     ) -> bool:  # fmt: skip
@@ -143,7 +143,7 @@ class WriteHandler:
             table, checked, column, HBASE2.TCompareOperator.EQUAL, value, puts
         )
 
-    def check_and_delete(
+    def check_and_delete(  # noqa: PLR0917 -- the IDL fixes the arguments
         self, table: bytes, row: bytes, family: bytes, qualifier: bytes, value: bytes | None,
         tdelete: Any,
     ) -> bool:  # fmt: skip
@@ -156,7 +156,7 @@ class WriteHandler:
             table, checked, column, HBASE2.TCompareOperator.EQUAL, value, deletes
         )
 
-    def check_and_mutate(
+    def check_and_mutate(  # noqa: PLR0917 -- the IDL fixes the arguments
         self, table: bytes, row: bytes, family: bytes, qualifier: bytes, compare_operator: int,
         value: bytes | None, row_mutations: Any,
     ) -> bool:  # fmt: skip
@@ -177,12 +177,17 @@ class WriteHandler:
         if not tincrement.columns:
             raise internal_error("increment")
         name = table.decode("utf-8", "replace")
-        columns = []
-        for tcolumn in tincrement.columns:
-            column = tcolumn.family + b":" + (tcolumn.qualifier or b"")
-            amount = 1 if tcolumn.amount is None else tcolumn.amount
-            self.backend.increment(name, row, column, amount)
-            columns.append(column)
+        increments = [
+            Increment(
+                row,
+                tcolumn.family + b":" + (tcolumn.qualifier or b""),
+                1 if tcolumn.amount is None else tcolumn.amount,
+            )
+            for tcolumn in tincrement.columns
+        ]
+        # One engine call: every family is checked before any counter moves, as in HBase.
+        self.backend.increment_many(name, increments)
+        columns = list(dict.fromkeys(i.column for i in increments))
         if tincrement.returnResults is False:
             return empty_result()
         return self._current(name, row, columns)
@@ -193,9 +198,7 @@ class WriteHandler:
         if not tappend.columns:
             raise internal_error("append")
         name = table.decode("utf-8", "replace")
-        values = {
-            v.family + b":" + (v.qualifier or b""): v.value or b"" for v in tappend.columns
-        }
+        values = {v.family + b":" + (v.qualifier or b""): v.value or b"" for v in tappend.columns}
         self.backend.append(name, row, values)
         if tappend.returnResults is False:
             return empty_result()
