@@ -93,7 +93,7 @@ def _address(text: str) -> tuple[str, int]:
 
 
 def parser(prog: str, description: str) -> argparse.ArgumentParser:
-    """The command line of an example: ``[--thrift[2] HOST:PORT [--table-prefix P] [--replace]]``."""
+    """An example's command line: ``[--thrift[2] HOST:PORT [--table-prefix P] [--replace]]``."""
     arguments = argparse.ArgumentParser(prog=prog, description=description)
     server = arguments.add_mutually_exclusive_group()
     server.add_argument(
