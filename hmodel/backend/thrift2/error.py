@@ -60,7 +60,6 @@ TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (
 # "Failed 2 actions: <class>: ..." (the batch calls), then the Java class and its message.
 _BATCH_PREFIX = re.compile(r"^Failed \d+ actions?: ")
 _JAVA_CLASS = re.compile(r"^((?:[a-z_$][\w$]*\.)+[A-Z][\w$]*)(?::|$)")
-_COUNTER = re.compile(r"not a long|64 bits wide|overflow", re.IGNORECASE)
 
 
 def java_name_of(exc: HModelError) -> str:
@@ -144,7 +143,8 @@ def server_error(
         if name != java_name:
             continue
         if kind is CounterError:
-            if method in ("increment", "increment_many") and _COUNTER.search(message):
+            # An increment's DoNotRetryIOException is its cell ("Field is not a long").
+            if method == "increment":
                 return CounterError(text, **context)
             continue
         if kind is IllegalArgumentError and filter_given:

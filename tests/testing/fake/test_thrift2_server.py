@@ -110,7 +110,7 @@ def test_application_exceptions_answer_malformed_requests(client: Any) -> None:
         lambda: client.get(T, TGet(row=b"r", timeRange=TTimeRange(minStamp=5, maxStamp=1))),
         lambda: client.checkAndMutate(
             T, b"r", b"f", b"a", HBASE2.TCompareOperator.EQUAL, None,
-            TRowMutations(row=b"r", mutations=[TMutation(put=_put(b"r", (b"f", b"a", b"1", None)))]),
+            TRowMutations(row=b"r", mutations=[TMutation(put=_put(b"r", (b"f", b"a", b"", 1)))]),
         ),
         lambda: client.checkAndMutate(
             T, b"r", b"f", b"a", HBASE2.TCompareOperator.EQUAL, b"1",
