@@ -56,6 +56,7 @@ from hmodel.backend.thrift2.scanner import ScannerIterator
 from hmodel.errors import (
     BackendError,
     ColumnFamilyNotFoundError,
+    CounterError,
     IllegalArgumentError,
     SchemaError,
     TableNotFoundError,
@@ -791,12 +792,16 @@ class Thrift2Backend(Backend):
         return values[column]
 
     def increment_many(self, table: str, increments: Sequence[Increment]) -> None:
-        """Apply the increments: one ``increment`` per row (Thrift2 has no multi-row call).
+        """Apply the increments in order: one ``increment`` per run of one row's increments.
 
-        The increments of one row travel in one ``TIncrement`` (a column named twice
-        starts a second one) and are atomic together. With several rows the families are
-        checked first, so an unknown family applies nothing; if a later call fails (a
-        cell that is not a long) the earlier rows stay incremented. Never retried.
+        Thrift2 has no multi-row increment. Increments of one row that follow each other
+        in the list travel in one ``TIncrement`` (a column named twice starts another),
+        which HBase applies all or nothing. When a cell of a run is not a long, HBase
+        applies none of the run, and the run is sent again one increment per call, so
+        that, as the protocol promises, the increments before the bad one are applied
+        (this re-sending follows an answered refusal, never a dropped call). With several
+        calls the families are checked first, so an unknown family applies nothing.
+        Dropped calls are never retried.
 
         Raises:
             CounterError: A cell is not an 8-byte long.
@@ -807,7 +812,6 @@ class Thrift2Backend(Backend):
         if not increments:
             return
         calls: list[tuple[bytes, list[Any], set[bytes]]] = []
-        open_call: dict[bytes, int] = {}
         for inc in increments:
             if not isinstance(inc, Increment):
                 raise IllegalArgumentError("expected an Increment", table=table, value=inc)
@@ -819,10 +823,10 @@ class Thrift2Backend(Backend):
                 "amount", inc.amount, table=table, row=inc.row,
                 minimum=-LONG_MAX - 1, maximum=LONG_MAX,
             )  # fmt: skip
-            index = open_call.get(inc.row)
-            if index is None or inc.column in calls[index][2]:
-                index = open_call[inc.row] = len(calls)
+            last = calls[-1] if calls else None
+            if last is None or last[0] != inc.row or inc.column in last[2]:
                 calls.append((inc.row, [], set()))
+            index = len(calls) - 1
             calls[index][1].append(
                 TColumnIncrement(family=family, qualifier=qualifier, amount=inc.amount)
             )
@@ -831,10 +835,21 @@ class Thrift2Backend(Backend):
             self._check_families(table, [(inc.row, inc.column) for inc in increments])
         name = self._data_name(table)
         for row, tcols, _columns in calls:
-            self._rpc(
-                "increment", name, TIncrement(row=row, columns=tcols, returnResults=False),
-                retry=Retry.UNSENT, table=table, row=row,
-            )  # fmt: skip
+            try:
+                self._increment_quietly(name, table, row, tcols)
+            except CounterError:
+                if len(tcols) == 1:
+                    raise
+                # HBase refused the whole run and applied none of it: send its increments
+                # one by one, so those before the bad cell are applied, as the protocol says.
+                for tcol in tcols:
+                    self._increment_quietly(name, table, row, [tcol])
+
+    def _increment_quietly(self, name: bytes, table: str, row: bytes, tcols: list[Any]) -> None:
+        self._rpc(
+            "increment", name, TIncrement(row=row, columns=tcols, returnResults=False),
+            retry=Retry.UNSENT, table=table, row=row,
+        )  # fmt: skip
 
     def _check_row(
         self, table: str, row: object, column: object, expected: object, what: str

@@ -7,6 +7,7 @@ from typing import Any
 from hmodel.backend.base import Cell, Increment, Mutation
 from hmodel.backend.memory import MemoryBackend
 from hmodel.backend.thrift2.idl import HBASE2
+from hmodel.errors import CounterError
 from hmodel.testing.fake.thrift2_convert import (
     deletes_of,
     empty_result,
@@ -185,12 +186,21 @@ class WriteHandler:
             )
             for tcolumn in tincrement.columns
         ]
-        # One engine call: every family is checked before any counter moves, as in HBase.
-        self.backend.increment_many(name, increments)
-        columns = list(dict.fromkeys(i.column for i in increments))
+        # HBase applies one Increment all or nothing: every cell is checked first.
+        current = self.backend.get(name, [row], columns=[i.column for i in increments])
+        for column, cell in current[0].cells.items() if current else ():
+            if len(cell.value) != 8:
+                raise CounterError(
+                    "Field is not a long, it's not 8 bytes wide", table=name, row=row, column=column
+                )
+        totals = {
+            i.column: self.backend.increment(name, row, i.column, i.amount) for i in increments
+        }
         if tincrement.returnResults is False:
             return empty_result()
-        return self._current(name, row, columns)
+        return self._answer(
+            name, row, {c: v.to_bytes(8, "big", signed=True) for c, v in totals.items()}
+        )
 
     def append(self, table: bytes, tappend: Any) -> Any:
         """Append to each cell; answer the new values unless ``returnResults`` is false."""
@@ -199,12 +209,18 @@ class WriteHandler:
             raise internal_error("append")
         name = table.decode("utf-8", "replace")
         values = {v.family + b":" + (v.qualifier or b""): v.value or b"" for v in tappend.columns}
-        self.backend.append(name, row, values)
+        appended = self.backend.append(name, row, values)
         if tappend.returnResults is False:
             return empty_result()
-        return self._current(name, row, list(values))
+        return self._answer(name, row, appended)
 
-    def _current(self, name: str, row: bytes, columns: list[bytes]) -> Any:
-        got = self.backend.get(name, [row], columns=columns)
-        cells: dict[bytes, Cell] = dict(got[0].cells) if got else {}
-        return result_of(row, [(c, cells[c]) for c in columns if c in cells])
+    def _answer(self, name: str, row: bytes, values: dict[bytes, bytes]) -> Any:
+        """The new values as HBase answers them, with their cells' timestamps.
+
+        The values are the ones computed, even when a delete marker at the same
+        millisecond hides the new cell from reads (HBase answers them all the same).
+        """
+        got = self.backend.get(name, [row], columns=list(values))
+        stamps = {c: cell.timestamp for c, cell in got[0].cells.items()} if got else {}
+        now = self.backend.clock()
+        return result_of(row, [(c, Cell(v, stamps.get(c, now))) for c, v in values.items()])
