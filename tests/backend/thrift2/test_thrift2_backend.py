@@ -230,3 +230,15 @@ def test_every_transport_and_protocol(transport: str, protocol: str) -> None:
             backend.mutate("w", [Put(b"a", b"f:q", b"\x00\xff"), Put(b"z", b"f:q", b"2")])
             assert [r.row for r in backend.scan("w", Scan(reverse=True))] == [b"z", b"a"]
             assert backend.get("w", [b"a"])[0].value(b"f:q") == b"\x00\xff"
+
+
+def test_a_refused_increment_run_is_resent_one_by_one(thrift2: Thrift2Backend, table: str) -> None:
+    """HBase refuses a whole TIncrement; the run is re-sent so earlier increments apply."""
+    thrift2.mutate(table, [Put(b"r", b"g:text", b"abc", timestamp=1)])
+    before = thrift2.round_trips
+    with pytest.raises(CounterError):
+        thrift2.increment_many(
+            table, [Increment(b"r", b"f:a", 2), Increment(b"r", b"g:text"), Increment(b"r", b"f:b")]
+        )
+    assert thrift2.round_trips - before == 3  # the run, then f:a alone, then g:text alone
+    assert _values(thrift2, table, b"r") == {b"f:a": (2).to_bytes(8, "big"), b"g:text": b"abc"}

@@ -351,3 +351,16 @@ def test_the_engine_is_shared(server: FakeHBaseServer, client: Any) -> None:
     assert server.backend.get("t", [b"r"])[0].value(b"f:a") == b"1"
     server.backend.mutate("t", [Put(b"s", b"f:a", b"2", timestamp=4)])
     assert _cells(client.get(T, TGet(row=b"s"))) == [(b"f:a", 4, b"2")]
+
+
+def test_one_increment_is_all_or_nothing(client: Any) -> None:
+    """A TIncrement touching a cell that is not a long changes none of its cells."""
+    client.put(T, _put(b"r", (b"f", b"s", b"abc", 1)))
+    columns = [
+        TColumnIncrement(family=b"f", qualifier=b"n", amount=1),
+        TColumnIncrement(family=b"f", qualifier=b"s", amount=1),
+    ]
+    with pytest.raises(TIOError) as caught:
+        client.increment(T, TIncrement(row=b"r", columns=columns))
+    assert caught.value.message.startswith("org.apache.hadoop.hbase.DoNotRetryIOException")
+    assert [c[0] for c in _cells(client.get(T, TGet(row=b"r")))] == [b"f:s"]
