@@ -112,9 +112,9 @@ class Thrift2Backend(Backend):
 
     * :meth:`scan`: ``openScanner``, one ``getScannerRows`` per ``batch_size`` rows
       (the first one at once), and ``closeScanner``;
-    * :meth:`mutate` of several rows with both puts and deletes: ``putMultiple`` then
-      ``deleteMultiple``, plus one ``getTableDescriptor`` the first time (the families
-      are checked first and cached per table, so an unknown family applies nothing);
+    * :meth:`mutate` of several rows: ``putMultiple`` and/or ``deleteMultiple``, plus one
+      ``getTableDescriptor`` the first time (the families are checked first and cached
+      per table, so an unknown family applies nothing);
     * :meth:`increment_many`: one ``increment`` per row (Thrift2 has no multi-row
       increment), plus the family check above when there are several rows;
     * :meth:`delete_table` and :meth:`truncate_table` (``isTableEnabled``,
@@ -284,16 +284,26 @@ class Thrift2Backend(Backend):
         return families
 
     def _check_families(self, name: str, columns: Sequence[tuple[bytes, bytes | None]]) -> None:
-        """Refuse, before anything is sent, a column whose family the table lacks."""
+        """Refuse, before anything is sent, a column whose family the table lacks.
+
+        The families come from the cache; a family missing there is looked up once more
+        on the server (another client may have added it) before the call is refused.
+        """
+        cached = self._server_name(name) in self._families
         known = set(self._table_families(name))
-        for row, column in columns:
-            if column is not None and family_of(column) not in known:
-                raise ColumnFamilyNotFoundError(
-                    "the table has no such column family; nothing was applied",
-                    table=name,
-                    row=row,
-                    column=column,
-                )
+        unknown = [(r, c) for r, c in columns if c is not None and family_of(c) not in known]
+        if unknown and cached:
+            self._families.pop(self._server_name(name), None)
+            known = set(self._table_families(name))
+            unknown = [(r, c) for r, c in unknown if c is not None and family_of(c) not in known]
+        if unknown:
+            row, column = unknown[0]
+            raise ColumnFamilyNotFoundError(
+                "the table has no such column family; nothing was applied",
+                table=name,
+                row=row,
+                column=column,
+            )
 
     # --- admin ----------------------------------------------------------------------
 
@@ -720,8 +730,10 @@ class Thrift2Backend(Backend):
 
         All mutations of one row travel in one ``mutateRow``: atomic, one call, each
         cell with its own timestamp and ttl. Several rows travel in one ``putMultiple``
-        and/or one ``deleteMultiple`` (puts first); when both are needed the families are
-        checked first, so an unknown family applies nothing. A ttl travels as the
+        and/or one ``deleteMultiple`` (puts first); their families are checked first
+        against the table's (one ``getTableDescriptor`` the first time, then cached), since
+        HBase applies the other actions of a batch with a bad one: so an unknown family
+        applies nothing. A ttl travels as the
         ``"_ttl"`` attribute (8-byte big-endian ms). Retried after a dropped connection
         (rewriting the same cells at the same timestamps is harmless; cells without a
         timestamp may land twice, at two server times).
@@ -747,8 +759,8 @@ class Thrift2Backend(Backend):
             return
         puts = [m for m in checked if isinstance(m, Put)]
         deletes = [m for m in checked if isinstance(m, Delete)]
-        if puts and deletes:
-            self._check_families(table, [(m.row, m.column) for m in checked])
+        # A real HBase applies the good actions of a failing batch: check families first.
+        self._check_families(table, [(m.row, m.column) for m in checked])
         if puts:
             self._rpc("putMultiple", name, to_tputs(puts), retry=Retry.IDEMPOTENT, table=table)
         if deletes:

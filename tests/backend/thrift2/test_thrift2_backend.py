@@ -242,3 +242,19 @@ def test_a_refused_increment_run_is_resent_one_by_one(thrift2: Thrift2Backend, t
         )
     assert thrift2.round_trips - before == 3  # the run, then f:a alone, then g:text alone
     assert _values(thrift2, table, b"r") == {b"f:a": (2).to_bytes(8, "big"), b"g:text": b"abc"}
+
+
+def test_a_family_added_by_another_client_is_found(server: FakeHBaseServer) -> None:
+    """The cached families are looked up again before a family is called unknown."""
+    assert server.thrift2_port is not None
+    with (
+        Thrift2Backend(server.host, server.thrift2_port) as one,
+        Thrift2Backend(server.host, server.thrift2_port) as other,
+    ):
+        one.create_table(Table("grow", [Family("f")]))
+        try:
+            other.add_family("grow", Family("n"))
+            one.mutate("grow", [Put(b"a", b"n:x", b"1"), Put(b"b", b"f:x", b"2")])
+            assert len(one.get("grow", [b"a", b"b"])) == 2
+        finally:
+            one.delete_table("grow")
