@@ -164,6 +164,11 @@ class FakeHBaseServer:
         return self._thrift2.port if self._thrift2 is not None else self._thrift2_port
 
     @property
+    def thrift2_server(self) -> FakeHBaseServer | None:
+        """The running Thrift2 side (a ``FakeThrift2Server``), or ``None``; for inspection."""
+        return self._thrift2
+
+    @property
     def address(self) -> tuple[str, int]:
         """``(host, port)``."""
         return self._host, self._port

@@ -258,3 +258,21 @@ def test_a_family_added_by_another_client_is_found(server: FakeHBaseServer) -> N
             assert len(one.get("grow", [b"a", b"b"])) == 2
         finally:
             one.delete_table("grow")
+
+
+def test_an_abandoned_scan_closes_its_server_scanner(
+    thrift2: Thrift2Backend, table: str, server: FakeHBaseServer
+) -> None:
+    """Dropping an unfinished scan iterator releases the scanner on the server."""
+    import gc
+
+    thrift2.mutate(table, [Put(b"r%d" % n, b"f:q", b"v") for n in range(5)])
+    assert server.thrift2_server is not None
+    scanners = server.thrift2_server.handler.scanners  # type: ignore[attr-defined]
+    rows = thrift2.scan(table, Scan(batch_size=2))
+    next(rows)
+    assert len(scanners) == 1
+    del rows
+    gc.collect()
+    thrift2.table_exists(table)  # any later call also closes scanners deferred by the GC
+    assert len(scanners) == 0
