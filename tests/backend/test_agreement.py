@@ -252,8 +252,13 @@ class Agreement(RuleBasedStateMachine):
         """Run ``call`` on both backends, assert equal outcomes, and return the result."""
         expected = outcome(lambda: call(self.memory))
         actual = outcome(lambda: call(self.thrift))
-        assert actual == expected, f"{what}: memory {expected!r} but thrift {actual!r}"
+        if not self.known_deviation(what, expected, actual):
+            assert actual == expected, f"{what}: memory {expected!r} but thrift {actual!r}"
         return expected[1]
+
+    def known_deviation(self, what: str, expected: Outcome, actual: Outcome) -> bool:
+        """Whether a difference is one the documents record (none over Thrift1)."""
+        return False
 
     @initialize(seed=st.lists(seed_puts, max_size=12))
     def seed(self, seed: list[Put]) -> None:
@@ -406,6 +411,19 @@ class AtomicAgreement(Agreement):
     A subclass, so the Thrift1 machine draws exactly the rules it always drew.
     """
 
+    def known_deviation(self, what: str, expected: Outcome, actual: Outcome) -> bool:
+        """HBase 2.2 answers a failed check before looking at the mutations (HBASE_FACTS).
+
+        The engine checks the mutations' families first: a conditional write whose check
+        fails and whose mutations name an unknown family raises on the engine and is false
+        on HBase (and on the fake server's Thrift2 side, which follows HBase).
+        """
+        return (
+            what.startswith(("check_and_put(", "check_and_delete(", "check_and_mutate("))
+            and expected == ("raised", "ColumnFamilyNotFoundError")
+            and actual == ("ok", False)
+        )
+
     @rule(
         row=rows,
         column=write_columns,
@@ -428,7 +446,8 @@ class AtomicAgreement(Agreement):
         expected_outcome = outcome(
             lambda: self.memory.check_and_mutate(TABLE, row, column, expected, on_row)
         )
-        assert actual == expected_outcome, f"{what}: memory {expected_outcome!r} but {actual!r}"
+        if not self.known_deviation(what, expected_outcome, actual):
+            assert actual == expected_outcome, f"{what}: memory {expected_outcome!r} but {actual!r}"
 
     @rule(
         row=rows,

@@ -58,8 +58,9 @@ class WriteHandler:
 
     ``putMultiple`` and ``deleteMultiple`` apply all or nothing (the engine checks every
     mutation first; a real HBase applies the good ones of a batch). Conditional writes
-    with an operator other than ``EQUAL`` re-read and compare-and-set until the cell
-    holds still; ``NO_OP`` is refused (a real HBase 2.2 retries it for minutes).
+    read the cell, answer false if the check fails (before looking at the mutations, as
+    HBase does), else compare-and-set with the engine until the cell holds still;
+    ``NO_OP`` is refused (a real HBase 2.2 retries it for minutes).
     """
 
     backend: MemoryBackend
@@ -113,21 +114,24 @@ class WriteHandler:
     ) -> bool:
         name = table.decode("utf-8", "replace")
         ops = HBASE2.TCompareOperator
-        if value is None:  # if-not-exists: also passes on an empty value
-            return self.backend.check_and_mutate(name, row, column, None, mutations)
-        if operator == ops.EQUAL and value:
-            return self.backend.check_and_mutate(name, row, column, value, mutations)
-        if operator == ops.NO_OP or operator not in ops._VALUES_TO_NAMES:
+        if value is not None and (operator == ops.NO_OP or operator not in ops._VALUES_TO_NAMES):
             raise io_error(
                 _DO_NOT_RETRY, f"hmodel's fake server refuses compare operator {operator}",
                 api="checkAndMutate",
             )  # fmt: skip
+        # HBase checks first: a failed check answers false before the mutations are looked
+        # at (an unknown family in them is then no error). The engine's check-and-mutate
+        # then applies them only if the cell still holds what was read (compare and set).
         for _ in range(_CAS_ATTEMPTS):
             got = self.backend.get(name, [row], columns=[column])
             stored = got[0].value(column) if got else None
-            if stored is None or not compare(operator, value, stored):
-                return False  # a missing cell fails every operator with a value
-            if self.backend.check_and_mutate(name, row, column, stored, mutations):
+            if value is None:  # if-not-exists: also passes on an empty value
+                passed = not stored
+            else:  # a missing cell fails every operator with a value
+                passed = stored is not None and compare(operator, value, stored)
+            if not passed:
+                return False
+            if self.backend.check_and_mutate(name, row, column, stored or None, mutations):
                 return True
         raise io_error(_DO_NOT_RETRY, "the checked cell kept changing", api="checkAndMutate")
 

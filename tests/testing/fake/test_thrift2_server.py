@@ -364,3 +364,13 @@ def test_one_increment_is_all_or_nothing(client: Any) -> None:
         client.increment(T, TIncrement(row=b"r", columns=columns))
     assert caught.value.message.startswith("org.apache.hadoop.hbase.DoNotRetryIOException")
     assert [c[0] for c in _cells(client.get(T, TGet(row=b"r")))] == [b"f:s"]
+
+
+def test_a_failed_check_answers_false_before_the_family_is_looked_at(client: Any) -> None:
+    """checkAndPut whose check fails returns false, even with a put to an unknown family."""
+    client.put(T, _put(b"r", (b"f", b"v", b"1", 1)))
+    bad = _put(b"r", (b"zz", b"a", b"1", None))
+    assert client.checkAndPut(T, b"r", b"f", b"v", b"other", bad) is False
+    with pytest.raises(TIOError) as caught:
+        client.checkAndPut(T, b"r", b"f", b"v", b"1", bad)
+    assert "NoSuchColumnFamilyException" in caught.value.message
