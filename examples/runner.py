@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from hmodel.backend.base import Backend
 from hmodel.backend.memory import MemoryBackend
 from hmodel.backend.thrift import ThriftBackend
+from hmodel.backend.thrift2 import Thrift2Backend
 from hmodel.errors import HModelError
 from hmodel.repository import QueryEvent
 from hmodel.schema import Table
@@ -94,24 +95,32 @@ def _address(text: str) -> tuple[str, int]:
 
 
 def parser(prog: str, description: str) -> argparse.ArgumentParser:
-    """The command line of an example: ``[--thrift HOST:PORT [--table-prefix P] [--replace]]``."""
+    """An example's command line: ``[--thrift[2] HOST:PORT [--table-prefix P] [--replace]]``."""
     arguments = argparse.ArgumentParser(prog=prog, description=description)
-    arguments.add_argument(
+    server = arguments.add_mutually_exclusive_group()
+    server.add_argument(
         "--thrift",
         type=_address,
         metavar="HOST:PORT",
         help="run against an HBase Thrift1 server (e.g. `hmodel fake-hbase`) instead of the "
         "in-memory engine",
     )
+    server.add_argument(
+        "--thrift2",
+        type=_address,
+        metavar="HOST:PORT",
+        help="run against an HBase Thrift2 server (e.g. `hmodel fake-hbase --thrift2-port "
+        "9092`): the tables get their split points and every option",
+    )
     arguments.add_argument(
         "--table-prefix",
         default="hmodel_example",
-        help="with --thrift: prefix of the example's table names (default: %(default)s)",
+        help="with --thrift/--thrift2: prefix of the example's table names (default: %(default)s)",
     )
     arguments.add_argument(
         "--replace",
         action="store_true",
-        help="with --thrift: drop the example's tables first if they exist",
+        help="with --thrift/--thrift2: drop the example's tables first if they exist",
     )
     return arguments
 
@@ -121,8 +130,14 @@ def open_backend(args: argparse.Namespace) -> tuple[Backend, str]:
 
     With ``--thrift``, a :class:`~hmodel.backend.thrift.ThriftBackend` with
     ``lenient_ddl=True``: Thrift1 cannot create pre-split tables, so the tables are created
-    without their split points (with a warning) rather than refused.
+    without their split points (with a warning) rather than refused. With ``--thrift2``, a
+    :class:`~hmodel.backend.thrift2.Thrift2Backend`, which creates them whole.
     """
+    thrift2 = getattr(args, "thrift2", None)
+    if thrift2 is not None:
+        host, port = thrift2
+        backend2 = Thrift2Backend(host, port, table_prefix=args.table_prefix)
+        return backend2, f"HBase Thrift2 at {host}:{port}"
     if args.thrift is None:
         return MemoryBackend(), "the in-memory engine"
     host, port = args.thrift

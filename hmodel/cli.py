@@ -15,7 +15,7 @@ __all__ = ["build_parser", "main"]
 
 
 def _fake_hbase(args: argparse.Namespace) -> int:
-    """Run the HBase-compatible Thrift1 server in the foreground until SIGINT or SIGTERM."""
+    """Run the HBase-compatible Thrift1 (and Thrift2) server until SIGINT or SIGTERM."""
     from hmodel.testing.thrift_server import FakeHBaseServer
 
     stop = threading.Event()
@@ -29,12 +29,18 @@ def _fake_hbase(args: argparse.Namespace) -> int:
             transport=args.transport,
             protocol=args.protocol,
             scanner_lease_ms=args.scanner_lease_ms,
+            thrift2_port=args.thrift2_port,
         ).start()
         print(
             f"fake HBase Thrift1 server listening on {server.host}:{server.port} "
             f"(transport={server.transport}, protocol={server.protocol})",
             flush=True,
         )
+        if server.thrift2_port is not None:
+            print(
+                f"fake HBase Thrift2 server listening on {server.host}:{server.thrift2_port}",
+                flush=True,
+            )
         stop.wait()
         server.stop()
     finally:
@@ -89,6 +95,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=120_000,
         help="a scanner unused this long expires, as HBase 2.2's Thrift1 server drops scanners "
         "unused for 2 x hbase.client.scanner.timeout.period (default: %(default)s)",
+    )
+    fake.add_argument(
+        "--thrift2-port",
+        type=int,
+        default=None,
+        help="also serve HBase 2's Thrift2 API on this TCP port over the same engine "
+        "(e.g. 9092; 0 = any; default: Thrift1 only)",
     )
     fake.set_defaults(run=_fake_hbase)
 

@@ -20,8 +20,13 @@ settings.load_profile("hmodel")
 BACKEND_TARGETS = [
     "memory",
     "thrift",
+    "thrift2",
     pytest.param("hbase", marks=pytest.mark.hbase),
+    pytest.param("hbase2", marks=pytest.mark.hbase),
 ]
+
+#: ``host:port`` of a real HBase Thrift2 server (``hbase thrift2``) for the "hbase2" target.
+HBASE2_ADDRESS_VARIABLE = "HMODEL_TEST_HBASE2"
 
 
 @pytest.fixture(scope="session")
@@ -29,7 +34,7 @@ def fake_hbase_server() -> Iterator[object]:
     """One project Thrift server for the session; tests clean up the tables they create."""
     from hmodel.testing.thrift_server import FakeHBaseServer
 
-    with FakeHBaseServer(host="127.0.0.1", port=0) as server:
+    with FakeHBaseServer(host="127.0.0.1", port=0, thrift2_port=0) as server:
         yield server
 
 
@@ -42,6 +47,17 @@ def real_hbase_address() -> Iterator[tuple[str, int]]:
         yield address
 
 
+@pytest.fixture(scope="session")
+def real_hbase2_address() -> tuple[str, int]:
+    """A real HBase Thrift2 server: ``HMODEL_TEST_HBASE2=host:port``, else the test is skipped."""
+    from hmodel.testing.hbase_container import parse_address
+
+    text = os.environ.get(HBASE2_ADDRESS_VARIABLE)
+    if not text:
+        pytest.skip(f"{HBASE2_ADDRESS_VARIABLE} unset: real-HBase Thrift2 tests skipped")
+    return parse_address(text)
+
+
 def _drop_all(backend: Backend) -> None:
     for name in backend.list_tables():
         backend.delete_table(name)
@@ -49,7 +65,7 @@ def _drop_all(backend: Backend) -> None:
 
 @pytest.fixture(params=BACKEND_TARGETS)
 def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
-    """A clean backend: the memory engine, Thrift to the project server, or real HBase."""
+    """A clean backend: memory, Thrift1 or Thrift2 to the project server, or a real HBase."""
     target = request.param
     if target == "memory":
         from hmodel.backend.memory import MemoryBackend
@@ -57,8 +73,24 @@ def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
         yield MemoryBackend()
         return
     from hmodel.backend.thrift import ThriftBackend
+    from hmodel.backend.thrift2 import Thrift2Backend
 
     prefix = os.environ.get("HMODEL_TEST_PREFIX")
+    if target in ("thrift2", "hbase2"):
+        if target == "thrift2":
+            server = request.getfixturevalue("fake_hbase_server")
+            host, port = server.host, server.thrift2_port  # type: ignore[attr-defined]
+        else:
+            host, port = request.getfixturevalue("real_hbase2_address")
+            prefix = prefix or "hmodel_test"
+        thrift2 = Thrift2Backend(host, port, table_prefix=prefix)
+        _drop_all(thrift2)
+        try:
+            yield thrift2
+        finally:
+            _drop_all(thrift2)
+            thrift2.close()
+        return
     if target == "thrift":
         server = request.getfixturevalue("fake_hbase_server")
         host, port = server.host, server.port  # type: ignore[attr-defined]

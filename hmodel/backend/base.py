@@ -218,8 +218,11 @@ class Backend(abc.ABC):
     with ``limit=0``) makes no round trip: it checks its arguments' types and returns,
     without noticing a missing table or family.
 
-    Implementations: :class:`hmodel.backend.memory.MemoryBackend` (in-process engine) and
-    :class:`hmodel.backend.thrift.ThriftBackend` (HBase's Thrift1 server via happybase).
+    Implementations: :class:`hmodel.backend.memory.MemoryBackend` (in-process engine),
+    :class:`hmodel.backend.thrift.ThriftBackend` (HBase's Thrift1 server via happybase) and
+    :class:`hmodel.backend.thrift2.Thrift2Backend` (HBase 2's Thrift2 server). The round
+    trips stated here are Thrift1's (the engine counts them so); Thrift2's differ where
+    its API does (see ``docs/thrift.md``).
     Errors are :class:`~hmodel.errors.BackendError` subclasses, with the original as cause.
     """
 
@@ -346,7 +349,9 @@ class Backend(abc.ABC):
         as HBase's Thrift1 server does. Puts and deletes without a timestamp take the
         server's current time. One round trip per distinct ``(timestamp, ttl)`` pair
         among the mutations (Thrift1 ``mutateRowsTs`` carries one timestamp and one set of
-        attributes per call); mutations sharing them travel together.
+        attributes per call); mutations sharing them travel together. Over Thrift2: one
+        round trip for one row (``mutateRow``), two for several rows mixing puts and
+        deletes.
 
         Raises:
             TableNotFoundError: No such table.
@@ -366,7 +371,12 @@ class Backend(abc.ABC):
 
     @abc.abstractmethod
     def increment_many(self, table: str, increments: Sequence[Increment]) -> None:
-        """Apply several increments in one round trip; each is atomic on its own."""
+        """Apply several increments in one round trip; each is atomic on its own.
+
+        If one fails (a cell that is not a long), the ones before it in the list stay
+        applied. Over Thrift2, which has no multi-row increment: one round trip per run of
+        one row's increments.
+        """
 
     @abc.abstractmethod
     def check_and_put(

@@ -166,6 +166,12 @@ class Locking:
             # claim (a server-stamped marker) it takes the server's time, to be newer.
             taking_over = self.version.claim_of(expected) is not None
             stamp = Put(row, self.version.column, committed, None if taking_over else new, ttl_ms)
+            if expected is None:
+                # An insert: the row holds no version, so there is nothing for the deletes
+                # of None fields and of maps' old entries to remove; and HBase 2.2's
+                # checkAndMutate refuses an "absent" check with deletes (its checkAndPut
+                # carries the puts alone, atomically).
+                mutations = [m for m in mutations if isinstance(m, Put)]
             if not self.backend.check_and_mutate(
                 self.table, row, self.version.column, expected, [*mutations, stamp]
             ):

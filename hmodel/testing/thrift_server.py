@@ -72,6 +72,10 @@ class FakeHBaseServer:
             :attr:`Drop.BEFORE` or :attr:`Drop.AFTER` drops that client's connection
             there (see :data:`~hmodel.testing.thrift_processor.CallHook`). For tests of
             clients on a failing network; ``None`` serves every call.
+        thrift2_port: Also serve HBase 2's Thrift2 API (``THBaseService``) over the same
+            engine on this port (``0``: a free one, read back from :attr:`thrift2_port`),
+            as a real HBase runs ``hbase thrift`` and ``hbase thrift2`` side by side;
+            ``None`` (the default): Thrift1 only. Same transport and protocol.
 
     Example:
         >>> import happybase
@@ -99,6 +103,7 @@ class FakeHBaseServer:
         scanner_lease_ms: int = DEFAULT_SCANNER_LEASE_MS,
         clock: Clock | None = None,
         hook: CallHook | None = None,
+        thrift2_port: int | None = None,
     ) -> None:
         if not isinstance(host, str) or not host:
             raise ValidationError("host must be a non-empty string", field="host", value=host)
@@ -114,6 +119,18 @@ class FakeHBaseServer:
             raise ValidationError(
                 f"protocol must be one of {sorted(_PROTOCOLS)}", field="protocol", value=protocol
             )
+        if thrift2_port is not None and (
+            isinstance(thrift2_port, bool)
+            or not isinstance(thrift2_port, int)
+            or not 0 <= thrift2_port <= 65_535
+        ):
+            raise ValidationError(
+                "thrift2_port must be None or an int from 0 to 65535",
+                field="thrift2_port",
+                value=thrift2_port,
+            )
+        self._thrift2_port = thrift2_port
+        self._thrift2: FakeHBaseServer | None = None
         self._backend = backend if backend is not None else MemoryBackend()
         self._host = host
         self._port = port
@@ -175,6 +192,16 @@ class FakeHBaseServer:
         return self._port
 
     @property
+    def thrift2_port(self) -> int | None:
+        """The Thrift2 port (the one bound once started), or ``None`` without Thrift2."""
+        return self._thrift2.port if self._thrift2 is not None else self._thrift2_port
+
+    @property
+    def thrift2_server(self) -> FakeHBaseServer | None:
+        """The running Thrift2 side (a ``FakeThrift2Server``), or ``None``; for inspection."""
+        return self._thrift2
+
+    @property
     def address(self) -> tuple[str, int]:
         """``(host, port)``."""
         return self._host, self._port
@@ -215,6 +242,21 @@ class FakeHBaseServer:
         )
         self._acceptor.start()
         logger.info("fake HBase Thrift1 server listening on %s:%d", self._host, self._port)
+        if self._thrift2_port is not None:
+            from hmodel.testing.fake.thrift2_server import FakeThrift2Server
+
+            self._thrift2 = FakeThrift2Server(
+                self._backend,
+                host=self._host,
+                port=self._thrift2_port,
+                transport=self.transport,
+                protocol=self.protocol,
+            )
+            try:
+                self._thrift2.start()
+            except BaseException:
+                self.stop()
+                raise
         return self
 
     def stop(self) -> None:
@@ -225,6 +267,8 @@ class FakeHBaseServer:
         """
         if not self._started or self._stopping.is_set():
             return
+        if self._thrift2 is not None:
+            self._thrift2.stop()
         self._stopping.set()
         assert self._wakeup is not None and self._acceptor is not None
         self._wakeup[1].send(b"x")

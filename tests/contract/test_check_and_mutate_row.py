@@ -101,12 +101,13 @@ def test_an_unknown_family_applies_nothing(atomic: Backend, table: str) -> None:
 
 def test_one_round_trip(atomic: Backend, table: str) -> None:
     """Mixed timestamps still cost one round trip: it is one call."""
+    atomic.mutate(table, [Put(b"r", b"i:v", b"0", timestamp=1)])
     before = atomic.round_trips
     atomic.check_and_mutate(
         table,
         b"r",
         b"i:v",
-        None,
+        b"0",
         [
             Delete(b"r", b"d", timestamp=1),
             Put(b"r", b"d:a", b"1", timestamp=2),

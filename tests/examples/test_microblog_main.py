@@ -12,6 +12,7 @@ import pytest
 from examples.microblog.__main__ import main
 from examples.microblog.schema import TABLES
 from hmodel.backend.thrift import ThriftBackend
+from hmodel.backend.thrift2 import Thrift2Backend
 from hmodel.schema import create_statement
 from hmodel.testing.thrift_server import FakeHBaseServer
 
@@ -54,6 +55,30 @@ def test_demo_gives_the_same_output_over_thrift(
         return out[out.index("== Follows") : out.index("== Round trips")]
 
     assert story(thrift_out) == story(memory_out)
+
+
+def test_demo_gives_the_same_output_over_thrift2(
+    capsys: pytest.CaptureFixture[str], fake_hbase_server: FakeHBaseServer
+) -> None:
+    port = fake_hbase_server.thrift2_port
+    assert port is not None
+    assert main([]) == 0
+    memory_out = capsys.readouterr().out
+    address = f"{fake_hbase_server.host}:{port}"
+    try:
+        assert main(["--thrift2", address, "--table-prefix", PREFIX]) == 0
+    finally:
+        with Thrift2Backend(fake_hbase_server.host, port, table_prefix=PREFIX) as backend:
+            regions = len(backend.regions("user"))
+            for name in backend.list_tables():
+                backend.delete_table(name)
+    thrift2_out = capsys.readouterr().out
+
+    def story(out: str) -> str:
+        return out[out.index("== Follows") : out.index("== Round trips")]
+
+    assert story(thrift2_out) == story(memory_out)
+    assert regions == 4  # created with its split points, unlike over Thrift1
 
 
 def test_python_dash_m_examples_microblog_exits_0() -> None:

@@ -11,6 +11,7 @@ import pytest
 from hmodel import Family, Key, Str, Table, counter, field, map_field, model
 from hmodel.backend.base import Put
 from hmodel.backend.memory import MemoryBackend
+from hmodel.backend.thrift2 import Thrift2Backend
 from hmodel.clock import ManualClock
 from hmodel.errors import CounterError, ValidationError
 from hmodel.repository import Repository, where
@@ -83,7 +84,8 @@ def test_increments_of_many_rows_travel_in_one_round_trip(
     repo.increment_many(
         [({"goods_id": f"g{i}"}, {"sold": i, "revenue": 10 * i}) for i in range(1, 6)]
     )
-    assert backend.round_trips - before == 1
+    # Thrift2 has no multi-row increment: one call per row, both counters of a row in it.
+    assert backend.round_trips - before == (5 if isinstance(backend, Thrift2Backend) else 1)
     assert repo.increment({"goods_id": "g4"}, sold=0) == {"sold": 4}
 
 

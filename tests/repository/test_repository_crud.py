@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from hmodel import Family, Key, Str, Table, field, map_field, model
+from hmodel.backend.thrift2 import Thrift2Backend
 from hmodel.errors import NotFoundError, QueryError, ValidationError
 from hmodel.repository import Repository, UnitOfWork
 
@@ -89,18 +90,20 @@ def test_save_is_one_round_trip_and_save_many_one_per_table(
     assert backend.round_trips - before == 1
     before = backend.round_trips
     repo.save_many([User(user_id=f"u{i}", nickname="x", gender="f") for i in range(20)])
-    assert backend.round_trips - before == 1
+    # Thrift2 has no multi-row call carrying puts and deletes: putMultiple + deleteMultiple.
+    assert backend.round_trips - before == (2 if isinstance(backend, Thrift2Backend) else 1)
 
 
 def test_a_full_save_of_a_map_owning_its_family_takes_a_second_round_trip(
     make_repo: MakeRepo, backend: Any
 ) -> None:
     # The old entries are cleared by a family delete 1 ms older than the new cells, and
-    # Thrift1 carries one timestamp per mutateRowsTs call.
+    # Thrift1 carries one timestamp per mutateRowsTs call (Thrift2's mutateRow carries one
+    # per cell: one round trip).
     repo = make_repo(Star)
     before = backend.round_trips
     repo.save(Star(user_id="s1", nickname="x", fans={"a": "b"}))
-    assert backend.round_trips - before == 2
+    assert backend.round_trips - before == (1 if isinstance(backend, Thrift2Backend) else 2)
 
 
 def test_setting_a_field_to_none_deletes_its_stored_value(repo: Repository[User]) -> None:
@@ -217,7 +220,8 @@ def test_a_unit_of_work_sends_one_round_trip_per_table(make_repo: MakeRepo, back
             uow.save(User(user_id=f"u{i}", nickname="n"))
             uow.save(Goods(goods_id=f"g{i}", name="thing"))
         uow.delete(User, user_id="u0")
-    assert backend.round_trips - before == 2
+    # Over Thrift2 the user table's puts and delete of several rows take two calls.
+    assert backend.round_trips - before == (3 if isinstance(backend, Thrift2Backend) else 2)
     assert goods_repo.get(goods_id="g2") == Goods(goods_id="g2", name="thing")
     assert user_repo.get(user_id="u1") is not None
 

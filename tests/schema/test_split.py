@@ -8,7 +8,7 @@ import itertools
 from typing import Any
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from hmodel.errors import SchemaError
@@ -395,6 +395,7 @@ def policies(draw: st.DrawFn) -> tuple[SplitPolicy, int]:
     return ExplicitSplits(points), len(points) + 1
 
 
+@settings(deadline=None)  # large SaltSplits take ~0.1 s, several times that on a busy machine
 @given(policies(), st.lists(st.binary(max_size=14), max_size=30))
 def test_points_increase_strictly_and_regions_partition_the_key_space(
     case: tuple[SplitPolicy, int], probes: list[bytes]

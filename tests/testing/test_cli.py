@@ -24,7 +24,14 @@ def test_fake_hbase_help_lists_its_options(capsys: pytest.CaptureFixture[str]) -
     with pytest.raises(SystemExit):
         main(["fake-hbase", "--help"])
     out = capsys.readouterr().out
-    for option in ("--host", "--port", "--transport", "--protocol", "--scanner-lease-ms"):
+    for option in (
+        "--host",
+        "--port",
+        "--transport",
+        "--protocol",
+        "--scanner-lease-ms",
+        "--thrift2-port",
+    ):
         assert option in out
 
 

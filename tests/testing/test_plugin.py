@@ -50,6 +50,23 @@ def test_thrift_server_fixture_is_one_running_server_for_the_session(
     pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=2)
 
 
+def test_thrift2_address_fixture_serves_the_same_engine(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        from hmodel.backend.thrift2 import Thrift2Backend
+        from hmodel.schema import Family, Table
+
+        def test_thrift2(hmodel_thrift_server, hmodel_thrift2_address):
+            with Thrift2Backend(*hmodel_thrift2_address) as backend:
+                backend.create_table(Table("t2", [Family("f")], splits=[b"m"]))
+                assert hmodel_thrift_server.backend.list_tables() == ["t2"]
+                assert len(backend.regions("t2")) == 2
+                backend.delete_table("t2")
+        """
+    )
+    pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=1)
+
+
 def test_the_plugin_is_registered_through_its_entry_point(pytester: pytest.Pytester) -> None:
     pytester.makepyfile("def test_nothing(): pass")
     result = pytester.runpytest("--fixtures")

@@ -37,7 +37,7 @@ from hmodel.backend.memory.mutation import (
 )
 from hmodel.backend.memory.scanner import scan_rows
 from hmodel.backend.memory.selection import ColumnKey, Selection
-from hmodel.backend.memory.store import RawCell
+from hmodel.backend.memory.store import RawCell, StoredRow
 from hmodel.backend.memory.table import MemoryTable
 from hmodel.backend.memory.version import Version
 from hmodel.clock import Clock, system_clock
@@ -87,6 +87,21 @@ def _expected_matches(current: Version | None, expected: bytes | None) -> bool:
     if not expected:
         return current is None or current.value == b""
     return current is not None and current.value == expected
+
+
+def _without_families(stored: StoredRow, families: set[bytes]) -> StoredRow:
+    """A copy of ``stored`` without the cells and markers of ``families``."""
+    kept = StoredRow()
+    for key, versions in stored.columns.items():
+        if key[0] not in families:
+            kept.columns[key] = versions
+    for key, stamps in stored.column_markers.items():
+        if key[0] not in families:
+            kept.column_markers[key] = stamps
+    for family, stamps in stored.family_markers.items():
+        if family not in families:
+            kept.family_markers[family] = stamps
+    return kept
 
 
 def _next_timestamp(current: Version | None, now: int) -> int:
@@ -261,6 +276,69 @@ class MemoryBackend(Backend):
         """
         self._charge()
         return self._table(name, enabled=False).enabled
+
+    def describe_table(self, name: str) -> Table:
+        """The declaration of table ``name`` as stored (after any alteration).
+
+        Raises:
+            TableNotFoundError: No such table.
+        """
+        self._charge()
+        return self._table(name, enabled=False).declaration
+
+    def alter_table(self, name: str, declaration: Table) -> None:
+        """Make table ``name`` the table ``declaration`` describes, keeping its rows (F5).
+
+        Families and table options are replaced by the declaration's; the cells and
+        delete markers of families it drops are deleted; a family it adds starts empty.
+        The name and split points stay the stored ones (regions are fixed at creation).
+        New VERSIONS and TTL limits apply to reads at once.
+
+        Raises:
+            TableNotFoundError: No such table.
+            IllegalArgumentError: ``declaration`` is not a :class:`~hmodel.schema.Table`.
+        """
+        self._charge()
+        if not isinstance(declaration, Table):
+            raise IllegalArgumentError("expected a Table declaration", value=declaration)
+        table = self._table(name, enabled=False)
+        with table.lock:
+            old = table.declaration
+            kept = Table(
+                old.name,
+                declaration.families,
+                namespace=old.namespace,
+                splits=old.split_policy,
+                read_only=declaration.read_only,
+                durability=declaration.durability,
+                max_filesize=declaration.max_filesize,
+                memstore_flushsize=declaration.memstore_flushsize,
+                allow_many_families=declaration.allow_many_families,
+            )
+            dropped = set(table.families) - {f.name_bytes for f in kept.families}
+            table.declaration = kept
+            table.families = {f.name_bytes: f for f in kept.families}
+            if dropped:
+                for row in list(table.rows):
+                    table.rows[row] = _without_families(table.rows[row], dropped)
+                    if table.rows[row].empty:
+                        del table.rows[row]
+
+    def truncate_table(self, name: str, *, preserve_splits: bool = True) -> None:
+        """Drop every row of table ``name``; it comes back enabled (HBase's ``truncate``).
+
+        With ``preserve_splits=False`` the table keeps a single region.
+
+        Raises:
+            TableNotFoundError: No such table.
+        """
+        self._charge()
+        table = self._table(name, enabled=False)
+        with table.lock:
+            table.rows.clear()
+            if not preserve_splits:
+                table.declaration = table.declaration.without_splits()
+            table.enabled = True
 
     def major_compact(self, name: str) -> None:
         """Major-compact table ``name`` now, as HBase's ``major_compact`` does.

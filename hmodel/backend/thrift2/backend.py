@@ -1,0 +1,1073 @@
+"""The Thrift2 backend: the bytes-level Backend protocol over HBase 2's Thrift2 API."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from hmodel.backend.argument import LONG_MAX, require_bytes, require_int, require_row
+from hmodel.backend.base import (
+    Backend,
+    Cell,
+    Delete,
+    Increment,
+    Mutation,
+    Put,
+    Region,
+    RowResult,
+    Scan,
+    family_of,
+)
+from hmodel.backend.thrift2.channel import Channel, Retry
+from hmodel.backend.thrift2.descriptor import (
+    from_family_descriptor,
+    from_table_descriptor,
+    to_family_descriptor,
+    to_table_descriptor,
+)
+from hmodel.backend.thrift2.descriptor import table_name as tname
+from hmodel.backend.thrift2.error import SERVER_ERRORS, server_error
+from hmodel.backend.thrift2.idl import (
+    HBASE2,
+    TAppend,
+    TColumn,
+    TColumnIncrement,
+    TColumnValue,
+    TGet,
+    TIncrement,
+    TRowMutations,
+    TTimeRange,
+)
+from hmodel.backend.thrift2.mutation import (
+    check_mutation,
+    require_cell_column,
+    row_result,
+    tcolumns,
+    to_tdeletes,
+    to_tmutations,
+    to_tputs,
+)
+from hmodel.backend.thrift2.scanner import ScannerIterator
+from hmodel.errors import (
+    BackendError,
+    ColumnFamilyNotFoundError,
+    CounterError,
+    IllegalArgumentError,
+    SchemaError,
+    TableNotFoundError,
+    UnsupportedOperationError,
+)
+from hmodel.schema.ddl import alter_statements
+from hmodel.schema.family import Family
+from hmodel.schema.table import Table
+
+__all__ = ["RegionLocation", "Thrift2Backend"]
+
+
+@attrs.frozen
+class RegionLocation:
+    """A region of a table and the server holding it.
+
+    Attributes:
+        start: First row of the region, inclusive (``b""``: the start of the table).
+        end: Row the region stops at, exclusive (``b""``: the end of the table).
+        host: The region server's host name.
+        port: The region server's port (``0`` when the server does not say).
+    """
+
+    start: bytes
+    end: bytes
+    host: str
+    port: int
+
+    @property
+    def region(self) -> Region:
+        """The :class:`~hmodel.backend.base.Region` without its server."""
+        return Region(self.start, self.end)
+
+
+def _time_range(before: int | None) -> Any:
+    return None if before is None else TTimeRange(minStamp=0, maxStamp=before)
+
+
+def _require_before(before: object, *, table: str, row: bytes | None = None) -> int | None:
+    if before is None:
+        return None
+    return require_int("before", before, table=table, row=row, minimum=0, maximum=LONG_MAX)
+
+
+class Thrift2Backend(Backend):
+    """The :class:`~hmodel.backend.base.Backend` protocol over HBase 2's Thrift2 server.
+
+    Speaks ``THBaseService`` (``hbase thrift2``, default port 9092) with thriftpy2 and
+    hmodel's own IDL file. Unlike Thrift1 it carries the whole schema (split points,
+    every family and table option), per-cell timestamps in one call, time ranges, and
+    atomic row operations (``mutateRow``, ``checkAndMutate``). Every protocol call is one
+    call to the server (:attr:`round_trips` counts them), except:
+
+    * :meth:`scan`: ``openScanner``, one ``getScannerRows`` per ``batch_size`` rows
+      (the first one at once), and ``closeScanner``;
+    * :meth:`mutate` of several rows: ``putMultiple`` and/or ``deleteMultiple``, plus one
+      ``getTableDescriptor`` the first time (the families are checked first and cached
+      per table, so an unknown family applies nothing);
+    * :meth:`increment_many`: one ``increment`` per row (Thrift2 has no multi-row
+      increment), plus the family check above when there are several rows;
+    * :meth:`delete_table` and :meth:`truncate_table` (``isTableEnabled``,
+      ``disableTable``, then the call); retries after a dropped connection.
+
+    Args:
+        host: The Thrift2 server's host.
+        port: Its port (HBase's default for ``hbase thrift2`` is 9090 too; 9092 when both
+            gateways run on one host, as in hmodel's fake server).
+        timeout_ms: Connect and socket timeout in milliseconds; ``None``: wait forever.
+        transport: ``"buffered"`` (HBase's default) or ``"framed"``.
+        protocol: ``"binary"`` (HBase's default) or ``"compact"``.
+        table_prefix: Prepended, with ``table_prefix_separator``, to every table name
+            (inside its namespace); :meth:`list_tables` strips it and hides other tables.
+        table_prefix_separator: Between prefix and name.
+        pool_size: Most connections open at once (>= 1).
+        retries: How many times a call whose connection failed may be sent again.
+        retry_backoff_ms: Pause before the first retry, doubled for each further one.
+        autoconnect: Connect now, failing now if the server is unreachable.
+        sleep: Called with the pause in seconds between retries (inject in tests).
+
+    Raises:
+        ConnectionLostError: ``autoconnect`` and the server cannot be reached.
+        IllegalArgumentError: An option out of range.
+    """
+
+    capabilities: frozenset[str] = frozenset({"check_and_delete", "check_and_mutate"})
+
+    #: The Thrift2 RPCs behind each protocol method (``docs/thrift.md`` details them).
+    rpc_names: Mapping[str, str] = {
+        "create_table": "createTable",
+        "delete_table": "disableTable + deleteTable",
+        "table_exists": "tableExists",
+        "list_tables": "getTableNamesByPattern",
+        "describe_families": "getTableDescriptor",
+        "regions": "getAllRegionLocations",
+        "get": "getMultiple",
+        "get_versions": "get",
+        "scan": "openScanner + getScannerRows + closeScanner",
+        "mutate": "mutateRow (one row) / putMultiple + deleteMultiple",
+        "increment": "increment",
+        "increment_many": "increment (one per row)",
+        "check_and_put": "checkAndPut",
+        "check_and_delete": "checkAndDelete",
+        "check_and_mutate": "checkAndMutate (checkAndPut / checkAndDelete when one kind)",
+        "append": "append",
+    }
+
+    def mutate_round_trips(self, mutations: Sequence[Mutation]) -> int:
+        """One ``mutateRow`` for one row; else a ``putMultiple`` and/or a ``deleteMultiple``."""
+        if not mutations:
+            return 0
+        if len({m.row for m in mutations}) == 1:
+            return 1
+        return int(any(isinstance(m, Put) for m in mutations)) + int(
+            any(isinstance(m, Delete) for m in mutations)
+        )
+
+    def __init__(
+        self,
+        host: str = "localhost",
+        port: int = 9090,
+        *,
+        timeout_ms: int | None = 10_000,
+        transport: str = "buffered",
+        protocol: str = "binary",
+        table_prefix: str | None = None,
+        table_prefix_separator: str = "_",
+        pool_size: int = 4,
+        retries: int = 3,
+        retry_backoff_ms: int = 50,
+        autoconnect: bool = True,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        if table_prefix is not None and (not isinstance(table_prefix, str) or not table_prefix):
+            raise IllegalArgumentError("table_prefix must be a non-empty str", value=table_prefix)
+        if not isinstance(table_prefix_separator, str) or ":" in table_prefix_separator:
+            raise IllegalArgumentError(
+                "table_prefix_separator must be a str without ':'", value=table_prefix_separator
+            )
+        self.table_prefix = table_prefix
+        self.table_prefix_separator = table_prefix_separator
+        self._families: dict[str, tuple[bytes, ...]] = {}
+        self._deferred_closes: list[int] = []
+        self._lock = threading.Lock()
+        #: Calls sent to the server so far; each attempt of a retried call counts.
+        self.round_trips = 0
+        self._channel = Channel(
+            host,
+            port,
+            timeout_ms=timeout_ms,
+            transport=transport,
+            protocol=protocol,
+            pool_size=pool_size,
+            retries=retries,
+            retry_backoff_ms=retry_backoff_ms,
+            sleep=sleep,
+            count=self._count_round_trip,
+            autoconnect=autoconnect,
+        )
+
+    def _count_round_trip(self) -> None:
+        with self._lock:
+            self.round_trips += 1
+
+    def __enter__(self) -> Thrift2Backend:
+        return self
+
+    def __repr__(self) -> str:
+        prefix = f", table_prefix={self.table_prefix!r}" if self.table_prefix else ""
+        return f"Thrift2Backend({self.host!r}, {self.port}{prefix})"
+
+    @property
+    def host(self) -> str:
+        """The Thrift2 server's host."""
+        return self._channel.host
+
+    @property
+    def port(self) -> int:
+        """The Thrift2 server's port."""
+        return self._channel.port
+
+    # --- plumbing -------------------------------------------------------------------
+
+    def _rpc(
+        self,
+        method: str,
+        *args: Any,
+        retry: Retry,
+        table: str | None = None,
+        row: bytes | None = None,
+        column: bytes | None = None,
+        filter_given: bool = False,
+    ) -> Any:
+        """Send one call; translate the server's errors with the call's context."""
+        self._close_deferred()
+        try:
+            return self._channel.call(method, *args, retry=retry, table=table, row=row)
+        except SERVER_ERRORS as exc:
+            raise server_error(
+                exc,
+                method=method,
+                table=table,
+                server_table=None if table is None else self._server_name(table).encode(),
+                row=row,
+                column=column,
+                filter_given=filter_given,
+            ) from exc
+
+    def _close_deferred(self) -> None:
+        """Close the scanners the garbage collector dropped while a call was running."""
+        if not self._deferred_closes or self._channel.busy_here():
+            return
+        with self._lock:
+            scanners, self._deferred_closes = self._deferred_closes, []
+        for scanner in scanners:
+            with contextlib.suppress(BackendError, *SERVER_ERRORS):
+                self._channel.call("closeScanner", scanner, retry=Retry.UNSENT)
+
+    def _defer_close(self, scanner: int) -> None:
+        with self._lock:
+            self._deferred_closes.append(scanner)
+
+    def _server_name(self, name: str) -> str:
+        """The table name sent to the server: ``[namespace:]prefix<sep>name``."""
+        if not isinstance(name, str) or not name:
+            raise IllegalArgumentError("a table name is a non-empty str", value=name)
+        if self.table_prefix is None:
+            return name
+        namespace, colon, table = name.rpartition(":")
+        return f"{namespace}{colon}{self.table_prefix}{self.table_prefix_separator}{table}"
+
+    def _data_name(self, name: str) -> bytes:
+        """The ``table`` argument of the data calls: the server name as bytes."""
+        return self._server_name(name).encode()
+
+    def _visible_name(self, server_name: str) -> str | None:
+        """The caller's name of a server table, or ``None`` if it lacks this prefix."""
+        if self.table_prefix is None:
+            return server_name
+        namespace, colon, table = server_name.rpartition(":")
+        head = self.table_prefix + self.table_prefix_separator
+        if not table.startswith(head) or len(table) == len(head):
+            return None
+        return f"{namespace}{colon}{table[len(head) :]}"
+
+    def _table_families(self, name: str) -> tuple[bytes, ...]:
+        """The family names of ``name``, from the cache or one ``getTableDescriptor``."""
+        server_name = self._server_name(name)
+        families = self._families.get(server_name)
+        if families is None:
+            descriptor = self._rpc(
+                "getTableDescriptor", tname(server_name), retry=Retry.IDEMPOTENT, table=name
+            )
+            families = tuple(bytes(c.name) for c in descriptor.columns or [])
+            self._families[server_name] = families
+        return families
+
+    def _check_families(self, name: str, columns: Sequence[tuple[bytes, bytes | None]]) -> None:
+        """Refuse, before anything is sent, a column whose family the table lacks.
+
+        The families come from the cache; a family missing there is looked up once more
+        on the server (another client may have added it) before the call is refused.
+        """
+        cached = self._server_name(name) in self._families
+        known = set(self._table_families(name))
+        unknown = [(r, c) for r, c in columns if c is not None and family_of(c) not in known]
+        if unknown and cached:
+            self._families.pop(self._server_name(name), None)
+            known = set(self._table_families(name))
+            unknown = [(r, c) for r, c in unknown if c is not None and family_of(c) not in known]
+        if unknown:
+            row, column = unknown[0]
+            raise ColumnFamilyNotFoundError(
+                "the table has no such column family; nothing was applied",
+                table=name,
+                row=row,
+                column=column,
+            )
+
+    # --- admin ----------------------------------------------------------------------
+
+    def create_table(self, table: Table) -> None:
+        """Create ``table`` with one ``createTable``: the full descriptor and split points.
+
+        Every family option and table option of the declaration travels (see
+        :func:`~hmodel.backend.thrift2.descriptor.to_table_descriptor`); ``n`` split
+        points make ``n + 1`` regions. Never retried once sent.
+
+        Raises:
+            TableExistsError: The table exists.
+            IllegalArgumentError: ``table`` is not a :class:`~hmodel.schema.Table`.
+            UnsupportedOperationError: ``DATA_BLOCK_ENCODING => PREFIX_TREE`` (HBase 2
+                has none).
+        """
+        if not isinstance(table, Table):
+            raise IllegalArgumentError("expected a Table declaration", field="table", value=table)
+        server_name = self._server_name(table.full_name)
+        descriptor = to_table_descriptor(table, server_name)
+        self._families.pop(server_name, None)
+        self._rpc(
+            "createTable",
+            descriptor,
+            list(table.splits) or None,
+            retry=Retry.UNSENT,
+            table=table.full_name,
+        )
+        self._families[server_name] = tuple(f.name_bytes for f in table.families)
+
+    def _disable_if_enabled(self, name: str) -> None:
+        tn = tname(self._server_name(name))
+        if self._rpc("isTableEnabled", tn, retry=Retry.IDEMPOTENT, table=name):
+            self._rpc("disableTable", tn, retry=Retry.UNSENT, table=name)
+
+    def delete_table(self, name: str) -> None:
+        """Disable ``name`` if enabled, then delete it (up to three calls).
+
+        Raises:
+            TableNotFoundError: No such table.
+        """
+        self._families.pop(self._server_name(name), None)
+        self._disable_if_enabled(name)
+        self._rpc("deleteTable", tname(self._server_name(name)), retry=Retry.UNSENT, table=name)
+
+    def truncate_table(self, name: str, *, preserve_splits: bool = True) -> None:
+        """Drop every row of ``name``: disable it if enabled, then ``truncateTable``.
+
+        The table comes back enabled with its families and options; with
+        ``preserve_splits=False`` it has a single region afterwards.
+
+        Raises:
+            TableNotFoundError: No such table.
+        """
+        if not isinstance(preserve_splits, bool):
+            raise IllegalArgumentError("preserve_splits must be a bool", value=preserve_splits)
+        self._disable_if_enabled(name)
+        self._rpc(
+            "truncateTable",
+            tname(self._server_name(name)),
+            preserve_splits,
+            retry=Retry.UNSENT,
+            table=name,
+        )
+
+    def enable_table(self, name: str) -> None:
+        """Enable ``name`` with one ``enableTable``.
+
+        Raises:
+            TableNotFoundError: No such table.
+        """
+        self._rpc("enableTable", tname(self._server_name(name)), retry=Retry.UNSENT, table=name)
+
+    def disable_table(self, name: str) -> None:
+        """Disable ``name`` with one ``disableTable``; reads and writes are then refused.
+
+        Raises:
+            TableNotFoundError: No such table.
+        """
+        self._rpc("disableTable", tname(self._server_name(name)), retry=Retry.UNSENT, table=name)
+
+    def is_table_enabled(self, name: str) -> bool:
+        """Whether ``name`` is enabled: one ``isTableEnabled``.
+
+        Raises:
+            TableNotFoundError: No such table.
+        """
+        enabled: bool = self._rpc(
+            "isTableEnabled", tname(self._server_name(name)), retry=Retry.IDEMPOTENT, table=name
+        )
+        return enabled
+
+    def table_exists(self, name: str) -> bool:
+        """Whether ``name`` exists: one ``tableExists``."""
+        exists: bool = self._rpc(
+            "tableExists", tname(self._server_name(name)), retry=Retry.IDEMPOTENT, table=name
+        )
+        return exists
+
+    def list_tables(self) -> list[str]:
+        """Names of this prefix's tables (prefix stripped), sorted: one ``getTableNamesByPattern``.
+
+        Tables outside the ``default`` namespace are named ``namespace:name``; HBase's
+        system tables are not listed.
+        """
+        names = self._rpc("getTableNamesByPattern", None, False, retry=Retry.IDEMPOTENT)
+        visible = []
+        for tn in names:
+            namespace = (tn.ns or b"default").decode("utf-8", "replace")
+            qualifier = tn.qualifier.decode("utf-8", "replace")
+            full = qualifier if namespace == "default" else f"{namespace}:{qualifier}"
+            name = self._visible_name(full)
+            if name is not None:
+                visible.append(name)
+        return sorted(visible)
+
+    def _descriptor(self, name: str) -> Any:
+        server_name = self._server_name(name)
+        descriptor = self._rpc(
+            "getTableDescriptor", tname(server_name), retry=Retry.IDEMPOTENT, table=name
+        )
+        self._families[server_name] = tuple(bytes(c.name) for c in descriptor.columns or [])
+        return descriptor
+
+    def describe_families(self, name: str) -> dict[str, Family]:
+        """Every family of ``name`` with all its options: one ``getTableDescriptor``.
+
+        Raises:
+            TableNotFoundError: No such table.
+            BackendError: An option hmodel's schema cannot hold (e.g. set by the shell).
+        """
+        descriptor = self._descriptor(name)
+        families = [from_family_descriptor(c, table=name) for c in descriptor.columns or []]
+        families.sort(key=lambda f: f.name_bytes)
+        return {f.name: f for f in families}
+
+    def describe_table(self, name: str) -> Table:
+        """The whole declaration of ``name`` as stored: ``getTableDescriptor`` and regions.
+
+        Families, their options, the table options and the split points (the start keys
+        of the table's regions: they are the declared split points until regions split or
+        merge). Two calls. The split points come back as explicit points, so compare
+        ``splits`` (not ``split_policy``) with a declaration that used a policy.
+
+        Raises:
+            TableNotFoundError: No such table.
+        """
+        descriptor = self._descriptor(name)
+        splits = tuple(region.start for region in self.regions(name)[1:])
+        return from_table_descriptor(descriptor, name=name, splits=splits)
+
+    def regions(self, name: str) -> list[Region]:
+        """The regions of ``name`` from ``getAllRegionLocations``, in key order.
+
+        Raises:
+            TableNotFoundError: No such table (HBase answers an empty list for one).
+        """
+        return [location.region for location in self.region_locations(name)]
+
+    def region_locations(self, name: str) -> list[RegionLocation]:
+        """The regions of ``name`` with the servers holding them: one ``getAllRegionLocations``.
+
+        Raises:
+            TableNotFoundError: No such table (HBase answers an empty list for one).
+        """
+        locations = self._rpc(
+            "getAllRegionLocations", self._data_name(name), retry=Retry.IDEMPOTENT, table=name
+        )
+        if not locations:
+            raise TableNotFoundError("no regions: the table does not exist", table=name)
+        found = [
+            RegionLocation(
+                start=location.regionInfo.startKey or b"",
+                end=location.regionInfo.endKey or b"",
+                host=location.serverName.hostName,
+                port=location.serverName.port or 0,
+            )
+            for location in locations
+        ]
+        return sorted(found, key=lambda location: location.start)
+
+    def add_family(self, name: str, family: Family) -> None:
+        """Add ``family`` with all its options to table ``name``: one ``addColumnFamily``.
+
+        HBase 2 alters tables online (the regions reopen, which flushes them).
+
+        Raises:
+            TableNotFoundError: No such table.
+            IllegalArgumentError: The table has a family of that name.
+        """
+        if not isinstance(family, Family):
+            raise IllegalArgumentError("expected a Family", table=name, value=family)
+        server_name = self._server_name(name)
+        self._families.pop(server_name, None)
+        self._rpc(
+            "addColumnFamily",
+            tname(server_name),
+            to_family_descriptor(family),
+            retry=Retry.UNSENT,
+            table=name,
+            column=family.name_bytes,
+        )
+
+    def alter_family(self, name: str, family: Family) -> None:
+        """Replace the options of family ``family.name`` of ``name``: one ``modifyColumnFamily``.
+
+        The whole descriptor is replaced: every option takes the value ``family`` declares
+        (HBase's defaults for those it leaves alone), unlike the shell's ``alter``, which
+        keeps the options it does not name. Stored cells stay; versions beyond a lower
+        ``VERSIONS`` go at the next compaction.
+
+        Raises:
+            TableNotFoundError: No such table.
+            IllegalArgumentError: The table has no family of that name.
+        """
+        if not isinstance(family, Family):
+            raise IllegalArgumentError("expected a Family", table=name, value=family)
+        self._rpc(
+            "modifyColumnFamily",
+            tname(self._server_name(name)),
+            to_family_descriptor(family),
+            retry=Retry.UNSENT,
+            table=name,
+            column=family.name_bytes,
+        )
+
+    def delete_family(self, name: str, family: str) -> None:
+        """Delete family ``family`` of ``name`` and all its cells: one ``deleteColumnFamily``.
+
+        Raises:
+            TableNotFoundError: No such table.
+            IllegalArgumentError: No such family, or it is the table's last one.
+        """
+        if not isinstance(family, str) or not family:
+            raise IllegalArgumentError("a family name is a non-empty str", table=name, value=family)
+        server_name = self._server_name(name)
+        self._families.pop(server_name, None)
+        self._rpc(
+            "deleteColumnFamily",
+            tname(server_name),
+            family.encode(),
+            retry=Retry.UNSENT,
+            table=name,
+            column=family.encode(),
+        )
+
+    def modify_table(self, table: Table) -> None:
+        """Make the stored table ``table.full_name`` exactly ``table``: one ``modifyTable``.
+
+        Families missing from ``table`` are deleted with their cells, new ones added,
+        every option replaced. Split points are not changed (regions are set at creation).
+
+        Raises:
+            TableNotFoundError: No such table.
+        """
+        if not isinstance(table, Table):
+            raise IllegalArgumentError("expected a Table declaration", value=table)
+        server_name = self._server_name(table.full_name)
+        self._families.pop(server_name, None)
+        self._rpc(
+            "modifyTable",
+            to_table_descriptor(table, server_name),
+            retry=Retry.UNSENT,
+            table=table.full_name,
+        )
+
+    def alter_table(self, table: Table, *, dry_run: bool = False) -> list[str]:
+        """Bring the stored table to the declaration ``table``, one call per change (F5).
+
+        Reads the stored declaration (:meth:`describe_table`), then deletes the families
+        ``table`` lacks (``deleteColumnFamily``), adds the new ones
+        (``addColumnFamily``), replaces each changed one (``modifyColumnFamily``) and, if
+        a table option changed, sends ``modifyTable``. HBase 2 applies each change online.
+
+        Args:
+            table: The wanted declaration.
+            dry_run: Change nothing; only return the statements.
+
+        Returns:
+            The HBase shell statements of the same change (``disable``, ``alter`` ...,
+            ``enable``; see :func:`hmodel.schema.alter_statements`); empty when the stored
+            table already matches.
+
+        Raises:
+            TableNotFoundError: No such table.
+            SchemaError: The split points differ (split or merge regions instead).
+        """
+        if not isinstance(table, Table):
+            raise IllegalArgumentError("expected a Table declaration", value=table)
+        stored = self.describe_table(table.full_name)
+        if stored.splits != table.splits:
+            raise SchemaError(
+                "split points are fixed when a table is created; split or merge regions instead",
+                table=table.full_name,
+                value=table.splits,
+            )
+        stored = Table(
+            stored.name,
+            stored.families,
+            namespace=stored.namespace,
+            splits=table.split_policy,
+            read_only=stored.read_only,
+            durability=stored.durability,
+            max_filesize=stored.max_filesize,
+            memstore_flushsize=stored.memstore_flushsize,
+            allow_many_families=True,
+        )
+        statements = alter_statements(stored, table)
+        if dry_run or not statements:
+            return statements
+        name = table.full_name
+        old = {f.name: f for f in stored.families}
+        new_names = {f.name for f in table.families}
+        for family in stored.families:
+            if family.name not in new_names:
+                self.delete_family(name, family.name)
+        for family in table.families:
+            before = old.get(family.name)
+            if before is None:
+                self.add_family(name, family)
+            elif before != family:
+                self.alter_family(name, family)
+        options = ("read_only", "durability", "max_filesize", "memstore_flushsize")
+        if any(getattr(stored, o) != getattr(table, o) for o in options):
+            self.modify_table(table)
+        return statements
+
+    # --- reads ----------------------------------------------------------------------
+
+    def get(
+        self,
+        table: str,
+        rows: Sequence[bytes],
+        *,
+        columns: Sequence[bytes] = (),
+        before: int | None = None,
+    ) -> list[RowResult]:
+        """Read rows with one ``getMultiple``: a ``TGet`` per row, results in order.
+
+        ``before`` travels as the time range ``[0, before)``. No call for empty ``rows``.
+        """
+        keys = [require_row(r, table=table, argument="rows") for r in rows]
+        wanted = [require_bytes("columns", c, table=table) for c in columns]
+        checked_before = _require_before(before, table=table)
+        if not keys:
+            return []
+        tcols = tcolumns(wanted)
+        trange = _time_range(checked_before)
+        tgets = [TGet(row=key, columns=tcols, timeRange=trange, maxVersions=1) for key in keys]
+        results = self._rpc(
+            "getMultiple", self._data_name(table), tgets, retry=Retry.IDEMPOTENT, table=table
+        )
+        found = (row_result(r) for r in results if r is not None)
+        return [r for r in found if r is not None]
+
+    def get_versions(
+        self,
+        table: str,
+        row: bytes,
+        column: bytes,
+        *,
+        max_versions: int,
+        before: int | None = None,
+    ) -> list[Cell]:
+        """Read versions newest first with one ``get`` (``maxVersions``, ``timeRange``)."""
+        require_row(row, table=table)
+        checked_before = _require_before(before, table=table, row=row)
+        family, qualifier = require_cell_column(column, table=table, row=row, what="get_versions")
+        if isinstance(max_versions, bool) or not isinstance(max_versions, int) or max_versions < 1:
+            raise IllegalArgumentError(
+                "max_versions must be an integer >= 1", table=table, row=row, value=max_versions
+            )
+        tget = TGet(
+            row=row,
+            columns=[TColumn(family=family, qualifier=qualifier)],
+            timeRange=_time_range(checked_before),
+            maxVersions=min(max_versions, 2**31 - 1),
+        )
+        result = self._rpc(
+            "get", self._data_name(table), tget,
+            retry=Retry.IDEMPOTENT, table=table, row=row, column=column,
+        )  # fmt: skip
+        return [
+            Cell(value=v.value or b"", timestamp=v.timestamp)
+            for v in result.columnValues or []
+            if v.family == family and v.qualifier == qualifier
+        ][:max_versions]
+
+    def scan(self, table: str, scan: Scan) -> Iterator[RowResult]:
+        """Iterate ``scan`` through a Thrift2 scanner (see :class:`ScannerIterator`).
+
+        ``openScanner`` carries the bounds, ``columns``, ``filterString``, the time range
+        ``[0, before)``, ``caching=batch_size``, ``reversed`` and ``limit``; the first
+        ``getScannerRows`` is sent at once, so a missing table or a bad filter fails here.
+        No call for ``limit=0``.
+
+        Raises:
+            TableNotFoundError: No such table.
+            FilterError: The server could not parse ``scan.filter``.
+        """
+        if not isinstance(scan, Scan):
+            raise IllegalArgumentError("expected a Scan", table=table, value=scan)
+        require_bytes("start", scan.start, table=table)
+        require_bytes("stop", scan.stop, table=table)
+        for column in scan.columns:
+            require_bytes("columns", column, table=table)
+        _require_before(scan.before, table=table)
+        if scan.filter is not None and not isinstance(scan.filter, (str, bytes)):
+            raise IllegalArgumentError("a filter is a str or bytes", table=table, value=scan.filter)
+        return ScannerIterator(
+            rpc=self._rpc,
+            table=table,
+            server_table=self._data_name(table),
+            scan=scan,
+            retries=self._channel.retries,
+            busy_here=self._channel.busy_here,
+            defer_close=self._defer_close,
+        )
+
+    # --- writes ---------------------------------------------------------------------
+
+    def mutate(self, table: str, mutations: Sequence[Mutation]) -> None:
+        """Apply puts and deletes: ``mutateRow`` for one row, else the multi calls.
+
+        All mutations of one row travel in one ``mutateRow``: atomic, one call, each
+        cell with its own timestamp and ttl. Several rows travel in one ``putMultiple``
+        and/or one ``deleteMultiple`` (puts first); their families are checked first
+        against the table's (one ``getTableDescriptor`` the first time, then cached), since
+        HBase applies the other actions of a batch with a bad one: so an unknown family
+        applies nothing. A ttl travels as the
+        ``"_ttl"`` attribute (8-byte big-endian ms). Retried after a dropped connection
+        (rewriting the same cells at the same timestamps is harmless; cells without a
+        timestamp may land twice, at two server times).
+
+        Raises:
+            TableNotFoundError: No such table.
+            ColumnFamilyNotFoundError: A column names an unknown family.
+            IllegalArgumentError: A malformed mutation; nothing is sent.
+        """
+        if isinstance(mutations, (str, bytes)) or not isinstance(mutations, Sequence):
+            raise IllegalArgumentError("mutations must be a sequence", table=table)
+        checked = [check_mutation(m, table=table, index=i) for i, m in enumerate(mutations)]
+        if not checked:
+            return
+        name = self._data_name(table)
+        rows = {m.row for m in checked}
+        if len(rows) == 1:
+            row = checked[0].row
+            self._rpc(
+                "mutateRow", name, TRowMutations(row=row, mutations=to_tmutations(checked)),
+                retry=Retry.IDEMPOTENT, table=table, row=row,
+            )  # fmt: skip
+            return
+        puts = [m for m in checked if isinstance(m, Put)]
+        deletes = [m for m in checked if isinstance(m, Delete)]
+        # A real HBase applies the good actions of a failing batch: check families first.
+        self._check_families(table, [(m.row, m.column) for m in checked])
+        if puts:
+            self._rpc("putMultiple", name, to_tputs(puts), retry=Retry.IDEMPOTENT, table=table)
+        if deletes:
+            self._rpc(
+                "deleteMultiple", name, to_tdeletes(deletes), retry=Retry.IDEMPOTENT, table=table
+            )
+
+    def _increment_result(self, result: Any, *, table: str, row: bytes) -> dict[bytes, int]:
+        values: dict[bytes, int] = {}
+        for value in result.columnValues or []:
+            raw = value.value or b""
+            if len(raw) != 8:
+                raise BackendError(
+                    f"increment answered a {len(raw)}-byte counter", table=table, row=row
+                )
+            values[value.family + b":" + value.qualifier] = int.from_bytes(raw, "big", signed=True)
+        return values
+
+    def increment(self, table: str, row: bytes, column: bytes, amount: int = 1) -> int:
+        """Add ``amount`` with one ``increment`` and return the new value; never retried.
+
+        Raises:
+            CounterError: The cell is not an 8-byte long.
+            ConnectionLostError: The connection dropped; whether it was applied is unknown.
+        """
+        require_row(row, table=table)
+        family, qualifier = require_cell_column(column, table=table, row=row, what="an increment")
+        require_int("amount", amount, table=table, row=row, minimum=-LONG_MAX - 1, maximum=LONG_MAX)
+        tincrement = TIncrement(
+            row=row,
+            columns=[TColumnIncrement(family=family, qualifier=qualifier, amount=amount)],
+            returnResults=True,
+        )
+        result = self._rpc(
+            "increment", self._data_name(table), tincrement,
+            retry=Retry.UNSENT, table=table, row=row, column=column,
+        )  # fmt: skip
+        values = self._increment_result(result, table=table, row=row)
+        if column not in values:
+            raise BackendError("increment answered no value", table=table, row=row, column=column)
+        return values[column]
+
+    def increment_many(self, table: str, increments: Sequence[Increment]) -> None:
+        """Apply the increments in order: one ``increment`` per run of one row's increments.
+
+        Thrift2 has no multi-row increment. Increments of one row that follow each other
+        in the list travel in one ``TIncrement`` (a column named twice starts another),
+        which HBase applies all or nothing. When a cell of a run is not a long, HBase
+        applies none of the run, and the run is sent again one increment per call, so
+        that, as the protocol promises, the increments before the bad one are applied
+        (this re-sending follows an answered refusal, never a dropped call). With several
+        calls the families are checked first, so an unknown family applies nothing.
+        Dropped calls are never retried.
+
+        Raises:
+            CounterError: A cell is not an 8-byte long.
+            ColumnFamilyNotFoundError: A column names an unknown family.
+        """
+        if isinstance(increments, (str, bytes)) or not isinstance(increments, Sequence):
+            raise IllegalArgumentError("increments must be a sequence", table=table)
+        if not increments:
+            return
+        calls: list[tuple[bytes, list[Any], set[bytes]]] = []
+        for inc in increments:
+            if not isinstance(inc, Increment):
+                raise IllegalArgumentError("expected an Increment", table=table, value=inc)
+            require_row(inc.row, table=table)
+            family, qualifier = require_cell_column(
+                inc.column, table=table, row=inc.row, what="an increment"
+            )
+            require_int(
+                "amount", inc.amount, table=table, row=inc.row,
+                minimum=-LONG_MAX - 1, maximum=LONG_MAX,
+            )  # fmt: skip
+            last = calls[-1] if calls else None
+            if last is None or last[0] != inc.row or inc.column in last[2]:
+                calls.append((inc.row, [], set()))
+            index = len(calls) - 1
+            calls[index][1].append(
+                TColumnIncrement(family=family, qualifier=qualifier, amount=inc.amount)
+            )
+            calls[index][2].add(inc.column)
+        if len(calls) > 1:
+            self._check_families(table, [(inc.row, inc.column) for inc in increments])
+        name = self._data_name(table)
+        for row, tcols, _columns in calls:
+            try:
+                self._increment_quietly(name, table, row, tcols)
+            except CounterError:
+                if len(tcols) == 1:
+                    raise
+                # HBase refused the whole run and applied none of it: send its increments
+                # one by one, so those before the bad cell are applied, as the protocol says.
+                for tcol in tcols:
+                    self._increment_quietly(name, table, row, [tcol])
+
+    def _increment_quietly(self, name: bytes, table: str, row: bytes, tcols: list[Any]) -> None:
+        self._rpc(
+            "increment", name, TIncrement(row=row, columns=tcols, returnResults=False),
+            retry=Retry.UNSENT, table=table, row=row,
+        )  # fmt: skip
+
+    def _check_row(
+        self, table: str, row: object, column: object, expected: object, what: str
+    ) -> tuple[bytes, bytes, bytes, bytes | None]:
+        checked_row = require_row(row, table=table)
+        family, qualifier = require_cell_column(column, table=table, row=checked_row, what=what)
+        if expected is not None:
+            require_bytes("expected", expected, table=table, row=checked_row)
+        value = expected or None  # b"" and None both mean "absent or empty" (HBase)
+        return checked_row, family, qualifier, value  # type: ignore[return-value]
+
+    def check_and_put(
+        self, table: str, row: bytes, column: bytes, expected: bytes | None, put: Put
+    ) -> bool:
+        """Apply ``put`` if ``column`` holds ``expected``, with one ``checkAndPut``.
+
+        ``expected`` ``None`` (or ``b""``) leaves the value unset, which HBase reads as
+        "absent or empty". The put keeps its timestamp and ttl. Never retried.
+
+        Raises:
+            IllegalArgumentError: ``put`` is on another row, or a malformed argument.
+        """
+        checked_row, family, qualifier, value = self._check_row(
+            table, row, column, expected, "check_and_put"
+        )
+        if not isinstance(put, Put):
+            raise IllegalArgumentError("check_and_put takes a Put", table=table, row=row, value=put)
+        check_mutation(put, table=table, index=0)
+        if put.row != checked_row:
+            raise IllegalArgumentError(
+                "check_and_put's put must be on the checked row", table=table, row=row,
+                value=put.row,
+            )  # fmt: skip
+        applied: bool = self._rpc(
+            "checkAndPut", self._data_name(table), checked_row, family, qualifier, value,
+            to_tputs([put])[0], retry=Retry.UNSENT, table=table, row=checked_row, column=column,
+        )  # fmt: skip
+        return applied
+
+    def check_and_delete(
+        self, table: str, row: bytes, column: bytes, expected: bytes | None, delete: Delete
+    ) -> bool:
+        """Apply ``delete`` if ``column`` holds ``expected``, with one ``checkAndDelete``.
+
+        ``expected`` is compared as in :meth:`check_and_put`. Never retried.
+
+        Raises:
+            IllegalArgumentError: ``delete`` is on another row, or a malformed argument.
+        """
+        checked_row, family, qualifier, value = self._check_row(
+            table, row, column, expected, "check_and_delete"
+        )
+        if not isinstance(delete, Delete):
+            raise IllegalArgumentError(
+                "check_and_delete takes a Delete", table=table, row=row, value=delete
+            )
+        check_mutation(delete, table=table, index=0)
+        if delete.row != checked_row:
+            raise IllegalArgumentError(
+                "check_and_delete's delete must be on the checked row", table=table, row=row,
+                value=delete.row,
+            )  # fmt: skip
+        applied: bool = self._rpc(
+            "checkAndDelete", self._data_name(table), checked_row, family, qualifier, value,
+            to_tdeletes([delete])[0], retry=Retry.UNSENT, table=table, row=checked_row,
+            column=column,
+        )  # fmt: skip
+        return applied
+
+    def check_and_mutate(
+        self,
+        table: str,
+        row: bytes,
+        column: bytes,
+        expected: bytes | None,
+        mutations: Sequence[Mutation],
+    ) -> bool:
+        """Apply a whole row's puts and deletes if ``column`` holds ``expected``; one call.
+
+        With a value, one ``checkAndMutate`` (``EQUAL``) carrying a ``TRowMutations``:
+        every mutation with its own timestamp and ttl, applied atomically with the check.
+        HBase 2.2's ``checkAndMutate`` refuses an unset value, so ``expected`` ``None``
+        (or ``b""``: absent or empty) travels as one ``checkAndPut`` when the mutations
+        are puts sharing one ttl, or one ``checkAndDelete`` when they are deletes of one
+        kind (columns, or families, or the whole row); other mixes are refused. Never
+        retried.
+
+        Raises:
+            UnsupportedOperationError: ``expected`` is ``None`` and the mutations mix puts
+                and deletes (or ttls, or delete kinds): no single Thrift2 call can check
+                for an absent cell and apply them atomically.
+            IllegalArgumentError: A mutation is on another row, none is given, or a
+                malformed argument; nothing is sent.
+            ColumnFamilyNotFoundError: A column names an unknown family.
+        """
+        checked_row, family, qualifier, value = self._check_row(
+            table, row, column, expected, "check_and_mutate"
+        )
+        if isinstance(mutations, (str, bytes)) or not isinstance(mutations, Sequence):
+            raise IllegalArgumentError("mutations must be a sequence", table=table)
+        checked = [check_mutation(m, table=table, index=i) for i, m in enumerate(mutations)]
+        if not checked:
+            raise IllegalArgumentError(
+                "check_and_mutate needs at least one mutation", table=table, row=checked_row
+            )
+        for mutation in checked:
+            if mutation.row != checked_row:
+                raise IllegalArgumentError(
+                    "check_and_mutate's mutations must be on the checked row",
+                    table=table,
+                    row=checked_row,
+                    value=mutation.row,
+                )
+        name = self._data_name(table)
+        if value is None:
+            puts = [m for m in checked if isinstance(m, Put)]
+            deletes = [m for m in checked if isinstance(m, Delete)]
+            tputs = to_tputs(puts)
+            tdeletes = to_tdeletes(deletes)
+            if not deletes and len(tputs) == 1:
+                method, payload = "checkAndPut", tputs[0]
+            elif not puts and len(tdeletes) == 1:
+                method, payload = "checkAndDelete", tdeletes[0]
+            else:
+                raise UnsupportedOperationError(
+                    "HBase 2.2's Thrift2 checkAndMutate cannot check for an absent cell "
+                    "(it refuses an unset value); with expected=None the mutations must be "
+                    "puts sharing one ttl, or deletes of one kind",
+                    table=table,
+                    row=checked_row,
+                )
+            applied: bool = self._rpc(
+                method, name, checked_row, family, qualifier, None, payload,
+                retry=Retry.UNSENT, table=table, row=checked_row, column=column,
+            )  # fmt: skip
+            return applied
+        applied = self._rpc(
+            "checkAndMutate", name, checked_row, family, qualifier,
+            HBASE2.TCompareOperator.EQUAL, value,
+            TRowMutations(row=checked_row, mutations=to_tmutations(checked)),
+            retry=Retry.UNSENT, table=table, row=checked_row, column=column,
+        )  # fmt: skip
+        return applied
+
+    def append(self, table: str, row: bytes, values: Mapping[bytes, bytes]) -> dict[bytes, bytes]:
+        """Append with one ``append`` and return the new values by column; never retried.
+
+        No call for empty ``values``.
+        """
+        require_row(row, table=table)
+        if not isinstance(values, Mapping):
+            raise IllegalArgumentError(
+                "values must be a mapping of column to bytes", table=table, row=row, value=values
+            )
+        if not values:
+            return {}
+        tvalues = []
+        for column, value in values.items():
+            family, qualifier = require_cell_column(column, table=table, row=row, what="an append")
+            require_bytes("value", value, table=table, row=row)
+            tvalues.append(TColumnValue(family=family, qualifier=qualifier, value=value))
+        result = self._rpc(
+            "append", self._data_name(table), TAppend(row=row, columns=tvalues, returnResults=True),
+            retry=Retry.UNSENT, table=table, row=row,
+        )  # fmt: skip
+        answered = {
+            v.family + b":" + v.qualifier: v.value or b"" for v in result.columnValues or []
+        }
+        missing = [c for c in values if c not in answered]
+        if missing:
+            raise BackendError(
+                "append answered no value for a column", table=table, row=row, column=missing[0]
+            )
+        return {c: answered[c] for c in values}
+
+    def close(self) -> None:
+        """Close every pooled connection; the backend is unusable afterwards."""
+        self._close_deferred()
+        self._channel.close()

@@ -1,0 +1,268 @@
+"""The iterator over a Thrift2 scanner: batches, exact bounds, limit, close and resume."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections import deque
+from collections.abc import Callable, Iterator
+from typing import Any, Protocol
+
+from hmodel.backend.argument import MAX_ROW_LENGTH
+from hmodel.backend.base import RowResult, Scan
+from hmodel.backend.thrift2.channel import Retry
+from hmodel.backend.thrift2.idl import TScan, TTimeRange
+from hmodel.backend.thrift2.mutation import row_result, tcolumns
+from hmodel.errors import BackendError, ConnectionLostError
+
+__all__ = ["Rpc", "ScannerIterator", "reversed_bounds"]
+
+_log = logging.getLogger(__name__)
+
+
+class Rpc(Protocol):
+    """Sends one Thrift2 call and translates the server's errors (the backend's ``_rpc``)."""
+
+    def __call__(
+        self,
+        method: str,
+        *args: Any,
+        retry: Retry,
+        table: str,
+        row: bytes | None = None,
+        filter_given: bool = False,
+    ) -> Any:
+        """Send ``method(*args)`` and return its result."""
+        ...
+
+
+def reversed_bounds(
+    lower: bytes, upper: bytes, *, exact: bool = False
+) -> tuple[bytes | None, bytes | None]:
+    r"""HBase's reversed ``(startRow, stopRow)`` for rows ``lower <= row < upper``.
+
+    A reversed Thrift2 scan takes ``startRow`` as its *inclusive upper* bound and
+    ``stopRow`` as its *exclusive lower* one. The upper bound sent is ``upper`` itself
+    (the caller drops a row equal to it), or ``upper`` without a trailing ``00`` (nothing
+    lies between ``x`` and ``x + b"\x00"``); with ``exact`` (a filter that keeps state
+    across rows, such as ``PageFilter``, must never see the ``upper`` row) the greatest row
+    below ``upper``: its last byte decremented, padded with ``FF`` to HBase's longest
+    rowkey (32767 bytes). The lower bound sent is the row just below
+    ``lower`` when that is short (``lower`` ending in ``00``: ``lower`` without it), else
+    ``lower`` with its last byte decremented: rows between it and ``lower`` may come back
+    and the caller ends the scan at the first of them. ``None`` means unbounded.
+
+    >>> reversed_bounds(b"b", b"d\x00")
+    (b'd', b'a')
+    >>> reversed_bounds(b"", b"")
+    (None, None)
+    """
+    start: bytes | None = None
+    if upper:
+        if upper[-1] == 0:
+            # Nothing lies between X and X + b"\x00"; below b"\x00" lies no row at all.
+            start = upper[:-1] if len(upper) > 1 else upper
+        elif exact:
+            below = upper[:-1] + bytes([upper[-1] - 1])
+            start = below + b"\xff" * (MAX_ROW_LENGTH - len(below))
+        else:
+            start = upper
+    stop: bytes | None = None
+    if lower:
+        stop = lower[:-1] if lower[-1] == 0 else lower[:-1] + bytes([lower[-1] - 1])
+    return start, stop or None
+
+
+class ScannerIterator(Iterator[RowResult]):
+    r"""Rows of one :class:`Scan`, fetched ``batch_size`` at a time from a Thrift2 scanner.
+
+    The scanner is opened when the iterator is made (``openScanner``; HBase accepts a
+    missing table there and fails at the first ``getScannerRows``, so the first batch is
+    fetched at once too: a missing table or a bad filter fails at
+    :meth:`Thrift2Backend.scan`). One ``getScannerRows`` is sent per batch, and
+    ``closeScanner`` as soon as the rows run out, the limit is reached, the iterator is
+    closed (:meth:`close`, ``with``) or garbage-collected.
+
+    Bounds are exactly the protocol's in both directions: ``start`` inclusive, ``stop``
+    exclusive (see :func:`reversed_bounds` for reverse scans). The limit travels as the
+    scan's ``limit`` (one more in a reverse scan that may see the ``stop`` row) and is
+    also counted here. If the connection drops between batches, the scan is reopened just
+    past the last row returned, at most ``retries`` times in a row.
+
+    Args:
+        rpc: Sends a call with error translation.
+        table: The table as the caller named it.
+        server_table: The table name sent to the server (prefix applied).
+        scan: What to read.
+        retries: How many times in a row a dropped scan may be reopened.
+        busy_here: Whether the current thread is inside a call (a close requested then,
+            by the garbage collector, is deferred through ``defer_close``).
+        defer_close: Takes a scanner id to close after the running call.
+    """
+
+    def __init__(
+        self,
+        *,
+        rpc: Rpc,
+        table: str,
+        server_table: bytes,
+        scan: Scan,
+        retries: int,
+        busy_here: Callable[[], bool],
+        defer_close: Callable[[int], None],
+    ) -> None:
+        self._rpc = rpc
+        self._table = table
+        self._server_table = server_table
+        self._scan = scan
+        self._retries = retries
+        self._busy_here = busy_here
+        self._defer_close = defer_close
+        self._lock = threading.Lock()
+        self._buffer: deque[RowResult] = deque()
+        self._remaining = scan.limit
+        self._lower = scan.start
+        self._upper = scan.stop
+        self._scanner: int | None = None
+        self._finished = scan.limit == 0
+        if not self._finished:
+            self._open()
+            self._fetch()
+
+    def _tscan(self) -> Any:
+        scan = self._scan
+        wanted = self._wanted()
+        tscan = TScan(
+            columns=tcolumns(scan.columns),
+            caching=wanted,
+            filterString=(
+                scan.filter.encode("utf-8", "surrogateescape")
+                if isinstance(scan.filter, str)
+                else scan.filter
+            ),
+            timeRange=None if scan.before is None else TTimeRange(minStamp=0, maxStamp=scan.before),
+        )
+        if scan.reverse:
+            tscan.reversed = True
+            tscan.startRow, tscan.stopRow = reversed_bounds(
+                self._lower, self._upper, exact=scan.filter is not None
+            )
+            if self._remaining is not None:
+                tscan.limit = self._remaining + (1 if self._upper else 0)
+        else:
+            tscan.startRow = self._lower or None
+            tscan.stopRow = self._upper or None
+            if self._remaining is not None:
+                tscan.limit = self._remaining
+        return tscan
+
+    def _wanted(self) -> int:
+        wanted = self._scan.batch_size
+        if self._remaining is not None:
+            wanted = min(wanted, self._remaining + (1 if self._scan.reverse else 0))
+        return wanted
+
+    def _open(self) -> None:
+        self._scanner = self._rpc(
+            "openScanner",
+            self._server_table,
+            self._tscan(),
+            retry=Retry.IDEMPOTENT,
+            table=self._table,
+            filter_given=self._scan.filter is not None,
+        )
+
+    def __iter__(self) -> ScannerIterator:
+        return self
+
+    def __next__(self) -> RowResult:
+        while not self._buffer:
+            if self._finished:
+                raise StopIteration
+            self._fetch()
+        return self._buffer.popleft()
+
+    def _fetch(self) -> None:
+        wanted = self._wanted()
+        resumes = 0
+        while True:
+            if self._scanner is None:
+                self._open()
+            try:
+                results = self._rpc(
+                    "getScannerRows",
+                    self._scanner,
+                    wanted,
+                    retry=Retry.UNSENT,
+                    table=self._table,
+                    filter_given=self._scan.filter is not None,
+                )
+                break
+            except ConnectionLostError:
+                if resumes >= self._retries:
+                    self._finished = True
+                    self._scanner = None
+                    raise
+                resumes += 1
+                self._scanner = None
+            except BaseException:
+                self._release()
+                raise
+        self._take(results)
+        if len(results) < wanted or self._remaining == 0:
+            self._release()
+
+    def _take(self, results: list[Any]) -> None:
+        reverse = self._scan.reverse
+        for tresult in results:
+            result = row_result(tresult)
+            if result is None:
+                continue
+            row = result.row
+            if reverse:
+                if self._upper and row >= self._upper:
+                    continue  # the inclusive startRow sent; the protocol's stop is exclusive
+                if row < self._lower:
+                    self._remaining = 0  # below the protocol's inclusive start: done
+                    return
+                self._upper = row
+            else:
+                self._lower = row + b"\x00"
+            self._buffer.append(result)
+            if self._remaining is not None:
+                self._remaining -= 1
+                if self._remaining == 0:
+                    return
+
+    def close(self) -> None:
+        """Release the server-side scanner; the iterator then yields nothing more.
+
+        Safe to call more than once; errors while closing are logged, not raised.
+        """
+        self._buffer.clear()
+        self._release()
+
+    def _release(self) -> None:
+        with self._lock:
+            self._finished = True
+            scanner, self._scanner = self._scanner, None
+        if scanner is None:
+            return
+        if self._busy_here():
+            self._defer_close(scanner)
+            return
+        try:
+            self._rpc("closeScanner", scanner, retry=Retry.UNSENT, table=self._table)
+        except BackendError as exc:
+            _log.warning("could not close scanner %s of table %r: %s", scanner, self._table, exc)
+
+    def __enter__(self) -> ScannerIterator:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):  # never raise from a finalizer
+            self._release()

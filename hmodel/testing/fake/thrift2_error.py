@@ -1,0 +1,89 @@
+"""The replies HBase 2.2's Thrift2 server sends for failures, built from hmodel errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from thriftpy2.thrift import TApplicationException
+
+from hmodel.backend.thrift2.error import java_name_of
+from hmodel.backend.thrift2.idl import TIllegalArgument, TIOError
+from hmodel.errors import (
+    CounterError,
+    DeclarationError,
+    FilterError,
+    HModelError,
+    IllegalArgumentError,
+    TableNotFoundError,
+    ValidationError,
+)
+
+__all__ = ["BATCH_CALLS", "internal_error", "invalid_scanner", "io_error", "reply_for"]
+
+#: Calls HBase runs as a batch of actions: their errors read "Failed N action(s): ...".
+BATCH_CALLS = frozenset(
+    {"putMultiple", "getMultiple", "deleteMultiple", "mutateRow", "checkAndDelete"}
+)
+
+#: Calls whose first argument is a table name as bytes (the data calls).
+DATA_CALLS = frozenset(
+    {
+        "get",
+        "getMultiple",
+        "put",
+        "putMultiple",
+        "deleteSingle",
+        "deleteMultiple",
+        "checkAndPut",
+        "checkAndDelete",
+        "checkAndMutate",
+        "increment",
+        "append",
+        "mutateRow",
+        "openScanner",
+        "getScannerRows",
+    }
+)
+
+
+def internal_error(api: str) -> TApplicationException:
+    """What Java Thrift answers for a runtime exception the call does not declare."""
+    return TApplicationException(
+        TApplicationException.INTERNAL_ERROR, f"Internal error processing {api}"
+    )
+
+
+def invalid_scanner() -> Any:
+    """HBase's answer for a closed or unknown scanner id."""
+    return TIllegalArgument(message="Invalid scanner Id")
+
+
+def io_error(java_name: str, message: str, *, api: str) -> Any:
+    """A ``TIOError`` whose message starts with the Java class, as HBase's does."""
+    text = f"{java_name}: {message}"
+    if api in BATCH_CALLS:
+        text = f"Failed 1 action: {text}: 1 time, servers with issues: localhost"
+    return TIOError(message=text)
+
+
+def reply_for(exc: HModelError, *, api: str, table: bytes | None) -> Exception:
+    """The Thrift2 exception HBase 2.2 answers with for ``exc`` raised during ``api``.
+
+    * a bad argument or a filter the parser refuses: ``TApplicationException``
+      (``Internal error processing <api>``), as Java answers an undeclared runtime
+      ``IllegalArgumentException``;
+    * a missing table in a data call: ``TIOError`` whose message is the table's name;
+    * everything else: ``TIOError`` starting with the Java class
+      (:data:`hmodel.backend.thrift2.error.JAVA_EXCEPTIONS`), wrapped as a failed
+      action for the batch calls.
+    """
+    if isinstance(exc, FilterError) or (
+        isinstance(exc, (IllegalArgumentError, ValidationError))
+        and not isinstance(exc, CounterError)
+    ):
+        return internal_error(api)
+    if isinstance(exc, TableNotFoundError) and api in DATA_CALLS and table is not None:
+        return TIOError(message=table.decode("utf-8", "replace"))  # type: ignore[no-any-return]
+    if isinstance(exc, DeclarationError):
+        return io_error("org.apache.hadoop.hbase.DoNotRetryIOException", str(exc), api=api)  # type: ignore[no-any-return]
+    return io_error(java_name_of(exc), str(exc), api=api)  # type: ignore[no-any-return]

@@ -1,0 +1,72 @@
+"""The Thrift2 handler's reads: ``get`` and ``getMultiple``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hmodel.backend.base import Cell, RowResult, Scan
+from hmodel.backend.memory import MemoryBackend
+from hmodel.backend.thrift2.idl import TIOError
+from hmodel.testing.fake.thrift2_convert import (
+    empty_result,
+    read_columns,
+    require_row,
+    result_of,
+    time_range,
+)
+from hmodel.testing.fake.thrift2_error import internal_error
+
+__all__ = ["ReadHandler"]
+
+
+class ReadHandler:
+    """``get`` and ``getMultiple`` over the engine (a filter string runs as a one-row scan).
+
+    HBase 2.2's answers: an empty row, ``existence_only`` or an inverted time range is a
+    ``TApplicationException``; ``maxVersions <= 0`` is a ``TIOError``. A time range with
+    a minimum keeps the cells at or above it (the newest version below the maximum, when
+    it is older than the minimum, means no version lies in the range).
+    """
+
+    backend: MemoryBackend
+
+    def _read(self, table: bytes, tget: Any, api: str) -> Any:
+        row = require_row(tget.row, api)
+        if tget.existence_only:
+            raise internal_error(api)
+        versions = 1 if tget.maxVersions is None else tget.maxVersions
+        if versions <= 0:
+            raise TIOError(message="java.io.IOException: versions must be positive")
+        minimum, before = time_range(tget.timestamp, tget.timeRange, api)
+        name = table.decode("utf-8", "replace")
+        columns = read_columns(tget.columns)
+        found: RowResult | None
+        if tget.filterString is not None:
+            scan = Scan(
+                start=row, stop=row + b"\x00", columns=columns, filter=tget.filterString,
+                before=before,
+            )  # fmt: skip
+            rows = list(self.backend.scan(name, scan))
+            found = rows[0] if rows else None
+        else:
+            got = self.backend.get(name, [row], columns=columns, before=before)
+            found = got[0] if got else None
+        if found is None:
+            return empty_result()
+        pairs: list[tuple[bytes, Cell]] = []
+        for column, cell in found.cells.items():
+            history = (
+                self.backend.get_versions(name, row, column, max_versions=versions, before=before)
+                if versions > 1
+                else [cell]
+            )
+            pairs.extend((column, c) for c in history if c.timestamp >= minimum)
+        return result_of(row, pairs)
+
+    def get(self, table: bytes, tget: Any) -> Any:
+        """One row's cells (empty ``TResult`` for a missing row)."""
+        return self._read(table, tget, "get")
+
+    def get_multiple(self, table: bytes, tgets: list[Any]) -> list[Any]:
+        """Each ``TGet``'s ``TResult``, in order (empty ones for missing rows)."""
+        return [self._read(table, tget, "getMultiple") for tget in tgets or []]

@@ -1,0 +1,164 @@
+"""The Thrift2 handler's scanners: ``openScanner``, ``getScannerRows``, ``closeScanner``."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+from hmodel.backend.base import Region, RowResult, Scan
+from hmodel.backend.memory import MemoryBackend
+from hmodel.backend.memory.filter import compile_filter
+from hmodel.errors import HModelError, TableNotFoundError
+from hmodel.testing.fake.thrift2_convert import read_columns, result_of, time_range
+from hmodel.testing.fake.thrift2_error import internal_error, invalid_scanner
+
+__all__ = ["ScannerHandler", "Thrift2Scanners"]
+
+
+class _OpenScanner:
+    """One open scanner: the engine's row iterator, or the error its first fetch raises."""
+
+    def __init__(self, rows: Iterator[RowResult] | None, error: HModelError | None, minimum: int):
+        self.rows = rows
+        self.error = error
+        self.minimum = minimum
+        self.lock = threading.Lock()
+
+
+class Thrift2Scanners:
+    """The open scanners of one server, by id (shared by all its connections)."""
+
+    def __init__(self) -> None:
+        self._open: dict[int, _OpenScanner] = {}
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+
+    def add(self, scanner: _OpenScanner) -> int:
+        """Register ``scanner``; return its id."""
+        with self._lock:
+            scanner_id = next(self._ids)
+            self._open[scanner_id] = scanner
+            return scanner_id
+
+    def get(self, scanner_id: int) -> _OpenScanner | None:
+        """The scanner of that id, or ``None``."""
+        with self._lock:
+            return self._open.get(scanner_id)
+
+    def remove(self, scanner_id: int) -> _OpenScanner | None:
+        """Forget the scanner of that id; return it, or ``None``."""
+        with self._lock:
+            return self._open.pop(scanner_id, None)
+
+    def close_all(self) -> None:
+        """Close every open scanner (the server is stopping)."""
+        with self._lock:
+            scanners, self._open = list(self._open.values()), {}
+        for scanner in scanners:
+            close = getattr(scanner.rows, "close", None)
+            if close is not None:
+                with contextlib.suppress(Exception):
+                    close()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._open)
+
+
+def _first_region(regions: list[Region], start: bytes, stop: bytes, reverse: bool) -> Region:
+    """The region a scan visits first (forward: holding ``start``; reverse: below ``stop``)."""
+    if not reverse:
+        return next(r for r in reversed(regions) if r.start <= start)
+    if not stop:
+        return regions[-1]
+    return next(r for r in reversed(regions) if r.start < stop)
+
+
+class ScannerHandler:
+    """Scanners over the engine with HBase 2.2's Thrift2 reading of a ``TScan``.
+
+    Reversed scans take ``startRow`` as the inclusive upper bound and ``stopRow`` as the
+    exclusive lower one. ``limit`` counts rows; negative means none and ``0`` the rows of
+    the first region visited. A missing table is reported at the first
+    ``getScannerRows``, a bad filter at ``openScanner``. Scans return the newest version
+    of each column (``maxVersions`` and ``batchSize`` are not served).
+    """
+
+    backend: MemoryBackend
+    scanners: Thrift2Scanners
+
+    def open_scanner(self, table: bytes, tscan: Any) -> int:
+        """Open a scanner; returns its id."""
+        name = table.decode("utf-8", "replace")
+        _minimum, before = time_range(None, tscan.timeRange, "openScanner")
+        minimum = _minimum
+        if tscan.filterString is not None:
+            compile_filter(tscan.filterString)  # a bad filter fails here, table or not
+        reverse = bool(tscan.reversed)
+        first, second = tscan.startRow or b"", tscan.stopRow or b""
+        if reverse:
+            start = second + b"\x00" if second else b""
+            stop = first + b"\x00" if first else b""
+        else:
+            start, stop = first, second
+        limit = tscan.limit
+        rows: Iterator[RowResult] | None = None
+        try:
+            if limit is not None and limit < 0:
+                rows = iter(())
+            else:
+                if limit == 0:
+                    region = _first_region(self.backend.regions(name), start, stop, reverse)
+                    if reverse:
+                        start = max(start, region.start)
+                    elif region.end and (not stop or region.end < stop):
+                        stop = region.end
+                scan = Scan(
+                    start=start,
+                    stop=stop,
+                    columns=read_columns(tscan.columns),
+                    filter=tscan.filterString,
+                    before=before,
+                    reverse=reverse,
+                    limit=limit or None,
+                    batch_size=max(1, tscan.caching or 100),
+                )
+                rows = self.backend.scan(name, scan)
+        except TableNotFoundError as exc:
+            return self.scanners.add(_OpenScanner(None, exc, minimum))
+        return self.scanners.add(_OpenScanner(rows, None, minimum))
+
+    def get_scanner_rows(self, scanner_id: int, num_rows: int | None) -> list[Any]:
+        """Exactly ``min(num_rows, remaining)`` rows."""
+        scanner = self.scanners.get(scanner_id)
+        if scanner is None:
+            raise invalid_scanner()
+        wanted = 1 if num_rows is None else num_rows
+        if wanted < 0:
+            raise internal_error("getScannerRows")
+        if scanner.error is not None:
+            raise scanner.error
+        assert scanner.rows is not None
+        results: list[Any] = []
+        with scanner.lock:
+            while len(results) < wanted:
+                found = next(scanner.rows, None)
+                if found is None:
+                    break
+                cells = [(c, cell) for c, cell in found.cells.items()]
+                cells = [(c, cell) for c, cell in cells if cell.timestamp >= scanner.minimum]
+                if cells:
+                    results.append(result_of(found.row, cells))
+        return results
+
+    def close_scanner(self, scanner_id: int) -> None:
+        """Close a scanner; an unknown id is a ``TIllegalArgument``."""
+        scanner = self.scanners.remove(scanner_id)
+        if scanner is None:
+            raise invalid_scanner()
+        close = getattr(scanner.rows, "close", None)
+        if close is not None:
+            close()
