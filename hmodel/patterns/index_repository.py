@@ -175,7 +175,8 @@ class IndexedRepository(Generic[M]):
                 if not exist_ok:
                     raise
 
-    def _expired(self, index: Index[M], tag: int) -> bool:
+    def expired(self, index: Index[M], tag: int) -> bool:
+        """Whether an entry tagged ``tag`` is older than the index's grace (not in flight)."""
         return self.stamps.clock() - tag > index.grace_ms
 
     def load_rows(self, rows: Sequence[bytes]) -> dict[bytes, M | None]:
@@ -203,8 +204,14 @@ class IndexedRepository(Generic[M]):
         got = self.backend.get(index.table.full_name, [row], columns=[index.status_column])
         return got[0].value(index.status_column) if got else None
 
-    def _cas(self, index: Index[M], row: bytes, expected: bytes | None, value: bytes) -> bool:
-        """Check-and-put the status cell of a unique row (server-stamped on every backend)."""
+    def put_status_if(
+        self, index: Index[M], row: bytes, expected: bytes | None, value: bytes
+    ) -> bool:
+        """Check-and-put the status cell of a unique row; whether it was applied.
+
+        The put carries no timestamp (Thrift1's ``checkAndPut`` stamps it with the
+        server's time): unique rows are only ever changed by these exact comparisons.
+        """
         column = index.status_column
         return self.backend.check_and_put(
             index.table.full_name, row, column, expected, Put(row, column, value)
@@ -299,12 +306,12 @@ class IndexedRepository(Generic[M]):
     ) -> None:
         """Step 1 of a unique index: make the value's row hold ``00 + tag + row``."""
         mine = index.status(False, tag, row)
-        if not held_before and self._cas(index, entry_row, None, mine):
+        if not held_before and self.put_status_if(index, entry_row, None, mine):
             return
         for _ in range(_CLAIM_ATTEMPTS):
             status = self._read_status(index, entry_row)
             if not status:
-                if self._cas(index, entry_row, None, mine):
+                if self.put_status_if(index, entry_row, None, mine):
                     return
                 continue
             entry = index.parse(entry_row, {index.status_column: status})
@@ -317,14 +324,14 @@ class IndexedRepository(Generic[M]):
                         row=entry.data_row,
                         value=dict(entry.values),
                     )
-                if not entry.verified and not self._expired(index, entry.tag):
+                if not entry.verified and not self.expired(index, entry.tag):
                     raise UniqueViolationError(
                         f"unique index {index.name!r}: another write is claiming the value",
                         table=index.table.full_name,
                         row=entry.data_row,
                         value=dict(entry.values),
                     )
-            if self._cas(index, entry_row, status, mine):
+            if self.put_status_if(index, entry_row, status, mine):
                 return
         raise ConflictError(
             f"unique index {index.name!r}: the value's row kept changing; retry",
@@ -334,7 +341,7 @@ class IndexedRepository(Generic[M]):
 
     def _release(self, claimed: list[tuple[Index[M], bytes]], row: bytes, tag: int) -> None:
         for index, entry_row in claimed:
-            self._cas(index, entry_row, index.status(False, tag, row), b"")
+            self.put_status_if(index, entry_row, index.status(False, tag, row), b"")
 
     def _unverify(self, current: M | None, new: M | None, row: bytes, tag: int) -> None:
         """Step 1: new entries unverified with their cells, old ones re-marked, at ``tag``."""
@@ -363,7 +370,7 @@ class IndexedRepository(Generic[M]):
             return
         entry = index.parse(entry_row, {index.status_column: status})
         if entry is not None and entry.data_row == row:
-            self._cas(index, entry_row, status, index.status(False, tag, row))
+            self.put_status_if(index, entry_row, status, index.status(False, tag, row))
 
     def _commit(self, current: M | None, new: M | None, row: bytes, tag: int) -> None:
         """Step 3: verify the new entries, delete (or release) the old ones, guarded."""
@@ -373,7 +380,7 @@ class IndexedRepository(Generic[M]):
             new_row = None if new is None else index.row_of(new, row)
             unverified = index.status(False, tag, row if index.unique else b"")
             if index.unique:
-                if new_row is not None and not self._cas(
+                if new_row is not None and not self.put_status_if(
                     index, new_row, unverified, index.status(True, tag, row)
                 ):
                     self.stats.add("guard_refused")
@@ -385,7 +392,7 @@ class IndexedRepository(Generic[M]):
                         row=row,
                     )
                 if old_row is not None and old_row != new_row:
-                    self._cas(index, old_row, unverified, b"")
+                    self.put_status_if(index, old_row, unverified, b"")
                 continue
             verify: list[Mutation] = []
             if new_row is not None:
@@ -631,7 +638,7 @@ class IndexedRepository(Generic[M]):
                 continue
             obj = data.get(entry.data_row)
             ok = index.points_at(entry, obj)
-            if not entry.verified and self._expired(index, entry.tag):
+            if not entry.verified and self.expired(index, entry.tag):
                 self.repair(index, entry, obj)
             if not ok or obj is None:
                 self.stats.add("skipped")
@@ -652,12 +659,12 @@ class IndexedRepository(Generic[M]):
         """
         if index.unique:
             if index.points_at(entry, obj):
-                applied = self._cas(
+                applied = self.put_status_if(
                     index, entry.row, entry.status, index.status(True, entry.tag, entry.data_row)
                 )
                 name = "repaired_verified"
             else:
-                applied = self._cas(index, entry.row, entry.status, b"")
+                applied = self.put_status_if(index, entry.row, entry.status, b"")
                 name = "repaired_deleted"
         elif obj is not None and index.points_at(entry, obj):
             writes: list[Mutation] = list(
