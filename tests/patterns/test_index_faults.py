@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hmodel.backend.base import Backend
-from tests.patterns.faults import Run
+from tests.patterns.index_faults import Run
 
 # memory: 4 order writers x 2,000 + 2 unique-nickname writers x 1,000 = 10,000 operations.
 # Over Thrift (to the project's fake server, no check_and_mutate: the timestamp-guarded

@@ -18,7 +18,7 @@ from hmodel.patterns.index_job import run_job
 from hmodel.patterns.index_repository import IndexedRepository
 from hmodel.repository import Repository
 from hmodel.testing.random_fault import RandomFaultBackend
-from tests.patterns.models import BY_CUSTOMER, BY_NICK, BY_STATUS, Order, User
+from tests.patterns.index_models import BY_CUSTOMER, BY_NICK, BY_STATUS, Order, User
 
 STATUSES = ("new", "paid", "shipped")
 CUSTOMERS = ("c0", "c1", "c2")
