@@ -70,6 +70,8 @@ class Entry:
         tag: The write stamp of the write that last wrote the status cell.
         status: The status cell's bytes exactly as stored (what a guarded write compares).
         cells: The entry's other cells (covering values), by qualifier.
+        newest: The newest timestamp among the row's cells as read (0: not known); a
+            repair writes at ``max(tag, newest)`` so that it is not hidden.
     """
 
     row: bytes
@@ -79,6 +81,12 @@ class Entry:
     tag: int
     status: bytes
     cells: Mapping[bytes, bytes]
+    newest: int = 0
+
+    @property
+    def stamp(self) -> int:
+        """The timestamp a repair of this entry writes at: ``max(tag, newest)``."""
+        return max(self.tag, self.newest)
 
 
 @attrs.frozen(init=False)
@@ -300,7 +308,7 @@ class Index(Generic[M]):
         puts.extend(Put(row, c, v, timestamp) for c, v in self.covering_cells(obj).items())
         return puts
 
-    def parse(self, row: bytes, cells: Mapping[bytes, bytes]) -> Entry | None:
+    def parse(self, row: bytes, cells: Mapping[bytes, bytes], newest: int = 0) -> Entry | None:
         """Read an index row; ``None`` for a released unique row or one without a status.
 
         Raises:
@@ -326,6 +334,7 @@ class Index(Generic[M]):
                 for c, v in cells.items()
                 if c.startswith(prefix) and c != self.status_column
             },
+            newest=newest,
         )
 
     def points_at(self, entry: Entry, obj: M | None) -> bool:

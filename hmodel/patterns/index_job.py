@@ -10,7 +10,7 @@ import attrs
 from hmodel.backend.base import Backend, Put, RowResult, Scan
 from hmodel.errors import DecodeError
 from hmodel.patterns.index import Entry, Index
-from hmodel.patterns.index_repository import IndexedRepository
+from hmodel.patterns.index_repository import IndexedRepository, parse_result
 from hmodel.repository import Repository
 
 __all__ = [
@@ -455,7 +455,7 @@ def _parse(index: Index[Any], result: RowResult | None, tally: _Tally) -> Entry 
     if result is None:
         return None
     try:
-        return index.parse(result.row, {c: cell.value for c, cell in result.cells.items()})
+        return parse_result(index, result)
     except DecodeError:
         tally.add("undecodable", result.row)
         return None

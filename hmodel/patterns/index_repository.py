@@ -10,7 +10,7 @@ from typing import Any, Generic, TypeVar
 
 import attrs
 
-from hmodel.backend.base import Delete, Mutation, Put, prefix_stop
+from hmodel.backend.base import Delete, Mutation, Put, RowResult, prefix_stop
 from hmodel.errors import (
     ConflictError,
     DecodeError,
@@ -27,12 +27,23 @@ from hmodel.repository import Page, Repository
 from hmodel.repository.page import Position, TokenCodec
 from hmodel.repository.plan import KeySpan, ScanPlan, execute
 
-__all__ = ["IndexStats", "IndexedRepository"]
+__all__ = ["IndexStats", "IndexedRepository", "parse_result"]
 
 M = TypeVar("M")
 
 #: Claim attempts on a contended unique value before giving up with ConflictError.
 _CLAIM_ATTEMPTS = 5
+
+
+def parse_result(index: Index[Any], result: RowResult) -> Entry | None:
+    """:meth:`Index.parse` of a row as read, with its newest cell timestamp.
+
+    Raises:
+        DecodeError: Not a row of this index.
+    """
+    cells = {c: cell.value for c, cell in result.cells.items()}
+    newest = max((cell.timestamp for cell in result.cells.values()), default=0)
+    return index.parse(result.row, cells, newest)
 
 
 @attrs.define
@@ -620,9 +631,7 @@ class IndexedRepository(Generic[M]):
         entries: list[Entry | None] = []
         for result in results:
             try:
-                entries.append(
-                    index.parse(result.row, {c: cell.value for c, cell in result.cells.items()})
-                )
+                entries.append(parse_result(index, result))
             except DecodeError:
                 entries.append(None)
         needed = [e.data_row for e in entries if e is not None and not (covering and e.verified)]
@@ -651,9 +660,11 @@ class IndexedRepository(Generic[M]):
     def repair(self, index: Index[M], entry: Entry, obj: M | None) -> bool:
         """Rewrite ``entry`` verified from its data row ``obj``, or delete it; guarded.
 
-        The entry is rewritten (status ``01`` + its tag and the covering cells, at its tag's
-        timestamp) when ``obj`` has its values, else deleted with a marker at its tag
-        (hiding versions ``<= tag`` only). Guarded by the status bytes read: with
+        The entry is rewritten (status ``01`` + its tag and the covering cells) when
+        ``obj`` has its values, else deleted, both at ``entry.stamp``: its tag, or the
+        newest cell of the row if a write outside the protocol left a newer one (a
+        delete marker hides versions ``<=`` its timestamp only, so a later write of the
+        protocol, stamped later, is never hidden). Guarded by the status bytes read: with
         ``check_and_mutate`` (and for unique rows on every backend) nothing happens if a
         write changed the entry since. Returns whether the repair was applied.
         """
@@ -668,11 +679,13 @@ class IndexedRepository(Generic[M]):
                 name = "repaired_deleted"
         elif obj is not None and index.points_at(entry, obj):
             writes: list[Mutation] = list(
-                index.entry_puts(entry.row, obj, verified=True, tag=entry.tag, timestamp=entry.tag)
+                index.entry_puts(
+                    entry.row, obj, verified=True, tag=entry.tag, timestamp=entry.stamp
+                )
             )
             present = index.covering_cells(obj)
             writes.extend(
-                Delete(entry.row, index.covering_column(f), timestamp=entry.tag)
+                Delete(entry.row, index.covering_column(f), timestamp=entry.stamp)
                 for f in index.covering
                 if index.covering_column(f) not in present
             )
@@ -680,7 +693,7 @@ class IndexedRepository(Generic[M]):
             name = "repaired_verified"
         else:
             applied = self._guarded(
-                index, entry.row, entry.status, [Delete(entry.row, timestamp=entry.tag)]
+                index, entry.row, entry.status, [Delete(entry.row, timestamp=entry.stamp)]
             )
             name = "repaired_deleted"
         if applied:
