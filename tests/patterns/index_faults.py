@@ -11,11 +11,11 @@ from typing import Any
 
 import attrs
 
-from hmodel.backend.base import Backend
+from hmodel.backend.base import Backend, Scan
 from hmodel.errors import BackendError, ConflictError, UniqueViolationError
 from hmodel.patterns.index import Index
 from hmodel.patterns.index_job import run_job
-from hmodel.patterns.index_repository import IndexedRepository
+from hmodel.patterns.index_repository import IndexedRepository, parse_result
 from hmodel.repository import Repository
 from hmodel.testing.random_fault import RandomFaultBackend
 from tests.patterns.index_models import BY_CUSTOMER, BY_NICK, BY_STATUS, Order, User
@@ -262,6 +262,18 @@ class Run:
         figures.seconds = round(time.monotonic() - started, 1)
         return figures
 
+    def check_verified_entries(self) -> None:
+        """What covering reads rely on: every verified entry agrees with its data row."""
+        for indexed in (self.orders, self.users):
+            for index in indexed.indexes.values():
+                for result in self.inner.scan(index.table.full_name, Scan()):
+                    entry = parse_result(index, result)
+                    if entry is None or not entry.verified:
+                        continue
+                    obj = indexed.load_rows([entry.data_row])[entry.data_row]
+                    if not index.agrees(entry, obj):
+                        self.fail(f"verified entry {entry} disagrees with its data row {obj}")
+
     def final_checks(self) -> None:
         """After the rebuild every query is exact against the data table."""
         orders = list(self.truth.scan())
@@ -286,3 +298,54 @@ class Run:
                 holder = self.users.get_unique("user_by_nick", nickname=user.nickname)
                 if holder != user:
                     self.fail(f"after rebuild {user.nickname} -> {holder}, not {user}")
+
+
+def contention(inner: Backend, *, seed: int, threads: int, ops: int, rate: float) -> Figures:
+    """Threads save and delete the **same** few orders (optimistic locking decides)."""
+    run = Run(inner, seed=seed, rate=rate)
+    shared = [f"s{i}" for i in range(4)]
+
+    def worker(number: int) -> None:
+        rng = random.Random(seed * 31 + number)
+        for _ in range(ops):
+            oid = rng.choice(shared)
+            current = run.truth.get(order_id=oid)
+            run.count("ops")
+            try:
+                if current is None:
+                    status = rng.choice(STATUSES)
+                    run.orders.save(Order(order_id=oid, status=status, total=rng.randrange(9)))
+                elif rng.random() < 0.2:
+                    run.orders.delete(current)
+                else:
+                    current.status = rng.choice(STATUSES)
+                    current.total = rng.randrange(9)
+                    run.orders.save(current)
+            except (BackendError, ConflictError):
+                run.count("raised")
+            status = rng.choice(STATUSES)
+            run.count("queries")
+            try:
+                found = run.orders.find("order_by_status", {"status": status})
+            except (BackendError, ConflictError):
+                run.count("query_errors")
+                continue
+            for order in found:
+                if order.status != status:
+                    run.fail(f"query status={status} returned {order}")
+
+    workers = [threading.Thread(target=worker, args=(n,)) for n in range(threads)]
+    for thread in workers:
+        thread.start()
+    for thread in workers:
+        thread.join()
+    run.faulty.enabled = False
+    run.figures.faults = dict(run.faulty.injected)
+    run.check_verified_entries()
+    time.sleep(GRACE.total_seconds() + 0.1)
+    for index in order_indexes():
+        run.figures.verify_before[index.name] = run_job(inner, index, "verify").counts
+        run_job(inner, index, "rebuild")
+        run.figures.verify_after[index.name] = run_job(inner, index, "verify").counts
+    run.final_checks()
+    return run.figures

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hmodel.backend.base import Backend
-from tests.patterns.index_faults import Run
+from tests.patterns.index_faults import Run, contention
 
 # memory: 4 order writers x 2,000 + 2 unique-nickname writers x 1,000 = 10,000 operations.
 # Over Thrift (to the project's fake server, no check_and_mutate: the timestamp-guarded
@@ -32,3 +32,17 @@ def test_random_faults_never_give_a_wrong_answer_and_rebuild_makes_the_index_exa
     for name, counts in figures.verify_after.items():
         assert counts["missing"] + counts["stale"] + counts["orphans"] == 0, name
         assert counts["duplicates"] + counts["pending"] == 0, name
+
+
+def test_writers_contending_for_the_same_rows_leave_no_wrong_verified_entry(
+    backend: Backend, request: pytest.FixtureRequest
+) -> None:
+    ops = 400 if request.node.callspec.params["backend"] == "memory" else 60
+    figures = contention(backend, seed=7, threads=4, ops=ops, rate=0.05)
+    print(f"\ncontention: {figures}")
+    assert figures.failures == []
+    assert figures.raised > 0  # conflicts and faults happened
+    for name, counts in figures.verify_after.items():
+        assert counts["missing"] + counts["stale"] + counts["orphans"] + counts["pending"] == 0, (
+            name
+        )
