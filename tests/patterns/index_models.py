@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from hmodel import Key, Str, field, model
 from hmodel.model import version_field
 from hmodel.patterns.index import Index
@@ -40,3 +42,22 @@ def customer_index() -> Index[Order]:
 
 def nick_index() -> Index[User]:
     return Index(User, on=["nickname"], table=BY_NICK, unique=True)
+
+
+GRACE = timedelta(seconds=5)
+
+
+@model(Table("item", [Family("i")]), key=Key(Str("item_id")))
+class Item:
+    item_id: str
+    colour: str | None = field("i:c", default=None)
+    size: int = field("i:s", default=0)
+
+
+ITEMS_BY_COLOUR = Table("item_by_colour", [Family("x")])
+
+
+def colour_index(salt: int | None = None) -> Index[Item]:
+    return Index(
+        Item, on=["colour"], table=ITEMS_BY_COLOUR, covering=["size"], salt=salt, grace=GRACE
+    )

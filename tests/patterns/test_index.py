@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any
 
 import pytest
 
-from hmodel import Key, Str, field, model
 from hmodel.backend.base import Backend
 from hmodel.clock import ManualClock
 from hmodel.errors import (
@@ -21,27 +19,17 @@ from hmodel.keys import Int
 from hmodel.patterns.index import Index
 from hmodel.patterns.index_repository import IndexedRepository
 from hmodel.repository import Repository
-from hmodel.schema import Family, Table
 from hmodel.testing.fault import FaultyBackend
-from tests.patterns.index_models import BY_NICK, Order, User, customer_index
-
-GRACE = timedelta(seconds=5)
-
-
-@model(Table("item", [Family("i")]), key=Key(Str("item_id")))
-class Item:
-    item_id: str
-    colour: str | None = field("i:c", default=None)
-    size: int = field("i:s", default=0)
-
-
-ITEMS_BY_COLOUR = Table("item_by_colour", [Family("x")])
-
-
-def colour_index(salt: int | None = None) -> Index[Item]:
-    return Index(
-        Item, on=["colour"], table=ITEMS_BY_COLOUR, covering=["size"], salt=salt, grace=GRACE
-    )
+from tests.patterns.index_models import (
+    BY_NICK,
+    GRACE,
+    ITEMS_BY_COLOUR,
+    Item,
+    Order,
+    User,
+    colour_index,
+    customer_index,
+)
 
 
 @pytest.fixture

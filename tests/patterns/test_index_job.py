@@ -25,8 +25,7 @@ from hmodel.patterns.index_job import (
 from hmodel.patterns.index_repository import IndexedRepository
 from hmodel.repository import Repository
 from hmodel.schema import Family, Table
-from tests.patterns.index_models import BY_NICK, User
-from tests.patterns.test_index import ITEMS_BY_COLOUR, Item, colour_index
+from tests.patterns.index_models import BY_NICK, ITEMS_BY_COLOUR, Item, User, colour_index
 
 
 def stock(backend: Backend, count: int = 10) -> Repository[Item]:
