@@ -136,6 +136,9 @@ class Index(Generic[M]):
             jobs repair it (rewrite it verified, or delete it) only when it is older.
             A writer stalled longer than this between its first and last write may see
             its entry repaired away (the lease limitation of every client-side protocol).
+            Ages count from the entry's tag, a write stamp: stamps run ahead of the
+            clock by a millisecond per write made within one millisecond, so after a
+            burst of writes an entry counts as in flight for longer (never shorter).
 
     Raises:
         DeclarationError: An unknown, key, map or counter field, no field, a component

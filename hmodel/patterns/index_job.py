@@ -28,7 +28,8 @@ __all__ = [
 #: ``verify`` only counts; ``backfill`` writes missing and stale entries from the data
 #: table (I2); ``rebuild`` does that and deletes orphan and stale entries too (I3).
 Job = Literal["verify", "backfill", "rebuild"]
-#: Called after every batch with the shard and its report so far (``None``: quiet).
+#: Called after every batch with the shard and its report so far, and once more with the
+#: final report (``done=True``) when the shard is exhausted (``None``: quiet).
 Progress = Callable[["Shard", "ShardReport"], None]
 
 #: How many sample rowkeys a report keeps per kind of problem.
@@ -222,7 +223,8 @@ def run_shard(
             ``checkpoint``): resume right after it.
         batch_size: Rows per batch.
         max_batches: Stop after this many batches (the report says where: resume later).
-        progress: Called after every batch with the shard and the report so far.
+        progress: Called after every batch with the shard and the report so far, and
+            with the final report when the range is exhausted.
 
     Returns:
         The counts of this run (not of earlier runs resumed from), with the checkpoint.
