@@ -5,6 +5,8 @@ from __future__ import annotations
 import threading
 import time
 import weakref
+from collections import OrderedDict
+from collections.abc import Iterable
 from typing import Protocol
 
 __all__ = ["Clock", "ManualClock", "WriteStamps", "stamps_for", "system_clock"]
@@ -64,68 +66,115 @@ class ManualClock:
 
 
 class WriteStamps:
-    """Timestamps for writes that order one process's writes, even on a still clock.
+    """Timestamps for writes that order one process's writes to a row, even on a still clock.
 
-    A hybrid logical clock: every stamp handed out is ``max(clock(), last + 1)``, so stamps
-    are strictly increasing whether the clock stands still (a frozen :class:`ManualClock`,
+    A hybrid logical clock kept per row: a stamp for writes of some rows is
+    ``max(clock(), last stamp of any of those rows + 1)``, so the stamps of one row are
+    strictly increasing whether the clock stands still (a frozen :class:`ManualClock`,
     two writes in one millisecond) or steps back (an NTP correction). A delete marker
-    stamped by this object can therefore never hide a later write stamped by it: HBase
-    hides every put whose timestamp is ``<=`` a delete marker's, *whatever their order of
-    arrival* (a delete wins a tie), so the stamps alone decide.
+    stamped by this object can therefore never hide a later write of the same row stamped
+    by it: HBase hides every put whose timestamp is ``<=`` a delete marker's of the same
+    row, *whatever their order of arrival* (a delete wins a tie), so the stamps decide.
 
-    :meth:`observe` folds in a timestamp seen elsewhere (a cell read, a version
-    number), so that a write made after reading a row is stamped after what was read,
-    even when the row was written by another process whose clock runs ahead.
+    Per row, because a delete only ever hides cells of its own row: writes to many
+    different rows all take the clock's time, so a bulk load does not push the stamps
+    ahead of the clock (which would make this process's deletes hide other processes'
+    later writes). Only a row written again within its last stamp's millisecond gets a
+    stamp ahead of the clock, by one millisecond per such write. Rows are told apart by
+    their key bytes (two tables' equal keys share a history: harmless, only stricter).
+    Rows whose last stamp the clock passed more than a second ago are forgotten (so the
+    order holds across a clock step back of up to a second); at most ``max_rows`` are
+    remembered (the oldest are forgotten first).
+
+    :meth:`observe` folds in a timestamp seen elsewhere (a cell read, a version number),
+    so that a write made after reading a row is stamped after what was read, even when
+    the row was written by another process whose clock runs ahead.
+
+    A stamp asked for without rows (``next()``) is greater than every stamp handed out
+    before, for any row, and later stamps of any row are greater than it: the process-
+    wide order of the first version of this class, for callers that cannot name rows.
 
     Across processes nothing orders two writers that read nothing from each other: if
     process A deletes a row at ``t`` and process B, unaware, writes it at ``t`` or
     earlier (clocks in the same millisecond, or B's clock behind), B's write stays hidden.
-    See ``docs/repository.md`` ("Write stamps") for what to do about it.
+    See ``docs/repository.md`` ("What a write guarantees") for what to do about it.
 
-    Stamps run ahead of the clock by one millisecond per write made within one
-    millisecond, and catch up when the clock passes them. Thread-safe.
+    Thread-safe.
 
     Args:
         clock: The clock the stamps follow.
+        max_rows: How many rows' last stamps are remembered at most.
 
     Example:
         >>> stamps = WriteStamps(ManualClock(1_000))
-        >>> stamps.next(), stamps.next(), stamps.next(2)
+        >>> stamps.next(rows=[b"a"]), stamps.next(rows=[b"a"]), stamps.next(2, rows=[b"a"])
         (1000, 1001, 1002)
-        >>> stamps.next()  # next(2) reserved 1002 and 1003
+        >>> stamps.next(rows=[b"a"])  # next(2) reserved 1002 and 1003 for row a
         1004
-        >>> stamps.observe(5_000)
-        >>> stamps.next()
+        >>> stamps.next(rows=[b"b"])  # another row: the clock's time
+        1000
+        >>> stamps.observe(5_000, rows=[b"b"])
+        >>> stamps.next(rows=[b"b"])
         5001
     """
 
-    def __init__(self, clock: Clock = system_clock) -> None:
+    def __init__(self, clock: Clock = system_clock, *, max_rows: int = 1_000_000) -> None:
         self.clock = clock
+        self.max_rows = max_rows
+        self._rows: OrderedDict[bytes, int] = OrderedDict()
+        self._floor = 0  # the last stamp handed out without rows: every stamp exceeds it
         self._last = 0
         self._lock = threading.Lock()
 
-    def next(self, count: int = 1, *, after: int = 0) -> int:
-        """Reserve ``count`` consecutive stamps and return the first.
+    def _forget(self, now: int) -> None:
+        rows = self._rows
+        horizon = now - 1000
+        while rows and (len(rows) > self.max_rows or next(iter(rows.values())) < horizon):
+            rows.popitem(last=False)
 
-        The stamps ``first .. first + count - 1`` are greater than every stamp handed out
-        or observed before, than ``after``, and not less than the clock's time.
+    def next(self, count: int = 1, *, after: int = 0, rows: Iterable[bytes] | None = None) -> int:
+        """Reserve ``count`` consecutive stamps for writes of ``rows``; return the first.
+
+        The stamps ``first .. first + count - 1`` are greater than ``after`` and than every
+        stamp handed out or observed before for any of ``rows`` (without ``rows``: for any
+        row at all), and not less than the clock's time.
         """
         if count < 1:
             raise ValueError("reserve at least one stamp")
         now = self.clock()
         with self._lock:
-            first = max(now, self._last + 1, after + 1)
-            self._last = first + count - 1
+            if rows is None:
+                first = max(now, self._last + 1, after + 1)
+                self._floor = self._last = first + count - 1
+                return first
+            keys = list(rows)
+            last = self._floor
+            for key in keys:
+                last = max(last, self._rows.get(key, 0))
+            first = max(now, last + 1, after + 1)
+            final = first + count - 1
+            for key in keys:
+                self._rows[key] = final
+                self._rows.move_to_end(key)
+            self._last = max(self._last, final)
+            self._forget(now)
             return first
 
-    def observe(self, timestamp: int) -> None:
-        """Make every later stamp greater than ``timestamp``."""
+    def observe(self, timestamp: int, *, rows: Iterable[bytes] | None = None) -> None:
+        """Make every later stamp of ``rows`` (without ``rows``: of every row) > ``timestamp``."""
         with self._lock:
+            if rows is None:
+                self._floor = max(self._floor, timestamp)
+            else:
+                for key in rows:
+                    if timestamp > self._rows.get(key, 0):
+                        self._rows[key] = timestamp
+                        self._rows.move_to_end(key)
             self._last = max(self._last, timestamp)
 
     @property
     def last(self) -> int:
-        """The greatest stamp handed out or observed so far (0 before any)."""
+        """The greatest stamp handed out or observed so far, for any row (0 before any)."""
         return self._last
 
 

@@ -39,6 +39,7 @@ __all__ = [
     "TableExistsError",
     "TableNotFoundError",
     "TokenError",
+    "UniqueViolationError",
     "UnsupportedOperationError",
     "ValidationError",
 ]
@@ -180,6 +181,14 @@ class ConflictError(HModelError):
 
 class RowExistsError(ConflictError):
     """An insert of a new locked model (version 0) found the row already there."""
+
+
+class UniqueViolationError(ConflictError):
+    """A unique index (I1) already holds the value for another row; nothing was written.
+
+    Also raised while another write claims the value and has not finished (within the
+    index's ``grace``): the value is taken, or about to be.
+    """
 
 
 # --- backend --------------------------------------------------------------------------------

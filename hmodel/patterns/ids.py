@@ -379,7 +379,7 @@ class IdAllocator:
                 value=last,
             )
         issued = dict(zip(names, range(first, last + 1), strict=True))
-        stamp = self.stamps.next()
+        stamp = self.stamps.next(rows=[self.reverse_row(i) for i in issued.values()])
         self.backend.mutate(
             table,
             [
@@ -417,7 +417,7 @@ class IdAllocator:
                     row=self.forward_row(vanished),
                 )
             result.update(winners)
-            stamp = self.stamps.next()
+            stamp = self.stamps.next(rows=[self.reverse_row(issued[n]) for n in lost])
             self.backend.mutate(
                 table, [Delete(self.reverse_row(issued[n]), None, stamp) for n in lost]
             )

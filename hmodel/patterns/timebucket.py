@@ -398,7 +398,9 @@ class TimeSeries(Generic[V]):
         Every event is checked and encoded before anything is sent: an invalid one
         raises :class:`~hmodel.errors.ValidationError` and nothing is written.
         """
-        stamp = self.stamps.next()
+        # Appends only put new cells, so one stamp per call ordered for the table suffices
+        # (a bulk load does not run the process's stamps ahead of the clock).
+        stamp = self.stamps.next(rows=[self.declaration.table.full_name.encode()])
         mutations: list[Mutation] = []
         for entity, points in items:
             mutations.extend(self.declaration.to_puts(entity, points, timestamp=stamp))

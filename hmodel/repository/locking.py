@@ -136,7 +136,7 @@ class Locking:
         claim = self.version.claim_of(expected)
         floor = max(current, claim[1] if claim else 0)
         count = 2 if self.mapper.clears_family() else 1
-        return current, expected, self.stamps.next(count, after=floor) + count - 1
+        return current, expected, self.stamps.next(count, after=floor, rows=(row,)) + count - 1
 
     def save(
         self,
@@ -237,7 +237,7 @@ class Locking:
             )
         self.version.check_not_pending(expected, self.stamps.clock(), table=self.table, row=row)
         claim = self.version.claim_of(expected)
-        stamp = self.stamps.next(after=max(current, claim[1] if claim else 0))
+        stamp = self.stamps.next(after=max(current, claim[1] if claim else 0), rows=(row,))
         column = self.version.column
         if self.atomic:
             if not self.backend.check_and_mutate(

@@ -211,7 +211,7 @@ class Repository(Generic[M]):
                 (cell.timestamp for column, cell in cells.items() if column not in skip),
                 default=0,
             )
-            self._stamps.observe(newest)
+            self._stamps.observe(newest, rows=(result.row,))
         if self._locking is None:
             obj = self.mapper.from_row(result)
             self._identity.remember(obj, result.row, None, partial=partial)
@@ -761,10 +761,10 @@ class Repository(Generic[M]):
             )
         return row
 
-    def _write_stamp(self, fields: Iterable[str] | None = None) -> int:
-        """The stamp of a write of ``fields``, with the one before it free for a map's clear."""
+    def _write_stamp(self, rows: Sequence[bytes], fields: Iterable[str] | None = None) -> int:
+        """The stamp of a write of ``fields`` to ``rows``, the one before it free for a clear."""
         count = 2 if self.mapper.clears_family(fields) else 1
-        return self._stamps.next(count) + count - 1
+        return self._stamps.next(count, rows=rows) + count - 1
 
     def _previous(
         self, rows: Sequence[bytes], fields: Iterable[str] | None
@@ -835,7 +835,7 @@ class Repository(Generic[M]):
         ttl_ms = self.mapper.ttl_of(ttl)
         with self._instrument.call("save", rows=(row,)) as call:
             if self._locking is None:
-                timestamp = self._write_stamp()
+                timestamp = self._write_stamp((row,))
                 mutations = self.mapper.to_mutations(
                     obj, timestamp=timestamp, ttl_ms=ttl_ms, row=row
                 )
@@ -874,7 +874,7 @@ class Repository(Generic[M]):
             )
         ttl_ms = self.mapper.ttl_of(ttl)
         rows = [self._checked_row(o) for o in objs]
-        timestamp = self._write_stamp()
+        timestamp = self._write_stamp(rows)
         mutations: list[Mutation] = [
             m
             for o, row in zip(objs, rows, strict=True)
@@ -908,11 +908,11 @@ class Repository(Generic[M]):
                 "partial updates would bypass the version check; use save()",
                 table=self.table,
             )
-        timestamp = self._write_stamp(list(changes))
+        row = self.mapper.key_of(**key)
+        timestamp = self._write_stamp((row,), list(changes))
         mutations = self.mapper.to_partial_mutations(
             dict(key), changes, timestamp=timestamp, ttl_ms=self.mapper.ttl_of(ttl)
         )
-        row = self.mapper.key_of(**key)
         with self._instrument.call("update", rows=(row,)) as call:
             previous = self._previous([row], list(changes))
             self._replacing(mutations, previous, row, timestamp, list(changes))
@@ -944,7 +944,8 @@ class Repository(Generic[M]):
                     )
                 self._locking.delete(obj, row)
             else:
-                self.backend.mutate(self.table, [Delete(row, timestamp=self._stamps.next())])
+                stamp = self._stamps.next(rows=(row,))
+                self.backend.mutate(self.table, [Delete(row, timestamp=stamp)])
             call.results = 1
         if obj is not None:
             self._identity.forget(obj)
@@ -956,7 +957,7 @@ class Repository(Generic[M]):
         rows = [self.mapper.key_of(**k) for k in keys]
         with self._instrument.call("delete_many", rows=tuple(rows)) as call:
             if rows:
-                timestamp = self._stamps.next()
+                timestamp = self._stamps.next(rows=rows)
                 self.backend.mutate(self.table, [Delete(r, timestamp=timestamp) for r in rows])
             call.results = len(rows)
 
@@ -1050,8 +1051,9 @@ class Repository(Generic[M]):
 
     def put_entries(self, key: Mapping[str, Any], field: str, entries: Mapping[Any, Any]) -> None:
         """Add or overwrite entries of a map field without rewriting the row (one round trip)."""
-        mutations = self.mapper.map_put(dict(key), field, entries, timestamp=self._stamps.next())
         row = self.mapper.key_of(**key)
+        stamp = self._stamps.next(rows=(row,))
+        mutations = self.mapper.map_put(dict(key), field, entries, timestamp=stamp)
         with self._instrument.call("put_entries", rows=(row,)) as call:
             self.backend.mutate(self.table, mutations)
             call.results = len(mutations)
@@ -1062,8 +1064,9 @@ class Repository(Generic[M]):
         The deletes are a write stamp: a later :meth:`put_entries` of this process of the
         same entry is never hidden by them.
         """
-        mutations = self.mapper.map_delete(dict(key), field, names, timestamp=self._stamps.next())
         row = self.mapper.key_of(**key)
+        stamp = self._stamps.next(rows=(row,))
+        mutations = self.mapper.map_delete(dict(key), field, names, timestamp=stamp)
         with self._instrument.call("remove_entries", rows=(row,)) as call:
             self.backend.mutate(self.table, mutations)
             call.results = len(mutations)

@@ -259,7 +259,7 @@ class UnitOfWork:
         try:
             queued = [m for ms in self._by_table.values() for m in ms]
             count = 2 if any(m.timestamp == _CLEAR for m in queued) else 1
-            first = self._stamps.next(count) if queued else 0
+            first = self._stamps.next(count, rows=rows) if queued else 0
             stamp = {_CLEAR: first, _WRITE: first + count - 1}
             for table, mutations in self._by_table.items():
                 real = [_stamped(m, stamp) for m in mutations]

@@ -113,14 +113,35 @@ def test_no_sequence_of_one_process_ever_loses_a_write(
 
 
 def test_stamps_increase_strictly_on_a_frozen_clock() -> None:
-    """max(clock, last + 1): a still clock still gives new stamps, and a clock gone back too."""
+    """max(clock, last + 1) per row: a still clock still gives one row new stamps."""
     clock = ManualClock(10)
     stamps = WriteStamps(clock)
-    seen = [stamps.next() for _ in range(100)]
+    seen = [stamps.next(rows=[b"r"]) for _ in range(100)]
     assert seen == list(range(10, 110))
-    assert stamps.next(3) == 110 and stamps.next() == 113
-    stamps.observe(500)
-    assert stamps.next() == 501
+    assert stamps.next(3, rows=[b"r"]) == 110 and stamps.next(rows=[b"r"]) == 113
+    stamps.observe(500, rows=[b"r"])
+    assert stamps.next(rows=[b"r"]) == 501
+    assert stamps.next(rows=[b"r", b"s"]) == 502  # a write of two rows: after both
+
+
+def test_writes_of_many_rows_keep_the_clocks_time() -> None:
+    """A bulk load of distinct rows does not run the stamps ahead of the clock."""
+    clock = ManualClock(10)
+    stamps = WriteStamps(clock)
+    assert {stamps.next(rows=[f"row{i}".encode()]) for i in range(10_000)} == {10}
+    assert stamps.next() == 11  # without rows: after every stamp, of any row
+    assert stamps.next(rows=[b"row1"]) == 12  # and rows' stamps after that
+
+
+def test_forgotten_rows_never_repeat_a_stamp() -> None:
+    """Rows the clock passed long ago are forgotten; their next stamp is still newer."""
+    clock = ManualClock(10)
+    stamps = WriteStamps(clock, max_rows=3)
+    first = stamps.next(rows=[b"a"])
+    for i in range(10):
+        stamps.next(rows=[bytes([i])])
+    clock.advance(5_000)
+    assert stamps.next(rows=[b"a"]) > first
 
 
 def test_a_read_orders_the_next_write_after_what_it_read(backend: Backend) -> None:

@@ -1,0 +1,63 @@
+"""Models of the index tests: orders by status (covering total), users by unique nickname."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from hmodel import Key, Str, field, model
+from hmodel.model import version_field
+from hmodel.patterns.index import Index
+from hmodel.schema import Family, Table
+
+ORDERS = Table("order", [Family("o")])
+BY_STATUS = Table("order_by_status", [Family("x")])
+BY_CUSTOMER = Table("order_by_customer", [Family("x")])
+USERS = Table("user", [Family("i")])
+BY_NICK = Table("user_by_nick", [Family("x")])
+
+
+@model(ORDERS, key=Key(Str("order_id")))
+class Order:
+    order_id: str
+    status: str = field("o:s")
+    total: int = field("o:t")
+    customer: str | None = field("o:c", default=None)
+    version: int = version_field("o:v")
+
+
+@model(USERS, key=Key(Str("user_id")))
+class User:
+    user_id: str
+    nickname: str | None = field("i:n", default=None)
+    city: str | None = field("i:c", default=None)
+
+
+def status_index(salt: int | None = None) -> Index[Order]:
+    return Index(Order, on=["status"], table=BY_STATUS, covering=["total"], salt=salt)
+
+
+def customer_index() -> Index[Order]:
+    return Index(Order, on=["customer", "total"], table=BY_CUSTOMER)
+
+
+def nick_index() -> Index[User]:
+    return Index(User, on=["nickname"], table=BY_NICK, unique=True)
+
+
+GRACE = timedelta(seconds=5)
+
+
+@model(Table("item", [Family("i")]), key=Key(Str("item_id")))
+class Item:
+    item_id: str
+    colour: str | None = field("i:c", default=None)
+    size: int = field("i:s", default=0)
+
+
+ITEMS_BY_COLOUR = Table("item_by_colour", [Family("x")])
+
+
+def colour_index(salt: int | None = None) -> Index[Item]:
+    return Index(
+        Item, on=["colour"], table=ITEMS_BY_COLOUR, covering=["size"], salt=salt, grace=GRACE
+    )
