@@ -23,8 +23,12 @@ class Target:
     def describe(self) -> str:
         """``">= 50,000"`` or ``"<= 1"``."""
         if self.floor is not None:
-            return f">= {self.floor:,.0f}"
-        return f"<= {self.ceiling:,.0f}"
+            return f">= {_bound(self.floor)}"
+        return f"<= {_bound(self.ceiling or 0.0)}"
+
+
+def _bound(value: float) -> str:
+    return f"{value:,.0f}" if value >= 100 else f"{value:g}"
 
 
 def _at_least(floor: float) -> Target:
