@@ -17,8 +17,9 @@ from hmodel.backend.base import (
     Scan,
 )
 from hmodel.backend.memory.argument import (
+    MAX_ROW_LENGTH,
     require_bytes,
-    require_cell_column,
+    require_cell_name,
     require_int,
     require_row,
     require_sequence,
@@ -36,10 +37,9 @@ from hmodel.backend.memory.mutation import (
     round_trip_groups,
 )
 from hmodel.backend.memory.scanner import scan_rows
-from hmodel.backend.memory.selection import ColumnKey
 from hmodel.backend.memory.store import RawCell
 from hmodel.backend.memory.table import MemoryTable
-from hmodel.backend.memory.version import Version
+from hmodel.backend.memory.version import Stored, as_cell, make_version, ttl_of
 from hmodel.clock import Clock, system_clock
 from hmodel.errors import (
     ConnectionLostError,
@@ -54,7 +54,7 @@ from hmodel.schema.table import Table
 __all__ = ["MemoryBackend"]
 
 
-def _expected_matches(current: Version | None, expected: bytes | None) -> bool:
+def _expected_matches(current: Stored | None, expected: bytes | None) -> bool:
     """Compare a cell with ``expected`` as HBase's ``HRegion.checkAndMutate`` does.
 
     A ``None`` or empty ``expected`` matches a missing cell and a cell holding ``b""`` alike.
@@ -64,7 +64,7 @@ def _expected_matches(current: Version | None, expected: bytes | None) -> bool:
     return current is not None and current.value == expected
 
 
-def _next_timestamp(current: Version | None, now: int) -> int:
+def _next_timestamp(current: Stored | None, now: int) -> int:
     """Return the timestamp of a cell rewritten by an increment or append.
 
     That is ``now``, but always newer than the version it replaces: HBase's
@@ -120,9 +120,8 @@ class MemoryBackend(Backend):
 
     def _table(self, name: object, *, enabled: bool = True) -> MemoryTable:
         """The table called ``name``; unless ``enabled=False``, it must be enabled."""
-        checked = require_table_name(name)
-        with self._lock:
-            table = self._tables.get(checked)
+        checked = name if type(name) is str else require_table_name(name)
+        table = self._tables.get(checked)  # one dict look-up: atomic, no lock needed
         if table is None:
             raise TableNotFoundError("no such table", table=checked)
         if enabled and not table.enabled:
@@ -267,7 +266,7 @@ class MemoryBackend(Backend):
         checked = require_row(row, table=table.name)
         with table.lock:
             stored = table.rows.get(checked)
-            return [] if stored is None else stored.raw()
+            return [] if stored is None else stored.raw(table.orders)
 
     # --- reads ----------------------------------------------------------------------
 
@@ -299,21 +298,25 @@ class MemoryBackend(Backend):
             return []  # nothing to do: no round trip (the protocol's rule for empty calls)
         self._charge()
         stored = self._table(table)
-        keys = [
-            require_row(row, table=stored.name, argument="rows")
-            for row in require_sequence("rows", rows, table=stored.name)
-        ]
+        keys = (
+            rows
+            if type(rows) is list
+            and all(type(row) is bytes and 0 < len(row) <= MAX_ROW_LENGTH for row in rows)
+            else [
+                require_row(row, table=stored.name, argument="rows")
+                for row in require_sequence("rows", rows, table=stored.name)
+            ]
+        )
         selection = selection_of(stored, columns)
-        checked_before = self._before(stored, before)
+        checked_before = None if before is None else self._before(stored, before)
         results = []
+        latest_cells = stored.latest_cells
         with stored.lock:
             now = self.clock()
             for row in keys:
-                history = stored.history(
-                    row, selection, before=checked_before, now=now, latest_only=True
-                )
-                if history:
-                    results.append(RowResult(row, {name: cells[0] for name, cells in history}))
+                cells = latest_cells(row, selection, before=checked_before, now=now)
+                if cells:
+                    results.append(RowResult(row, cells))
         return results
 
     def get_versions(
@@ -336,12 +339,14 @@ class MemoryBackend(Backend):
         self._charge()
         stored = self._table(table)
         checked_row = require_row(row, table=stored.name)
-        key = require_cell_column(stored, column, row=checked_row)
+        name = require_cell_name(stored, column, row=checked_row)
         limit = require_int("max_versions", max_versions, table=stored.name, minimum=1)
         checked_before = self._before(stored, before)
         with stored.lock:
-            history = stored.row_versions(checked_row, key, before=checked_before, now=self.clock())
-        return [Cell(version.value, version.timestamp) for version in history[:limit]]
+            history = stored.row_versions(
+                checked_row, name, before=checked_before, now=self.clock()
+            )
+        return [as_cell(version) for version in history[:limit]]
 
     def scan(self, table: str, scan: Scan) -> Iterator[RowResult]:
         """Iterate the rows of ``scan``: the newest visible cell of each selected column.
@@ -423,21 +428,21 @@ class MemoryBackend(Backend):
             for delete in deletes:
                 apply_delete(stored, delete, now=now)
 
-    def _increment(self, table: MemoryTable, row: bytes, key: ColumnKey, amount: int) -> int:
+    def _increment(self, table: MemoryTable, row: bytes, name: bytes, amount: int) -> int:
         """Add ``amount`` to one counter; the caller holds the lock."""
         now = self.clock()
-        current = table.latest(row, key, now=now)
+        current = table.latest(row, name, now=now)
         total = add_to_counter(None if current is None else current.value, amount)
-        ttl = None if current is None else current.ttl
-        version = Version(_next_timestamp(current, now), encode_counter(total), ttl)
-        table.row_for_write(row).put(key, version, table.families[key[0]])
+        ttl = None if current is None else ttl_of(current)
+        version = make_version(_next_timestamp(current, now), encode_counter(total), ttl)
+        table.put(row, name, version)
         return total
 
     def _check_increment(
         self, table: MemoryTable, row: object, column: object, amount: object
-    ) -> tuple[bytes, ColumnKey, int]:
+    ) -> tuple[bytes, bytes, int]:
         checked_row = require_row(row, table=table.name)
-        key = require_cell_column(table, column, row=checked_row)
+        key = require_cell_name(table, column, row=checked_row)
         checked_amount = require_int(
             "amount", amount, table=table.name, row=checked_row, minimum=LONG_MIN, maximum=LONG_MAX
         )
@@ -492,9 +497,9 @@ class MemoryBackend(Backend):
 
     def _check_expected(
         self, table: MemoryTable, row: object, column: object, expected: object
-    ) -> tuple[bytes, ColumnKey]:
+    ) -> tuple[bytes, bytes]:
         checked_row = require_row(row, table=table.name)
-        key = require_cell_column(table, column, row=checked_row)
+        key = require_cell_name(table, column, row=checked_row)
         if expected is not None:
             require_bytes("expected", expected, table=table.name, row=checked_row)
         return checked_row, key
@@ -615,7 +620,7 @@ class MemoryBackend(Backend):
         planned = [
             (
                 column,
-                require_cell_column(stored, column, row=checked_row),
+                require_cell_name(stored, column, row=checked_row),
                 require_bytes("value", value, table=stored.name, row=checked_row),
             )
             for column, value in values.items()
@@ -626,9 +631,9 @@ class MemoryBackend(Backend):
             for column, key, suffix in planned:
                 current = stored.latest(checked_row, key, now=now)
                 value = (b"" if current is None else current.value) + suffix
-                ttl = None if current is None else current.ttl
-                version = Version(_next_timestamp(current, now), value, ttl)
-                stored.row_for_write(checked_row).put(key, version, stored.families[key[0]])
+                ttl = None if current is None else ttl_of(current)
+                version = make_version(_next_timestamp(current, now), value, ttl)
+                stored.put(checked_row, key, version)
                 appended[column] = value
         return appended
 

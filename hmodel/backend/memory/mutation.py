@@ -3,22 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-import attrs
+from typing import NamedTuple
 
 from hmodel.backend.base import Delete, Mutation, Put
 from hmodel.backend.memory.argument import (
+    MAX_ROW_LENGTH,
     require_bytes,
-    require_cell_column,
+    require_cell_name,
     require_column,
     require_int,
     require_row,
     require_timestamp,
 )
 from hmodel.backend.memory.counter import LONG_MAX
-from hmodel.backend.memory.selection import ColumnKey
 from hmodel.backend.memory.table import MemoryTable
-from hmodel.backend.memory.version import Version
+from hmodel.backend.memory.version import make_version
 from hmodel.errors import IllegalArgumentError
 
 __all__ = [
@@ -33,19 +32,20 @@ __all__ = [
 ]
 
 
-@attrs.frozen
-class PlannedPut:
-    """A checked put: its row, its column key and what to store (timestamp ``None``: now)."""
+class PlannedPut(NamedTuple):
+    """A checked put: its row, its registered column name and what to store.
+
+    A timestamp ``None`` means "now".
+    """
 
     row: bytes
-    key: ColumnKey
+    name: bytes
     value: bytes
     timestamp: int | None
     ttl: int | None
 
 
-@attrs.frozen
-class PlannedDelete:
+class PlannedDelete(NamedTuple):
     """A checked delete; ``family`` is ``None`` for a whole row, ``qualifier`` for a family."""
 
     row: bytes
@@ -78,19 +78,29 @@ def plan_put(table: MemoryTable, put: object, *, row: bytes | None = None) -> Pl
             range, a bare family as its column, or another row than ``row``.
         ColumnFamilyNotFoundError: Its column names an unknown family.
     """
-    if not isinstance(put, Put):
+    if type(put) is not Put and not isinstance(put, Put):
         raise IllegalArgumentError("expected a Put", table=table.name, value=put)
-    checked_row = require_row(put.row, table=table.name)
-    _same_row(table, checked_row, row)
-    key = require_cell_column(table, put.column, row=checked_row)
-    value = require_bytes("value", put.value, table=table.name, row=checked_row)
-    timestamp = require_timestamp("timestamp", put.timestamp, table=table.name, row=checked_row)
+    checked_row = put.row
+    if type(checked_row) is not bytes or not checked_row or len(checked_row) > MAX_ROW_LENGTH:
+        checked_row = require_row(checked_row, table=table.name)
+    if row is not None:
+        _same_row(table, checked_row, row)
+    column = put.column
+    name = table.registered(column) if type(column) is bytes else None
+    if name is None:
+        name = require_cell_name(table, column, row=checked_row)
+    value = put.value
+    if type(value) is not bytes:
+        value = require_bytes("value", value, table=table.name, row=checked_row)
+    timestamp = put.timestamp
+    if timestamp is not None and (type(timestamp) is not int or not 0 <= timestamp < LONG_MAX):
+        timestamp = require_timestamp("timestamp", timestamp, table=table.name, row=checked_row)
     ttl = None
     if put.ttl is not None:
         ttl = require_int(
             "ttl", put.ttl, table=table.name, row=checked_row, minimum=0, maximum=LONG_MAX
         )
-    return PlannedPut(checked_row, key, value, timestamp, ttl)
+    return PlannedPut(checked_row, name, value, timestamp, ttl)
 
 
 def plan_delete(table: MemoryTable, delete: object, *, row: bytes | None = None) -> PlannedDelete:
@@ -150,8 +160,7 @@ def plan_mutations(
 def apply_put(table: MemoryTable, put: PlannedPut, *, now: int) -> None:
     """Store ``put``, stamped ``now`` if it has no timestamp. The caller holds the lock."""
     timestamp = now if put.timestamp is None else put.timestamp
-    family = table.families[put.key[0]]
-    table.row_for_write(put.row).put(put.key, Version(timestamp, put.value, put.ttl), family)
+    table.put(put.row, put.name, make_version(timestamp, put.value, put.ttl))
 
 
 def apply_delete(table: MemoryTable, delete: PlannedDelete, *, now: int) -> None:
@@ -168,4 +177,5 @@ def apply_delete(table: MemoryTable, delete: PlannedDelete, *, now: int) -> None
     elif delete.qualifier is None:
         stored.delete_family(delete.family, timestamp)
     else:
-        stored.delete_column((delete.family, delete.qualifier), timestamp)
+        name = table.register(delete.family, delete.qualifier)
+        stored.delete_column(name, timestamp)

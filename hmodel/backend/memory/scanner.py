@@ -37,19 +37,22 @@ def _fetch(
     last = after
     for row in table.keys(scan.start, scan.stop, after=after, reverse=scan.reverse):
         last = row
-        columns: ColumnHistory | None = table.history(
-            row, selection, before=scan.before, now=now, latest_only=run is None
-        )
-        if not columns:
-            continue
-        done = False
-        if run is not None:
+        if run is None:
+            cells = table.latest_cells(row, selection, before=scan.before, now=now)
+            if cells:
+                batch.append(RowResult(row, cells))
+        else:
+            columns: ColumnHistory | None = table.history(
+                row, selection, before=scan.before, now=now
+            )
+            if not columns:
+                continue
             verdict = run.apply(row, columns)
-            columns, done = verdict.columns, verdict.done
-        if columns:
-            batch.append(_result(row, columns))
-        if done:
-            return batch, last, True
+            columns = verdict.columns
+            if columns:
+                batch.append(_result(row, columns))
+            if verdict.done:
+                return batch, last, True
         if len(batch) == want:
             return batch, last, False
     return batch, last, True

@@ -2,21 +2,32 @@
 
 from __future__ import annotations
 
+import bisect
 import enum
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 
 import attrs
 
+from hmodel.backend.base import Cell
 from hmodel.backend.memory.selection import ColumnKey, Selection
 from hmodel.backend.memory.version import (
-    Version,
+    Stored,
+    as_cell,
     deletion_horizon,
     insert_version,
+    ttl_of,
     visible_versions,
 )
 from hmodel.schema.family import Family
 
-__all__ = ["CellKind", "RawCell", "StoredRow"]
+__all__ = ["CellKind", "Entry", "History", "RawCell", "RowMarkers", "StoredRow"]
+
+#: What a row keeps per column: its one version directly (the common case, and always so
+#: with ``VERSIONS`` 1), or a list of versions newest first once a second one arrives.
+Entry = Stored | list[Stored]
+
+#: The visible columns of a row as filters see them: ``(b"f:q", versions newest first)``.
+History = list[tuple[bytes, list[Cell]]]
 
 
 class CellKind(str, enum.Enum):
@@ -54,97 +65,227 @@ def _add_marker(markers: list[int], timestamp: int) -> None:
     markers.sort(reverse=True)
 
 
+def _irregular(entry: Entry) -> int:
+    """1 unless ``entry`` is a single plain ``Cell`` (what the fast read path hands out)."""
+    return 0 if type(entry) is Cell else 1
+
+
+def _versions(entry: Entry) -> list[Stored]:
+    return entry if type(entry) is list else [entry]  # type: ignore[list-item]
+
+
+class RowMarkers:
+    """The delete markers of one row, made on its first delete (most rows have none).
+
+    Attributes:
+        columns: ``DeleteColumn`` marker timestamps per column ``b"f:q"``, newest first.
+        families: ``DeleteFamily`` marker timestamps per family, newest first.
+    """
+
+    __slots__ = ("columns", "families")
+
+    def __init__(self) -> None:
+        self.columns: dict[bytes, list[int]] = {}
+        self.families: dict[bytes, list[int]] = {}
+
+    def of(self, name: bytes, family: bytes) -> list[int]:
+        """Every marker timestamp that covers the column ``name`` of ``family``."""
+        return [*self.columns.get(name, ()), *self.families.get(family, ())]
+
+
 class StoredRow:
     """The cells of one row: versions per column and delete markers, not yet compacted.
 
-    Versions are kept newest first and never more than the family's ``VERSIONS``.
+    Columns are two parallel lists in HBase's column order (family, then qualifier):
+    ``names`` holds each column's ``b"f:q"`` (one shared object per column of the table,
+    see :meth:`MemoryTable.register`) and ``entries`` its versions, newest first and
+    never more than the family's ``VERSIONS``: a single version is stored as itself, a
+    list is made only when a second one is kept. A version without a per-cell TTL is the
+    immutable :class:`~hmodel.backend.base.Cell` a read returns, so a row without markers,
+    TTLs or older versions is read by pairing the two lists (:meth:`latest`).
+
     Delete markers are kept until a major compaction: a ``DeleteColumn`` marker per column
     and a ``DeleteFamily`` marker per family (a whole-row delete places one per family, as
     HBase does). A marker at ``t`` masks every version ``<= t`` of what it covers,
     including versions written after the marker. The caller holds the table lock.
     """
 
-    __slots__ = ("_order", "column_markers", "columns", "family_markers")
+    __slots__ = ("entries", "irregular", "markers", "names")
 
     def __init__(self) -> None:
-        # A plain dict plus a column order built on the first read after a column is
-        # added or removed: a SortedDict per row cost ~1.6 KB of memory before any cell
-        # (docs/performance.md), and most rows are narrow and read more than reshaped.
-        self.columns: dict[ColumnKey, list[Version]] = {}
-        self._order: list[ColumnKey] | None = None
-        self.column_markers: dict[ColumnKey, list[int]] = {}
-        self.family_markers: dict[bytes, list[int]] = {}
+        self.names: list[bytes] = []
+        self.entries: list[Entry] = []
+        self.markers: RowMarkers | None = None
+        #: How many entries are not a single plain ``Cell``.
+        self.irregular = 0
 
-    def ordered_columns(self) -> list[ColumnKey]:
-        """The row's columns in (family, qualifier) byte order."""
-        if self._order is None:
-            self._order = sorted(self.columns)
-        return self._order
+    def _find(self, name: bytes, orders: Mapping[bytes, ColumnKey]) -> int:
+        """Index of ``name`` in :attr:`names`, or ``-1``."""
+        names = self.names
+        index = bisect.bisect_left(names, orders[name], key=orders.__getitem__)
+        return index if index < len(names) and names[index] == name else -1
 
     # --- writes ---------------------------------------------------------------------
 
-    def put(self, key: ColumnKey, version: Version, family: Family) -> None:
-        """Store ``version`` of column ``key``, keeping at most ``VERSIONS`` versions."""
-        versions = self.columns.get(key)
-        if versions is None:
-            versions = self.columns[key] = []
-            self._order = None
-        insert_version(versions, version, family.versions)
+    def put(
+        self, name: bytes, version: Stored, keep: int, orders: Mapping[bytes, ColumnKey]
+    ) -> None:
+        """Store ``version`` of column ``name``, keeping at most ``keep`` versions.
 
-    def delete_column(self, key: ColumnKey, timestamp: int) -> None:
-        """Place a ``DeleteColumn`` marker: every version of ``key`` ``<= timestamp`` is gone."""
-        _add_marker(self.column_markers.setdefault(key, []), timestamp)
+        ``orders`` maps every registered column name to its ``(family, qualifier)``.
+        """
+        names = self.names
+        order = orders[name]
+        if not names or orders[names[-1]] < order:
+            index = len(names)  # columns written in order: the common case
+        else:
+            index = bisect.bisect_left(names, order, key=orders.__getitem__)
+        if index == len(names) or names[index] != name:
+            names.insert(index, name)
+            self.entries.insert(index, version)
+            self.irregular += _irregular(version)
+            return
+        entry = self.entries[index]
+        if type(entry) is list:
+            insert_version(entry, version, keep)
+            return
+        stored: Stored = entry  # type: ignore[assignment]  # not a list: one version
+        if version.timestamp == stored.timestamp or (
+            keep == 1 and version.timestamp > stored.timestamp
+        ):
+            replacement: Entry = version
+        elif keep == 1:
+            return  # older than the one version kept: discarded, as at a flush
+        elif version.timestamp > stored.timestamp:
+            replacement = [version, stored]
+        else:
+            replacement = [stored, version]
+        self.entries[index] = replacement
+        self.irregular += _irregular(replacement) - _irregular(stored)
+
+    def delete_column(self, name: bytes, timestamp: int) -> None:
+        """Place a ``DeleteColumn`` marker: every version of ``name`` ``<= timestamp`` is gone."""
+        if self.markers is None:
+            self.markers = RowMarkers()
+        _add_marker(self.markers.columns.setdefault(name, []), timestamp)
 
     def delete_family(self, family: bytes, timestamp: int) -> None:
         """Place a ``DeleteFamily`` marker: every version in ``family`` ``<= timestamp`` is gone."""
-        _add_marker(self.family_markers.setdefault(family, []), timestamp)
+        if self.markers is None:
+            self.markers = RowMarkers()
+        _add_marker(self.markers.families.setdefault(family, []), timestamp)
 
     # --- reads ----------------------------------------------------------------------
 
     def column_versions(
         self,
-        key: ColumnKey,
-        family: Family,
-        *,
-        before: int | None,
-        now: int,
-    ) -> list[Version]:
-        """The visible versions of one column, newest first (see :mod:`.version`)."""
-        versions = self.columns.get(key)
-        if not versions:
-            return []
-        markers = [*self.column_markers.get(key, ()), *self.family_markers.get(key[0], ())]
-        horizon = deletion_horizon(markers, family=family, before=before)
-        return visible_versions(versions, family, horizon=horizon, before=before, now=now)
-
-    def read(
-        self,
+        name: bytes,
         families: Mapping[bytes, Family],
-        selection: Selection,
+        orders: Mapping[bytes, ColumnKey],
         *,
         before: int | None,
         now: int,
-    ) -> list[tuple[ColumnKey, list[Version]]]:
-        """Every selected column with at least one visible version, in column order.
+    ) -> list[Stored]:
+        """The visible versions of one column, newest first (see :mod:`.version`)."""
+        if name not in orders:
+            return []
+        index = self._find(name, orders)
+        if index < 0:
+            return []
+        return self._visible(index, families, orders, before=before, now=now)
 
-        Each column comes with all its visible versions, newest first.
+    def _visible(
+        self,
+        index: int,
+        families: Mapping[bytes, Family],
+        orders: Mapping[bytes, ColumnKey],
+        *,
+        before: int | None,
+        now: int,
+    ) -> list[Stored]:
+        name = self.names[index]
+        family_name = orders[name][0]
+        family = families[family_name]
+        markers = self.markers
+        horizon = (
+            -1
+            if markers is None
+            else deletion_horizon(markers.of(name, family_name), family=family, before=before)
+        )
+        return visible_versions(
+            _versions(self.entries[index]), family, horizon=horizon, before=before, now=now
+        )
+
+    def _selected(self, selection: Selection, orders: Mapping[bytes, ColumnKey]) -> list[int]:
+        """Indexes of the selected columns, in column order."""
+        names = self.names
+        if selection.everything:
+            return list(range(len(names)))
+        if not selection.families and len(selection.names) * 8 < len(names):
+            # A few columns of a wide row: look each up instead of walking the row.
+            found = [self._find(name, orders) for name in selection.names if name in orders]
+            return sorted(index for index in found if index >= 0)
+        chosen, families = selection.names, selection.families
+        return [
+            index
+            for index, name in enumerate(names)
+            if name in chosen or orders[name][0] in families
+        ]
+
+    def latest(
+        self,
+        selection: Selection,
+        families: Mapping[bytes, Family],
+        orders: Mapping[bytes, ColumnKey],
+        *,
+        before: int | None,
+        now: int,
+        timeless: bool,
+    ) -> dict[bytes, Cell]:
+        """The newest visible cell of each selected column, in column order.
+
+        ``timeless`` says no family of the table has a TTL: time then matters only to
+        per-cell TTLs, which make an entry irregular, so a row without irregular entries,
+        markers or a time range is read by pairing its two lists.
         """
-        found = []
-        for key in self._candidates(selection):
-            versions = self.column_versions(key, families[key[0]], before=before, now=now)
+        if self.markers is None and not self.irregular and before is None and timeless:
+            if selection.everything:
+                return dict(zip(self.names, self.entries, strict=True))  # type: ignore[arg-type]
+            chosen, fams = selection.names, selection.families
+            return {
+                name: entry  # type: ignore[misc]
+                for name, entry in zip(self.names, self.entries, strict=True)
+                if name in chosen or orders[name][0] in fams
+            }
+        found: dict[bytes, Cell] = {}
+        for index in self._selected(selection, orders):
+            versions = self._visible(index, families, orders, before=before, now=now)
             if versions:
-                found.append((key, versions))
+                found[self.names[index]] = as_cell(versions[0])
         return found
 
-    def _candidates(self, selection: Selection) -> Iterator[ColumnKey]:
-        if selection.families or selection.everything:
-            yield from (key for key in self.ordered_columns() if selection.includes(key))
-        else:
-            yield from (key for key in sorted(selection.columns) if key in self.columns)
+    def history(
+        self,
+        selection: Selection,
+        families: Mapping[bytes, Family],
+        orders: Mapping[bytes, ColumnKey],
+        *,
+        before: int | None,
+        now: int,
+    ) -> History:
+        """Every selected column with all its visible versions, in column order."""
+        found: History = []
+        for index in self._selected(selection, orders):
+            versions = self._visible(index, families, orders, before=before, now=now)
+            if versions:
+                found.append((self.names[index], [as_cell(v) for v in versions]))
+        return found
 
     # --- maintenance ----------------------------------------------------------------
 
-    def compact(self, families: Mapping[bytes, Family], now: int) -> None:
+    def compact(
+        self, families: Mapping[bytes, Family], orders: Mapping[bytes, ColumnKey], now: int
+    ) -> None:
         """Rewrite the row as a major compaction does.
 
         Expired versions go (the family TTL spares ``MIN_VERSIONS`` of them). Without
@@ -152,32 +293,40 @@ class StoredRow:
         arriving later with an old timestamp is visible again (seed 001 §42); with it, both
         stay so time-travel reads keep working.
         """
-        for key in list(self.columns):
-            family = families[key[0]]
-            markers = () if family.keep_deleted_cells else self._markers_of(key)
-            horizon = deletion_horizon(markers, family=family, before=None)
-            kept = visible_versions(
-                self.columns[key], family, horizon=horizon, before=None, now=now
+        markers = self.markers
+        names: list[bytes] = []
+        entries: list[Entry] = []
+        for name, entry in zip(self.names, self.entries, strict=True):
+            family_name = orders[name][0]
+            family = families[family_name]
+            honoured = (
+                ()
+                if markers is None or family.keep_deleted_cells
+                else markers.of(name, family_name)
             )
+            horizon = deletion_horizon(honoured, family=family, before=None)
+            kept = visible_versions(_versions(entry), family, horizon=horizon, before=None, now=now)
             if kept:
-                self.columns[key] = kept
-            else:
-                del self.columns[key]
-                self._order = None
-        for key in [k for k in self.column_markers if not families[k[0]].keep_deleted_cells]:
-            del self.column_markers[key]
-        for name in [f for f in self.family_markers if not families[f].keep_deleted_cells]:
-            del self.family_markers[name]
-
-    def _markers_of(self, key: ColumnKey) -> list[int]:
-        return [*self.column_markers.get(key, ()), *self.family_markers.get(key[0], ())]
+                names.append(name)
+                entries.append(kept[0] if len(kept) == 1 else kept)
+        self.names, self.entries = names, entries
+        self.irregular = sum(_irregular(entry) for entry in entries)
+        if markers is not None:
+            for name in [
+                n for n in markers.columns if not families[orders[n][0]].keep_deleted_cells
+            ]:
+                del markers.columns[name]
+            for key in [f for f in markers.families if not families[f].keep_deleted_cells]:
+                del markers.families[key]
+            if not markers.columns and not markers.families:
+                self.markers = None
 
     @property
     def empty(self) -> bool:
         """Whether the row holds neither versions nor markers."""
-        return not self.columns and not self.column_markers and not self.family_markers
+        return not self.names and self.markers is None
 
-    def raw(self) -> list[RawCell]:
+    def raw(self, orders: Mapping[bytes, ColumnKey]) -> list[RawCell]:
         """Every version and marker, in HBase's raw order.
 
         Families in byte order; in each, its ``DeleteFamily`` markers first, then each
@@ -185,17 +334,22 @@ class StoredRow:
         timestamp.
         """
         cells: list[tuple[tuple[bytes, int, bytes, int, int], RawCell]] = []
-        for family, stamps in self.family_markers.items():
-            for stamp in stamps:
-                cell = RawCell(family, stamp, CellKind.DELETE_FAMILY)
-                cells.append(((family, 0, b"", -stamp, 0), cell))
-        for (family, qualifier), stamps in self.column_markers.items():
-            for stamp in stamps:
-                cell = RawCell(family + b":" + qualifier, stamp, CellKind.DELETE_COLUMN)
-                cells.append(((family, 1, qualifier, -stamp, 0), cell))
-        for (family, qualifier), versions in self.columns.items():
-            for version in versions:
-                column = family + b":" + qualifier
-                cell = RawCell(column, version.timestamp, CellKind.PUT, version.value, version.ttl)
+        markers = self.markers
+        if markers is not None:
+            for family, stamps in markers.families.items():
+                for stamp in stamps:
+                    cell = RawCell(family, stamp, CellKind.DELETE_FAMILY)
+                    cells.append(((family, 0, b"", -stamp, 0), cell))
+            for name, stamps in markers.columns.items():
+                family, qualifier = orders[name]
+                for stamp in stamps:
+                    cell = RawCell(name, stamp, CellKind.DELETE_COLUMN)
+                    cells.append(((family, 1, qualifier, -stamp, 0), cell))
+        for name, entry in zip(self.names, self.entries, strict=True):
+            family, qualifier = orders[name]
+            for version in _versions(entry):
+                cell = RawCell(
+                    name, version.timestamp, CellKind.PUT, version.value, ttl_of(version)
+                )
                 cells.append(((family, 1, qualifier, -version.timestamp, 1), cell))
         return [cell for _, cell in sorted(cells, key=lambda pair: pair[0])]
