@@ -31,13 +31,15 @@ from hmodel.backend.memory.filter import compile_filter
 from hmodel.backend.memory.mutation import (
     apply_delete,
     apply_put,
+    apply_puts,
     plan_delete,
     plan_mutations,
     plan_put,
     round_trip_groups,
 )
 from hmodel.backend.memory.scanner import scan_rows
-from hmodel.backend.memory.store import RawCell
+from hmodel.backend.memory.selection import EVERYTHING
+from hmodel.backend.memory.store import RawCell, row_result
 from hmodel.backend.memory.table import MemoryTable
 from hmodel.backend.memory.version import Stored, as_cell, make_version, ttl_of
 from hmodel.clock import Clock, system_clock
@@ -296,27 +298,57 @@ class MemoryBackend(Backend):
         """
         if isinstance(rows, (list, tuple)) and not rows:
             return []  # nothing to do: no round trip (the protocol's rule for empty calls)
-        self._charge()
-        stored = self._table(table)
-        keys = (
-            rows
-            if type(rows) is list
-            and all(type(row) is bytes and 0 < len(row) <= MAX_ROW_LENGTH for row in rows)
-            else [
+        with self._lock:  # _charge(), inlined on this hot path
+            if self._closed:
+                raise ConnectionLostError("the MemoryBackend is closed")
+            self.round_trips += 1
+        stored = self._tables.get(table) if type(table) is str else None
+        if stored is None or not stored.enabled:
+            stored = self._table(table)
+        if type(rows) is list:
+            keys = rows
+            for row in rows:
+                if type(row) is not bytes or not 0 < len(row) <= MAX_ROW_LENGTH:
+                    keys = [require_row(key, table=stored.name, argument="rows") for key in rows]
+                    break
+        else:
+            keys = [
                 require_row(row, table=stored.name, argument="rows")
                 for row in require_sequence("rows", rows, table=stored.name)
             ]
+        selection = (
+            EVERYTHING if type(columns) is tuple and not columns else selection_of(stored, columns)
         )
-        selection = selection_of(stored, columns)
         checked_before = None if before is None else self._before(stored, before)
         results = []
-        latest_cells = stored.latest_cells
+        found = stored.rows.get
+        plain = stored.timeless and checked_before is None and selection is EVERYTHING
+        families, orders, timeless = stored.families, stored.orders, stored.timeless
         with stored.lock:
-            now = self.clock()
+            # The clock is read only if a row needs it (TTLs): see StoredRow.latest.
+            now = None if plain else self.clock()
             for row in keys:
-                cells = latest_cells(row, selection, before=checked_before, now=now)
+                held = found(row)
+                if held is None:
+                    continue
+                if plain and held.markers is None and not held.irregular:
+                    # Nothing can hide a cell: every entry is a plain Cell, the newest.
+                    cells: dict[bytes, Cell] = dict(
+                        zip(held.names, held.entries, strict=True)  # type: ignore[arg-type]
+                    )
+                else:
+                    if now is None:
+                        now = self.clock()
+                    cells = held.latest(
+                        selection,
+                        families,
+                        orders,
+                        before=checked_before,
+                        now=now,
+                        timeless=timeless,
+                    )
                 if cells:
-                    results.append(RowResult(row, cells))
+                    results.append(row_result(row, cells))
         return results
 
     def get_versions(
@@ -423,8 +455,7 @@ class MemoryBackend(Backend):
         puts, deletes = plan_mutations(stored, given)
         with stored.lock:
             now = self.clock()
-            for put in puts:
-                apply_put(stored, put, now=now)
+            apply_puts(stored, puts, now=now)
             for delete in deletes:
                 apply_delete(stored, delete, now=now)
 

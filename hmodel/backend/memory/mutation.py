@@ -16,8 +16,9 @@ from hmodel.backend.memory.argument import (
     require_timestamp,
 )
 from hmodel.backend.memory.counter import LONG_MAX
+from hmodel.backend.memory.store import StoredRow
 from hmodel.backend.memory.table import MemoryTable
-from hmodel.backend.memory.version import make_version
+from hmodel.backend.memory.version import make_cell, make_version
 from hmodel.errors import IllegalArgumentError
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "PlannedPut",
     "apply_delete",
     "apply_put",
+    "apply_puts",
     "plan_delete",
     "plan_mutations",
     "plan_put",
@@ -45,6 +47,10 @@ class PlannedPut(NamedTuple):
     ttl: int | None
 
 
+#: Builds a PlannedPut from a tuple in C, skipping the generated ``__new__`` (a hot path).
+_planned_put = tuple.__new__
+
+
 class PlannedDelete(NamedTuple):
     """A checked delete; ``family`` is ``None`` for a whole row, ``qualifier`` for a family."""
 
@@ -61,13 +67,13 @@ def round_trip_groups(mutations: Sequence[object]) -> int:
     TTL. Objects that are not mutations count as nothing; checking them is left to
     :func:`plan_mutations`.
     """
-    groups = set()
-    for mutation in mutations:
-        if isinstance(mutation, Put):
-            groups.add((mutation.timestamp, mutation.ttl))
-        elif isinstance(mutation, Delete):
-            groups.add((mutation.timestamp, None))
-    return len(groups)
+    return len(
+        {
+            (mutation.timestamp, mutation.ttl if isinstance(mutation, Put) else None)
+            for mutation in mutations
+            if isinstance(mutation, (Put, Delete))
+        }
+    )
 
 
 def plan_put(table: MemoryTable, put: object, *, row: bytes | None = None) -> PlannedPut:
@@ -100,7 +106,7 @@ def plan_put(table: MemoryTable, put: object, *, row: bytes | None = None) -> Pl
         ttl = require_int(
             "ttl", put.ttl, table=table.name, row=checked_row, minimum=0, maximum=LONG_MAX
         )
-    return PlannedPut(checked_row, name, value, timestamp, ttl)
+    return _planned_put(PlannedPut, (checked_row, name, value, timestamp, ttl))
 
 
 def plan_delete(table: MemoryTable, delete: object, *, row: bytes | None = None) -> PlannedDelete:
@@ -142,8 +148,29 @@ def plan_mutations(
     """
     puts: list[PlannedPut] = []
     deletes: list[PlannedDelete] = []
+    registered = table.registered_names
     for mutation in mutations:
-        if isinstance(mutation, Delete):
+        if type(mutation) is Put:
+            # The common put, checked inline: a known column, bytes, no TTL.
+            row, column, value, timestamp = (
+                mutation.row,
+                mutation.column,
+                mutation.value,
+                mutation.timestamp,
+            )
+            name = registered.get(column) if type(column) is bytes else None
+            if (
+                name is not None
+                and type(row) is bytes
+                and 0 < len(row) <= MAX_ROW_LENGTH
+                and type(value) is bytes
+                and mutation.ttl is None
+                and (timestamp is None or (type(timestamp) is int and 0 <= timestamp < LONG_MAX))
+            ):
+                puts.append(_planned_put(PlannedPut, (row, name, value, timestamp, None)))
+            else:
+                puts.append(plan_put(table, mutation))
+        elif isinstance(mutation, Delete):
             deletes.append(plan_delete(table, mutation))
         elif isinstance(mutation, Put):
             puts.append(plan_put(table, mutation))
@@ -159,8 +186,32 @@ def plan_mutations(
 
 def apply_put(table: MemoryTable, put: PlannedPut, *, now: int) -> None:
     """Store ``put``, stamped ``now`` if it has no timestamp. The caller holds the lock."""
-    timestamp = now if put.timestamp is None else put.timestamp
-    table.put(put.row, put.name, make_version(timestamp, put.value, put.ttl))
+    apply_puts(table, [put], now=now)
+
+
+def apply_puts(table: MemoryTable, puts: Sequence[PlannedPut], *, now: int) -> None:
+    """Store ``puts`` in order, each stamped ``now`` if it has no timestamp.
+
+    The caller holds the lock.
+    """
+    rows = table.rows
+    keeps = table.keeps
+    orders = table.orders
+    last: bytes | None = None
+    stored: StoredRow | None = None
+    for row, name, value, timestamp, ttl in puts:
+        version = (
+            make_cell(value, now if timestamp is None else timestamp)
+            if ttl is None
+            else make_version(now if timestamp is None else timestamp, value, ttl)
+        )
+        if stored is None or row != last:  # a row's cells usually come together
+            last = row
+            stored = rows.get(row)
+            if stored is None:
+                stored = rows[row] = StoredRow.of(name, version)
+                continue
+        stored.put(name, version, keeps[name], orders)
 
 
 def apply_delete(table: MemoryTable, delete: PlannedDelete, *, now: int) -> None:

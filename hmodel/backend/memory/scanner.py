@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from hmodel.backend.base import RowResult, Scan
 from hmodel.backend.memory.filter import FilterRun
 from hmodel.backend.memory.selection import Selection
+from hmodel.backend.memory.store import row_result
 from hmodel.backend.memory.table import ColumnHistory, MemoryTable
 from hmodel.clock import Clock
 
@@ -40,7 +41,7 @@ def _fetch(
         if run is None:
             cells = table.latest_cells(row, selection, before=scan.before, now=now)
             if cells:
-                batch.append(RowResult(row, cells))
+                batch.append(row_result(row, cells))
         else:
             columns: ColumnHistory | None = table.history(
                 row, selection, before=scan.before, now=now

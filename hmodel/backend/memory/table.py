@@ -53,7 +53,10 @@ class MemoryTable:
         #: No family has a TTL, so reads need the clock only for per-cell TTLs.
         self.timeless = not any(f.has_ttl for f in declaration.families)
         self.orders: dict[bytes, ColumnKey] = {}
-        self._names: dict[bytes, bytes] = {}
+        #: ``VERSIONS`` of each registered column's family.
+        self.keeps: dict[bytes, int] = {}
+        #: Each registered ``b"f:q"`` mapped to the one name object rows share.
+        self.registered_names: dict[bytes, bytes] = {}
         self._by_key: dict[ColumnKey, bytes] = {}
         self.selections: dict[object, Selection] = {}
 
@@ -66,7 +69,7 @@ class MemoryTable:
 
     def registered(self, name: bytes) -> bytes | None:
         """The shared object of the registered column ``name`` (``b"f:q"``), or ``None``."""
-        return self._names.get(name)
+        return self.registered_names.get(name)
 
     def register(self, family: bytes, qualifier: bytes) -> bytes:
         """Register the column ``family:qualifier`` (a known family); return its name object."""
@@ -77,8 +80,9 @@ class MemoryTable:
                 name = self._by_key.get(key)
                 if name is None:
                     name = family + b":" + qualifier
+                    self.keeps[name] = self.families[family].versions
                     self.orders[name] = key
-                    self._names[name] = name
+                    self.registered_names[name] = name
                     self._by_key[key] = name
         return name
 
@@ -110,9 +114,9 @@ class MemoryTable:
         """Store one version of the registered column ``name`` in ``row``."""
         stored = self.rows.get(row)
         if stored is None:
-            stored = self.rows[row] = StoredRow()
-        orders = self.orders
-        stored.put(name, version, self.families[orders[name][0]].versions, orders)
+            self.rows[row] = StoredRow.of(name, version)
+        else:
+            stored.put(name, version, self.keeps[name], self.orders)
 
     def latest_cells(
         self, row: bytes, selection: Selection, *, before: int | None, now: int
