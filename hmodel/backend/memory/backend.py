@@ -609,7 +609,7 @@ class MemoryBackend(Backend):
                 "check_and_mutate needs at least one mutation", table=name, row=checked_row
             )
         puts, deletes = plan_mutations(stored, given)
-        for planned_row in [p.row for p in puts] + [d.row for d in deletes]:
+        for planned_row in [p[0] for p in puts] + [d.row for d in deletes]:
             if planned_row != checked_row:
                 raise IllegalArgumentError(
                     "check_and_mutate's mutations must be on the checked row",

@@ -18,7 +18,7 @@ from hmodel.backend.memory.argument import (
 from hmodel.backend.memory.counter import LONG_MAX
 from hmodel.backend.memory.store import StoredRow
 from hmodel.backend.memory.table import MemoryTable
-from hmodel.backend.memory.version import make_cell, make_version
+from hmodel.backend.memory.version import Stored, make_cell, make_version
 from hmodel.errors import IllegalArgumentError
 
 __all__ = [
@@ -34,21 +34,9 @@ __all__ = [
 ]
 
 
-class PlannedPut(NamedTuple):
-    """A checked put: its row, its registered column name and what to store.
-
-    A timestamp ``None`` means "now".
-    """
-
-    row: bytes
-    name: bytes
-    value: bytes
-    timestamp: int | None
-    ttl: int | None
-
-
-#: Builds a PlannedPut from a tuple in C, skipping the generated ``__new__`` (a hot path).
-_planned_put = tuple.__new__
+#: A checked put: ``(row, registered column name, value, timestamp, ttl)``; a timestamp
+#: ``None`` means "now". A plain tuple: checking builds one per put.
+PlannedPut = tuple[bytes, bytes, bytes, int | None, int | None]
 
 
 class PlannedDelete(NamedTuple):
@@ -106,7 +94,7 @@ def plan_put(table: MemoryTable, put: object, *, row: bytes | None = None) -> Pl
         ttl = require_int(
             "ttl", put.ttl, table=table.name, row=checked_row, minimum=0, maximum=LONG_MAX
         )
-    return _planned_put(PlannedPut, (checked_row, name, value, timestamp, ttl))
+    return (checked_row, name, value, timestamp, ttl)
 
 
 def plan_delete(table: MemoryTable, delete: object, *, row: bytes | None = None) -> PlannedDelete:
@@ -167,7 +155,7 @@ def plan_mutations(
                 and mutation.ttl is None
                 and (timestamp is None or (type(timestamp) is int and 0 <= timestamp < LONG_MAX))
             ):
-                puts.append(_planned_put(PlannedPut, (row, name, value, timestamp, None)))
+                puts.append((row, name, value, timestamp, None))
             else:
                 puts.append(plan_put(table, mutation))
         elif isinstance(mutation, Delete):
@@ -197,21 +185,35 @@ def apply_puts(table: MemoryTable, puts: Sequence[PlannedPut], *, now: int) -> N
     rows = table.rows
     keeps = table.keeps
     orders = table.orders
+    shapes = table.shapes
     last: bytes | None = None
     stored: StoredRow | None = None
+    # A new row is built whole from its consecutive puts while their columns ascend.
+    fresh: list[bytes] = []
+    fresh_versions: list[Stored] = []
     for row, name, value, timestamp, ttl in puts:
         version = (
             make_cell(value, now if timestamp is None else timestamp)
             if ttl is None
             else make_version(now if timestamp is None else timestamp, value, ttl)
         )
+        if fresh:
+            if row == last and orders[fresh[-1]] < orders[name]:
+                fresh.append(name)
+                fresh_versions.append(version)
+                continue
+            stored = rows[last] = StoredRow.of(tuple(fresh), fresh_versions, shapes)  # type: ignore[index]
+            fresh, fresh_versions = [], []
         if stored is None or row != last:  # a row's cells usually come together
             last = row
             stored = rows.get(row)
             if stored is None:
-                stored = rows[row] = StoredRow.of(name, version)
+                fresh.append(name)
+                fresh_versions.append(version)
                 continue
-        stored.put(name, version, keeps[name], orders)
+        stored.put(name, version, keeps[name], orders, shapes)
+    if fresh:
+        rows[last] = StoredRow.of(tuple(fresh), fresh_versions, shapes)  # type: ignore[index]
 
 
 def apply_delete(table: MemoryTable, delete: PlannedDelete, *, now: int) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bisect
 import enum
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import attrs
 
@@ -20,7 +20,16 @@ from hmodel.backend.memory.version import (
 )
 from hmodel.schema.family import Family
 
-__all__ = ["CellKind", "Entry", "History", "RawCell", "RowMarkers", "StoredRow", "row_result"]
+__all__ = [
+    "CellKind",
+    "Entry",
+    "History",
+    "RawCell",
+    "RowMarkers",
+    "Shapes",
+    "StoredRow",
+    "row_result",
+]
 
 #: What a row keeps per column: its one version directly (the common case, and always so
 #: with ``VERSIONS`` 1), or a list of versions newest first once a second one arrives.
@@ -111,6 +120,36 @@ class RowMarkers:
         return [*self.columns.get(name, ()), *self.families.get(family, ())]
 
 
+class Shapes:
+    """The column-name sequences rows share: rows with the same columns hold one tuple.
+
+    Most tables hold many rows with the same few columns; sharing their ``names`` saves a
+    list per row (and the garbage collector a container to track). A row of more than
+    :attr:`WIDE` columns keeps a list of its own instead (adding a column to a shared
+    tuple copies it). At most :attr:`LIMIT` sequences are remembered; past that the
+    memory starts afresh, and rows keep the tuples they hold.
+    """
+
+    __slots__ = ("_known",)
+
+    WIDE = 32
+    LIMIT = 4096
+
+    def __init__(self) -> None:
+        self._known: dict[tuple[bytes, ...], tuple[bytes, ...]] = {}
+
+    def of(self, names: tuple[bytes, ...]) -> Sequence[bytes]:
+        """The shared tuple equal to ``names``, or a list of them for a wide row."""
+        if len(names) > self.WIDE:
+            return list(names)
+        known = self._known.get(names)
+        if known is None:
+            if len(self._known) >= self.LIMIT:
+                self._known.clear()
+            known = self._known[names] = names
+        return known
+
+
 class StoredRow:
     """The cells of one row: versions per column and delete markers, not yet compacted.
 
@@ -131,20 +170,20 @@ class StoredRow:
     __slots__ = ("entries", "irregular", "markers", "names")
 
     def __init__(self) -> None:
-        self.names: list[bytes] = []
+        self.names: Sequence[bytes] = ()
         self.entries: list[Entry] = []
         self.markers: RowMarkers | None = None
         #: How many entries are not a single plain ``Cell``.
         self.irregular = 0
 
     @classmethod
-    def of(cls, name: bytes, version: Stored) -> StoredRow:
-        """A new row holding one version of one column (lists sized to fit)."""
+    def of(cls, names: tuple[bytes, ...], versions: list[Stored], shapes: Shapes) -> StoredRow:
+        """A new row holding one version of each of ``names``, distinct and in column order."""
         row = cls.__new__(cls)
-        row.names = [name]
-        row.entries = [version]
+        row.names = shapes.of(names)
+        row.entries = versions  # type: ignore[assignment]  # a list of single versions
         row.markers = None
-        row.irregular = _irregular(version)
+        row.irregular = sum(1 for version in versions if type(version) is not Cell)
         return row
 
     def _find(self, name: bytes, orders: Mapping[bytes, ColumnKey]) -> int:
@@ -156,7 +195,12 @@ class StoredRow:
     # --- writes ---------------------------------------------------------------------
 
     def put(
-        self, name: bytes, version: Stored, keep: int, orders: Mapping[bytes, ColumnKey]
+        self,
+        name: bytes,
+        version: Stored,
+        keep: int,
+        orders: Mapping[bytes, ColumnKey],
+        shapes: Shapes,
     ) -> None:
         """Store ``version`` of column ``name``, keeping at most ``keep`` versions.
 
@@ -169,14 +213,12 @@ class StoredRow:
             index = len(names)  # columns written in order: the common case
         else:
             index = bisect.bisect_left(names, orders[name], key=orders.__getitem__)
-        if index == len(names):
-            names.append(name)
-            self.entries.append(version)
-            if type(version) is not Cell:
-                self.irregular += 1
-            return
-        if names[index] != name:
-            names.insert(index, name)
+        if index == len(names) or names[index] != name:
+            if type(names) is list:
+                names.insert(index, name)
+            else:  # a shared tuple: concatenation is the quickest copy (RUF005's form is not)
+                tail = names[index:]
+                self.names = shapes.of(names[:index] + (name,) + tail)  # type: ignore[operator]  # noqa: RUF005
             self.entries.insert(index, version)
             if type(version) is not Cell:
                 self.irregular += 1
@@ -320,7 +362,11 @@ class StoredRow:
     # --- maintenance ----------------------------------------------------------------
 
     def compact(
-        self, families: Mapping[bytes, Family], orders: Mapping[bytes, ColumnKey], now: int
+        self,
+        families: Mapping[bytes, Family],
+        orders: Mapping[bytes, ColumnKey],
+        shapes: Shapes,
+        now: int,
     ) -> None:
         """Rewrite the row as a major compaction does.
 
@@ -345,7 +391,7 @@ class StoredRow:
             if kept:
                 names.append(name)
                 entries.append(kept[0] if len(kept) == 1 else kept)
-        self.names, self.entries = names, entries
+        self.names, self.entries = shapes.of(tuple(names)), entries
         self.irregular = sum(_irregular(entry) for entry in entries)
         if markers is not None:
             for name in [

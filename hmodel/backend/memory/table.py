@@ -11,7 +11,7 @@ from sortedcontainers import SortedDict
 
 from hmodel.backend.base import Cell, Region
 from hmodel.backend.memory.selection import ColumnKey, Selection
-from hmodel.backend.memory.store import History, StoredRow
+from hmodel.backend.memory.store import History, Shapes, StoredRow
 from hmodel.backend.memory.version import Stored
 from hmodel.schema.family import Family
 from hmodel.schema.table import Table
@@ -59,6 +59,7 @@ class MemoryTable:
         self.registered_names: dict[bytes, bytes] = {}
         self._by_key: dict[ColumnKey, bytes] = {}
         self.selections: dict[object, Selection] = {}
+        self.shapes = Shapes()
 
     @property
     def name(self) -> str:
@@ -114,9 +115,9 @@ class MemoryTable:
         """Store one version of the registered column ``name`` in ``row``."""
         stored = self.rows.get(row)
         if stored is None:
-            self.rows[row] = StoredRow.of(name, version)
+            self.rows[row] = StoredRow.of((name,), [version], self.shapes)
         else:
-            stored.put(name, version, self.keeps[name], self.orders)
+            stored.put(name, version, self.keeps[name], self.orders, self.shapes)
 
     def latest_cells(
         self, row: bytes, selection: Selection, *, before: int | None, now: int
@@ -176,6 +177,6 @@ class MemoryTable:
         """Major-compact every row (see :meth:`StoredRow.compact`); empty rows are dropped."""
         for row in list(self.rows):
             stored = self.rows[row]
-            stored.compact(self.families, self.orders, now)
+            stored.compact(self.families, self.orders, self.shapes, now)
             if stored.empty:
                 del self.rows[row]
