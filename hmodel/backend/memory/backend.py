@@ -39,7 +39,7 @@ from hmodel.backend.memory.mutation import (
 )
 from hmodel.backend.memory.scanner import scan_rows
 from hmodel.backend.memory.selection import EVERYTHING
-from hmodel.backend.memory.store import RawCell, row_result
+from hmodel.backend.memory.store import RawCell, new_row_result, set_cells, set_row
 from hmodel.backend.memory.table import MemoryTable
 from hmodel.backend.memory.version import Stored, as_cell, make_version, ttl_of
 from hmodel.clock import Clock, system_clock
@@ -296,7 +296,7 @@ class MemoryBackend(Backend):
             ColumnFamilyNotFoundError: ``columns`` names an unknown family.
             IllegalArgumentError: A row or column is not bytes, or a row is empty.
         """
-        if isinstance(rows, (list, tuple)) and not rows:
+        if not rows and isinstance(rows, (list, tuple)):
             return []  # nothing to do: no round trip (the protocol's rule for empty calls)
         with self._lock:  # _charge(), inlined on this hot path
             if self._closed:
@@ -323,7 +323,6 @@ class MemoryBackend(Backend):
         results = []
         found = stored.rows.get
         plain = stored.timeless and checked_before is None and selection is EVERYTHING
-        families, orders, timeless = stored.families, stored.orders, stored.timeless
         with stored.lock:
             # The clock is read only if a row needs it (TTLs): see StoredRow.latest.
             now = None if plain else self.clock()
@@ -341,14 +340,17 @@ class MemoryBackend(Backend):
                         now = self.clock()
                     cells = held.latest(
                         selection,
-                        families,
-                        orders,
+                        stored.families,
+                        stored.orders,
                         before=checked_before,
                         now=now,
-                        timeless=timeless,
+                        timeless=stored.timeless,
                     )
                 if cells:
-                    results.append(row_result(row, cells))
+                    result = new_row_result(RowResult)  # row_result(), inlined
+                    set_row(result, row)
+                    set_cells(result, cells)
+                    results.append(result)
         return results
 
     def get_versions(

@@ -28,7 +28,10 @@ __all__ = [
     "RowMarkers",
     "Shapes",
     "StoredRow",
+    "new_row_result",
     "row_result",
+    "set_cells",
+    "set_row",
 ]
 
 #: What a row keeps per column: its one version directly (the common case, and always so
@@ -66,9 +69,10 @@ class RawCell:
     ttl: int | None = None
 
 
-_new = object.__new__
-_set_row = RowResult.__dict__["row"].__set__
-_set_cells = RowResult.__dict__["cells"].__set__
+#: ``object.__new__`` and the slot setters of ``RowResult``, for :func:`row_result`.
+new_row_result = object.__new__
+set_row = RowResult.__dict__["row"].__set__
+set_cells = RowResult.__dict__["cells"].__set__
 
 
 def row_result(row: bytes, cells: dict[bytes, Cell]) -> RowResult:
@@ -78,9 +82,9 @@ def row_result(row: bytes, cells: dict[bytes, Cell]) -> RowResult:
     validators, so setting its two slots directly makes the same object in about half
     the time of its generated ``__init__``; reads build one per row returned.
     """
-    result = _new(RowResult)
-    _set_row(result, row)
-    _set_cells(result, cells)
+    result = new_row_result(RowResult)
+    set_row(result, row)
+    set_cells(result, cells)
     return result
 
 
