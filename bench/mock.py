@@ -149,7 +149,7 @@ def _ratio(
 
 def run(scale: Scale) -> list[Result]:
     """Measure the engine and happybase-mock side by side on the same workloads."""
-    pairs = 5 if scale.repeat < 5 else 9
+    pairs = 7 if scale.repeat < 5 else 11
     backend, name, table = _loaded(ROWS)
     step = 7919
     gets = [_row(i * step % ROWS) for i in range(scale.count(5000, multiple=100))]

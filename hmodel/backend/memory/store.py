@@ -185,7 +185,7 @@ class StoredRow:
         """A new row holding one version of each of ``names``, distinct and in column order."""
         row = cls.__new__(cls)
         row.names = shapes.of(names)
-        row.entries = versions  # type: ignore[assignment]  # a list of single versions
+        row.entries = versions[:]  # type: ignore[assignment]  # a copy sized to fit
         row.markers = None
         row.irregular = sum(1 for version in versions if type(version) is not Cell)
         return row
