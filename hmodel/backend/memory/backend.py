@@ -452,9 +452,22 @@ class MemoryBackend(Backend):
         given = require_sequence("mutations", mutations, table=name)
         if not given:
             return  # nothing to do: no round trip
-        self._charge(round_trip_groups(given))
-        stored = self._table(name)
-        puts, deletes = plan_mutations(stored, given)
+        stored = self._tables.get(name)
+        if self._closed or stored is None or not stored.enabled:
+            self._charge(round_trip_groups(given))  # raises if closed
+            stored = self._table(name)  # raises if missing or disabled
+            charged = True
+        else:
+            charged = False
+        groups: set[tuple[int | None, int | None]] = set()
+        try:
+            puts, deletes = plan_mutations(stored, given, groups)
+        except BaseException:
+            if not charged:  # a refused call still costs its round trips
+                self._charge(round_trip_groups(given))
+            raise
+        if not charged:
+            self._charge(len(groups))
         with stored.lock:
             now = self.clock()
             apply_puts(stored, puts, now=now)

@@ -127,9 +127,17 @@ def _same_row(table: MemoryTable, row: bytes, expected: bytes | None) -> None:
 
 
 def plan_mutations(
-    table: MemoryTable, mutations: Sequence[Mutation]
+    table: MemoryTable,
+    mutations: Sequence[Mutation],
+    groups: set[tuple[int | None, int | None]] | None = None,
 ) -> tuple[list[PlannedPut], list[PlannedDelete]]:
     """Check every mutation first, so that a bad one leaves the table untouched.
+
+    Args:
+        table: The table written.
+        mutations: The puts and deletes.
+        groups: If given, receives each mutation's ``(timestamp, ttl)`` as
+            :func:`round_trip_groups` counts them (saving that function's pass).
 
     Returns:
         The puts and the deletes, each in the order given.
@@ -137,6 +145,8 @@ def plan_mutations(
     puts: list[PlannedPut] = []
     deletes: list[PlannedDelete] = []
     registered = table.registered_names
+    seen: set[tuple[int | None, int | None]] = set() if groups is None else groups
+    group = seen.add
     for mutation in mutations:
         if type(mutation) is Put:
             # The common put, checked inline: a known column, bytes, no TTL.
@@ -156,12 +166,16 @@ def plan_mutations(
                 and (timestamp is None or (type(timestamp) is int and 0 <= timestamp < LONG_MAX))
             ):
                 puts.append((row, name, value, timestamp, None))
+                group((timestamp, None))
             else:
                 puts.append(plan_put(table, mutation))
+                group((mutation.timestamp, mutation.ttl))
         elif isinstance(mutation, Delete):
             deletes.append(plan_delete(table, mutation))
+            group((mutation.timestamp, None))
         elif isinstance(mutation, Put):
             puts.append(plan_put(table, mutation))
+            group((mutation.timestamp, mutation.ttl))
         else:
             raise IllegalArgumentError(
                 "a mutation is a Put or a Delete",
