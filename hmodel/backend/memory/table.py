@@ -45,13 +45,9 @@ class MemoryTable:
     """
 
     def __init__(self, declaration: Table) -> None:
-        self.declaration = declaration
-        self.families: dict[bytes, Family] = {f.name_bytes: f for f in declaration.families}
         self.rows: SortedDict[bytes, StoredRow] = SortedDict()
         self.lock = threading.RLock()
         self.enabled = True
-        #: No family has a TTL, so reads need the clock only for per-cell TTLs.
-        self.timeless = not any(f.has_ttl for f in declaration.families)
         self.orders: dict[bytes, ColumnKey] = {}
         #: ``VERSIONS`` of each registered column's family.
         self.keeps: dict[bytes, int] = {}
@@ -60,6 +56,25 @@ class MemoryTable:
         self._by_key: dict[ColumnKey, bytes] = {}
         self.selections: dict[object, Selection] = {}
         self.shapes = Shapes()
+        self.redeclare(declaration)
+
+    def redeclare(self, declaration: Table) -> None:
+        """Take ``declaration`` as the table's new declaration (families, options, splits).
+
+        Everything derived from the families is recomputed: which families exist, the
+        ``VERSIONS`` of each registered column, whether any family has a TTL, the parsed
+        column lists. Columns of a family that no longer exists stay registered (their
+        cells are the caller's to drop). The stored versions are left as they are. The
+        caller holds the lock.
+        """
+        self.declaration = declaration
+        self.families: dict[bytes, Family] = {f.name_bytes: f for f in declaration.families}
+        #: No family has a TTL, so reads need the clock only for per-cell TTLs.
+        self.timeless = not any(f.has_ttl for f in declaration.families)
+        for name, (family, _) in self.orders.items():
+            if family in self.families:
+                self.keeps[name] = self.families[family].versions
+        self.selections.clear()
 
     @property
     def name(self) -> str:
