@@ -157,13 +157,15 @@ class Shapes:
 class StoredRow:
     """The cells of one row: versions per column and delete markers, not yet compacted.
 
-    Columns are two parallel lists in HBase's column order (family, then qualifier):
+    Columns are two parallel sequences in HBase's column order (family, then qualifier):
     ``names`` holds each column's ``b"f:q"`` (one shared object per column of the table,
-    see :meth:`MemoryTable.register`) and ``entries`` its versions, newest first and
-    never more than the family's ``VERSIONS``: a single version is stored as itself, a
-    list is made only when a second one is kept. A version without a per-cell TTL is the
-    immutable :class:`~hmodel.backend.base.Cell` a read returns, so a row without markers,
-    TTLs or older versions is read by pairing the two lists (:meth:`latest`).
+    see :meth:`MemoryTable.register`), as a tuple shared by the rows with the same
+    columns (:class:`Shapes`) or a list of its own for a wide row; ``entries`` (a list)
+    holds each column's versions, newest first and never more than the family's
+    ``VERSIONS``: a single version is stored as itself, a list is made only when a second
+    one is kept. A version without a per-cell TTL is the immutable
+    :class:`~hmodel.backend.base.Cell` a read returns, so a row without markers, TTLs or
+    older versions is read by pairing the two sequences (:meth:`latest`).
 
     Delete markers are kept until a major compaction: a ``DeleteColumn`` marker per column
     and a ``DeleteFamily`` marker per family (a whole-row delete places one per family, as
