@@ -354,7 +354,7 @@ def _measure(
             hm_save,
             hw_save,
             f"save_many of {writes} vs batch(batch_size=1000)",
-            lambda: repo.save_many(sales(GROUP, start=10**8)),
+            lambda: repo.save_many(sales(writes, start=10**8)),
         ),
     ]
     results = []
@@ -366,7 +366,7 @@ def _measure(
         trips[name] = backend.round_trips - before
         results.append(Result(f"handwritten.{name}", median, "x time", "lower", note, spread))
     # Counted last: the hand-written save writes rows the reads above must not see.
-    hand_trips = _hand_trips(connection, hand, keys, groups, prefixes, heavy_prefix)
+    hand_trips = _hand_trips(connection, hand, keys, groups, prefixes, heavy_prefix, writes)
     return [
         Result(
             r.name,
@@ -389,6 +389,7 @@ def _hand_trips(  # noqa: PLR0917  # the workloads' inputs, passed as they are
     groups: list[list[dict[str, Any]]],
     prefixes: list[bytes],
     heavy_prefix: bytes,
+    writes: int,
 ) -> dict[str, int]:
     """Thrift calls of one call of each hand-written operation."""
     counting = _Counting(connection.client)
@@ -404,7 +405,7 @@ def _hand_trips(  # noqa: PLR0917  # the workloads' inputs, passed as they are
 
         def save() -> None:
             with hand.batch(batch_size=1000) as batch:
-                for sale in sales(GROUP, start=10**8 + GROUP):
+                for sale in sales(writes, start=2 * 10**8):
                     batch.put(hand_key(sale.user, sale.ts, sale.product), hand_cells(sale))
 
         return {
