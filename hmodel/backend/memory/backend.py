@@ -333,7 +333,7 @@ class MemoryBackend(Backend):
                 if plain and held.markers is None and not held.irregular:
                     # Nothing can hide a cell: every entry is a plain Cell, the newest.
                     cells: dict[bytes, Cell] = dict(
-                        zip(held.names, held.entries, strict=True)  # type: ignore[arg-type]
+                        zip(held.names, held, strict=True)  # type: ignore[arg-type]
                     )
                 else:
                     if now is None:

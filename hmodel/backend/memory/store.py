@@ -154,18 +154,19 @@ class Shapes:
         return known
 
 
-class StoredRow:
+class StoredRow(list[Entry]):
     """The cells of one row: versions per column and delete markers, not yet compacted.
 
     Columns are two parallel sequences in HBase's column order (family, then qualifier):
     ``names`` holds each column's ``b"f:q"`` (one shared object per column of the table,
     see :meth:`MemoryTable.register`), as a tuple shared by the rows with the same
-    columns (:class:`Shapes`) or a list of its own for a wide row; ``entries`` (a list)
-    holds each column's versions, newest first and never more than the family's
-    ``VERSIONS``: a single version is stored as itself, a list is made only when a second
-    one is kept. A version without a per-cell TTL is the immutable
-    :class:`~hmodel.backend.base.Cell` a read returns, so a row without markers, TTLs or
-    older versions is read by pairing the two sequences (:meth:`latest`).
+    columns (:class:`Shapes`) or a list of its own for a wide row; the row itself is the
+    list of each column's entry (a list subclass, which saves an object per row): its
+    versions, newest first and never more than the family's ``VERSIONS``, a single
+    version stored as itself and a list made only when a second one is kept. A version
+    without a per-cell TTL is the immutable :class:`~hmodel.backend.base.Cell` a read
+    returns, so a row without markers, TTLs or older versions is read by pairing the two
+    sequences (:meth:`latest`). Being a list, an empty row is falsy: test for ``None``.
 
     Delete markers are kept until a major compaction: a ``DeleteColumn`` marker per column
     and a ``DeleteFamily`` marker per family (a whole-row delete places one per family, as
@@ -173,11 +174,11 @@ class StoredRow:
     including versions written after the marker. The caller holds the table lock.
     """
 
-    __slots__ = ("entries", "irregular", "markers", "names")
+    __slots__ = ("irregular", "markers", "names")
 
     def __init__(self) -> None:
+        super().__init__()
         self.names: Sequence[bytes] = ()
-        self.entries: list[Entry] = []
         self.markers: RowMarkers | None = None
         #: How many entries are not a single plain ``Cell``.
         self.irregular = 0
@@ -185,9 +186,9 @@ class StoredRow:
     @classmethod
     def of(cls, names: tuple[bytes, ...], versions: list[Stored], shapes: Shapes) -> StoredRow:
         """A new row holding one version of each of ``names``, distinct and in column order."""
-        row = cls.__new__(cls)
+        row = cls.__new__(cls)  # no __init__: every slot is set here
+        row.extend(versions)
         row.names = shapes.of(names)
-        row.entries = versions[:]  # type: ignore[assignment]  # a copy sized to fit
         row.markers = None
         row.irregular = sum(1 for version in versions if type(version) is not Cell)
         return row
@@ -225,11 +226,11 @@ class StoredRow:
             else:  # a shared tuple: concatenation is the quickest copy (RUF005's form is not)
                 tail = names[index:]
                 self.names = shapes.of(names[:index] + (name,) + tail)  # type: ignore[operator]  # noqa: RUF005
-            self.entries.insert(index, version)
+            self.insert(index, version)
             if type(version) is not Cell:
                 self.irregular += 1
             return
-        entry = self.entries[index]
+        entry = self[index]
         if type(entry) is list:
             insert_version(entry, version, keep)
             return
@@ -244,7 +245,7 @@ class StoredRow:
             replacement = [version, stored]
         else:
             replacement = [stored, version]
-        self.entries[index] = replacement
+        self[index] = replacement
         self.irregular += _irregular(replacement) - _irregular(stored)
 
     def delete_column(self, name: bytes, timestamp: int) -> None:
@@ -297,7 +298,7 @@ class StoredRow:
             else deletion_horizon(markers.of(name, family_name), family=family, before=before)
         )
         return visible_versions(
-            _versions(self.entries[index]), family, horizon=horizon, before=before, now=now
+            _versions(self[index]), family, horizon=horizon, before=before, now=now
         )
 
     def _selected(self, selection: Selection, orders: Mapping[bytes, ColumnKey]) -> list[int]:
@@ -334,11 +335,11 @@ class StoredRow:
         """
         if self.markers is None and not self.irregular and before is None and timeless:
             if selection.everything:
-                return dict(zip(self.names, self.entries, strict=True))  # type: ignore[arg-type]
+                return dict(zip(self.names, self, strict=True))  # type: ignore[arg-type]
             chosen, fams = selection.names, selection.families
             return {
                 name: entry  # type: ignore[misc]
-                for name, entry in zip(self.names, self.entries, strict=True)
+                for name, entry in zip(self.names, self, strict=True)
                 if name in chosen or orders[name][0] in fams
             }
         found: dict[bytes, Cell] = {}
@@ -384,7 +385,7 @@ class StoredRow:
         markers = self.markers
         names: list[bytes] = []
         entries: list[Entry] = []
-        for name, entry in zip(self.names, self.entries, strict=True):
+        for name, entry in zip(self.names, self, strict=True):
             family_name = orders[name][0]
             family = families[family_name]
             honoured = (
@@ -397,7 +398,8 @@ class StoredRow:
             if kept:
                 names.append(name)
                 entries.append(kept[0] if len(kept) == 1 else kept)
-        self.names, self.entries = shapes.of(tuple(names)), entries
+        self.names = shapes.of(tuple(names))
+        self[:] = entries
         self.irregular = sum(_irregular(entry) for entry in entries)
         if markers is not None:
             for name in [
@@ -433,7 +435,7 @@ class StoredRow:
                 for stamp in stamps:
                     cell = RawCell(name, stamp, CellKind.DELETE_COLUMN)
                     cells.append(((family, 1, qualifier, -stamp, 0), cell))
-        for name, entry in zip(self.names, self.entries, strict=True):
+        for name, entry in zip(self.names, self, strict=True):
             family, qualifier = orders[name]
             for version in _versions(entry):
                 cell = RawCell(
