@@ -65,8 +65,8 @@ TARGETS: dict[str, Target] = {
     "engine.scan_reverse": _at_least(30_000),
     "engine.scan_filter": _at_least(18_000),
     # tracemalloc counts are nearly deterministic: these ceilings leave ~15 % headroom.
-    "engine.bytes_per_cell": _at_most(430),
-    "engine.bytes_per_cell_wide": _at_most(200),
+    "engine.bytes_per_cell": _at_most(400),
+    "engine.bytes_per_cell_wide": _at_most(190),
     # The engine against happybase-mock (issue 11): at least as fast on every operation
     # (median of interleaved pairs), and the issue's memory goals on the 76-byte payload.
     "mock.get": _at_least(1),
