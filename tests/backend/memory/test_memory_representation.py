@@ -102,10 +102,12 @@ puts = st.tuples(
     stamps,
     st.none() | st.none() | st.integers(min_value=0, max_value=3_000),
 )
+#: Several puts in one mutate call: new rows are built whole, columns come in any order.
+batches = st.tuples(st.just("batch"), st.lists(puts, min_size=2, max_size=6))
 operations = st.one_of(
     puts,
     puts,
-    puts,
+    batches,
     st.tuples(st.just("delete_column"), st.sampled_from(ROWS), st.sampled_from(COLUMNS), stamps),
     st.tuples(
         st.just("delete_family"), st.sampled_from(ROWS), st.sampled_from(list(FAMILIES)), stamps
@@ -167,6 +169,13 @@ def test_reads_agree_with_a_naive_model(ops: list[tuple[object, ...]]) -> None:
 
 def _apply(engine: MemoryBackend, families: list[bytes], op: tuple[object, ...]) -> None:
     kind = op[0]
+    if kind == "batch":
+        batch = [put for put in op[1] if put[2][:1] in families]
+        if batch:
+            engine.mutate(
+                "t", [Put(r, c, b"v%d" % ts, timestamp=ts, ttl=ttl) for _, r, c, ts, ttl in batch]
+            )
+        return
     if kind in ("put", "delete_column", "delete_family"):
         column = op[2]
         assert isinstance(column, bytes)
@@ -188,6 +197,10 @@ def _apply(engine: MemoryBackend, families: list[bytes], op: tuple[object, ...])
 
 def _model(model: Model, op: tuple[object, ...], clock: ManualClock) -> None:
     kind = op[0]
+    if kind == "batch":
+        for put in op[1]:
+            _model(model, put, clock)
+        return
     if kind == "put":
         _, row, column, ts, ttl = op
         value = b"v%d" % ts
