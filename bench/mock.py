@@ -59,7 +59,13 @@ def _value(i: int) -> bytes:
 
 def _mock_table(families: dict[str, dict[str, Any]] | None = None) -> Any:
     """A fresh happybase-mock table with family ``f`` (VERSIONS 1, as the engine's ``f``)."""
-    import happybase_mock
+    try:
+        import happybase_mock
+    except ImportError as exc:
+        raise SystemExit(
+            'the mock benchmarks need happybase-mock: pip install -e ".[bench]" '
+            "(or leave them out: --only with the other groups)"
+        ) from exc
 
     connection = happybase_mock.Connection()
     name = f"bench_mock_{next(_names)}"
