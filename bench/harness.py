@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["Better", "Result", "Scale", "rate", "retained_bytes"]
+__all__ = ["Better", "Result", "Scale", "paired", "rate", "retained_bytes", "summary"]
 
 #: Which way a result improves: ``"higher"`` (throughput), ``"lower"`` (bytes, round trips).
 Better = Literal["higher", "lower"]
@@ -26,6 +26,8 @@ class Result:
         unit: What it counts, e.g. ``"ops/s"``, ``"rows/s"``, ``"B/cell"``, ``"trips/op"``.
         better: Whether a higher or a lower value is better.
         note: What exactly was measured, in a few words.
+        spread: For a ratio, the lowest and highest of the paired measurements whose
+            median is :attr:`value`; ``None`` for a plain measurement.
     """
 
     name: str
@@ -33,6 +35,7 @@ class Result:
     unit: str
     better: Better
     note: str = ""
+    spread: tuple[float, float] | None = None
 
     @property
     def group(self) -> str:
@@ -103,3 +106,37 @@ def retained_bytes(build: Callable[[], object]) -> int:
         tracemalloc.stop()
     del kept
     return retained
+
+
+def _timed(run: Callable[[int], object], index: int) -> int:
+    gc.collect()
+    start = time.perf_counter_ns()
+    run(index)
+    return max(1, time.perf_counter_ns() - start)
+
+
+def paired(
+    ours: Callable[[int], object], theirs: Callable[[int], object], *, pairs: int
+) -> list[float]:
+    """Time ``ours`` and ``theirs`` alternately; return ``theirs / ours`` per pair.
+
+    Both do the same operations. Each pair runs both once (``run(i)`` as in :func:`rate`,
+    ``i`` counting from 1 after one untimed warm-up run of each with ``i = 0``), the
+    first of them alternating between pairs, so a machine that slows down or speeds up
+    during the run weighs on both sides alike. A ratio above 1 means ``ours`` is faster.
+    """
+    ours(0)
+    theirs(0)
+    ratios = []
+    for index in range(1, pairs + 1):
+        if index % 2:
+            mine, other = _timed(ours, index), _timed(theirs, index)
+        else:
+            other, mine = _timed(theirs, index), _timed(ours, index)
+        ratios.append(other / mine)
+    return ratios
+
+
+def summary(ratios: list[float]) -> tuple[float, tuple[float, float]]:
+    """The median of ``ratios`` and their spread (lowest, highest)."""
+    return statistics.median(ratios), (min(ratios), max(ratios))

@@ -36,7 +36,10 @@ def table(results: Sequence[Result], targets: Mapping[str, Target]) -> str:
     rows = [header]
     for result in results:
         target, status = _status(result, targets.get(result.name))
-        rows.append((result.name, _number(result.value), result.unit, target, status, result.note))
+        value = _number(result.value)
+        if result.spread is not None:
+            value += f" ({_number(result.spread[0])}-{_number(result.spread[1])})"
+        rows.append((result.name, value, result.unit, target, status, result.note))
     widths = [max(len(row[i]) for row in rows) for i in range(len(header) - 1)]
     lines = []
     group = ""
@@ -85,6 +88,7 @@ def as_json(results: Sequence[Result], targets: Mapping[str, Target], *, quick: 
                 "unit": r.unit,
                 "better": r.better,
                 "note": r.note,
+                "spread": None if r.spread is None else list(r.spread),
                 "target": None if r.name not in targets else targets[r.name].describe(),
                 "met": None if r.name not in targets else targets[r.name].met(r.value),
             }

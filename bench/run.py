@@ -13,7 +13,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: import ``bench.*`` from the project root
     sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
-from bench import codec, engine, key, repository, thrift
+from bench import codec, engine, handwritten, key, mock, repository, thrift
 from bench.harness import FULL, QUICK, Result, Scale
 from bench.report import as_json, misses, table
 from bench.targets import TARGETS
@@ -25,8 +25,10 @@ GROUPS: dict[str, Callable[[Scale], list[Result]]] = {
     "keys": key.run,
     "codecs": codec.run,
     "engine": engine.run,
+    "mock": mock.run,
     "repository": repository.run,
     "thrift": thrift.run,
+    "handwritten": handwritten.run,
 }
 
 

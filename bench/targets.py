@@ -23,8 +23,12 @@ class Target:
     def describe(self) -> str:
         """``">= 50,000"`` or ``"<= 1"``."""
         if self.floor is not None:
-            return f">= {self.floor:,.0f}"
-        return f"<= {self.ceiling:,.0f}"
+            return f">= {_bound(self.floor)}"
+        return f"<= {_bound(self.ceiling or 0.0)}"
+
+
+def _bound(value: float) -> str:
+    return f"{value:,.0f}" if value >= 100 else f"{value:g}"
 
 
 def _at_least(floor: float) -> Target:
@@ -61,8 +65,18 @@ TARGETS: dict[str, Target] = {
     "engine.scan_reverse": _at_least(30_000),
     "engine.scan_filter": _at_least(18_000),
     # tracemalloc counts are nearly deterministic: these ceilings leave ~15 % headroom.
-    "engine.bytes_per_cell": _at_most(1_000),
-    "engine.bytes_per_cell_wide": _at_most(450),
+    "engine.bytes_per_cell": _at_most(400),
+    "engine.bytes_per_cell_wide": _at_most(190),
+    # The engine against happybase-mock (issue 11): at least as fast on every operation
+    # (median of interleaved pairs), and the issue's memory goals on the 76-byte payload.
+    "mock.get": _at_least(1),
+    "mock.get_many": _at_least(1),
+    "mock.scan_prefix": _at_least(1),
+    "mock.put": _at_least(1),
+    "mock.bytes_per_cell": _at_most(200),
+    "mock.bytes_per_cell_wide": _at_most(120),
+    # handwritten.* (the Repository over Thrift against hand-written happybase code) is
+    # reported, not checked, until the repository-side work of issue 11 lands.
     # Repositories on the engine.
     "repository.save": _at_least(5_000),
     "repository.save_many": _at_least(7_000),

@@ -13,14 +13,15 @@ from hmodel.backend.argument import (
     require_timestamp,
 )
 from hmodel.backend.base import split_column
-from hmodel.backend.memory.selection import ColumnKey, Selection
-from hmodel.backend.memory.table import MemoryTable
+from hmodel.backend.memory.selection import EVERYTHING, ColumnKey, Selection
+from hmodel.backend.memory.table import SELECTION_CACHE, MemoryTable
 from hmodel.errors import ColumnFamilyNotFoundError, IllegalArgumentError
 
 __all__ = [
     "MAX_ROW_LENGTH",
     "require_bytes",
     "require_cell_column",
+    "require_cell_name",
     "require_column",
     "require_int",
     "require_row",
@@ -96,19 +97,56 @@ def require_cell_column(
     return family, qualifier
 
 
+def require_cell_name(
+    table: MemoryTable, value: object, *, row: bytes | None = None, argument: str = "column"
+) -> bytes:
+    """Like :func:`require_cell_column`, returning the column's registered ``b"f:q"`` name.
+
+    A column seen before is recognised by one dictionary look-up; a new one is checked
+    and registered with the table (:meth:`MemoryTable.register`).
+
+    Raises:
+        IllegalArgumentError: ``value`` is not bytes, or is a bare family.
+        ColumnFamilyNotFoundError: The table has no such family.
+    """
+    if type(value) is bytes:
+        name = table.registered(value)
+        if name is not None:
+            return name
+    family, qualifier = require_cell_column(table, value, row=row, argument=argument)
+    return table.register(family, qualifier)
+
+
 def selection_of(table: MemoryTable, columns: object) -> Selection:
     """Parse the ``columns`` argument of a get or scan into a :class:`Selection`.
+
+    The table remembers the selections of the last distinct ``columns`` it parsed (as a
+    tuple of bytes), so a repeated read parses nothing.
 
     Raises:
         IllegalArgumentError: Not a sequence of bytes.
         ColumnFamilyNotFoundError: A column names an unknown family.
     """
+    if not columns and isinstance(columns, (list, tuple)):
+        return EVERYTHING
+    cache_key = tuple(columns) if isinstance(columns, (list, tuple)) else None
+    if cache_key is not None and all(type(column) is bytes for column in cache_key):
+        cached = table.selections.get(cache_key)
+        if cached is not None:
+            return cached
+    else:
+        cache_key = None
     families: set[bytes] = set()
-    cells: set[ColumnKey] = set()
+    names: set[bytes] = set()
     for column in require_sequence("columns", columns, table=table.name):
         family, qualifier = require_column(table, column)
         if qualifier is None:
             families.add(family)
         else:
-            cells.add((family, qualifier))
-    return Selection(frozenset(families), frozenset(cells))
+            names.add(family + b":" + qualifier)
+    selection = Selection(frozenset(families), frozenset(names))
+    if cache_key is not None:
+        if len(table.selections) >= SELECTION_CACHE:
+            table.selections.clear()
+        table.selections[cache_key] = selection
+    return selection

@@ -17,8 +17,9 @@ from hmodel.backend.base import (
     Scan,
 )
 from hmodel.backend.memory.argument import (
+    MAX_ROW_LENGTH,
     require_bytes,
-    require_cell_column,
+    require_cell_name,
     require_int,
     require_row,
     require_sequence,
@@ -30,16 +31,24 @@ from hmodel.backend.memory.filter import FilterProgram, compile_filter
 from hmodel.backend.memory.mutation import (
     apply_delete,
     apply_put,
+    apply_puts,
     plan_delete,
     plan_mutations,
     plan_put,
     round_trip_groups,
 )
 from hmodel.backend.memory.scanner import scan_rows
-from hmodel.backend.memory.selection import ColumnKey, Selection
-from hmodel.backend.memory.store import RawCell, StoredRow
+from hmodel.backend.memory.selection import EVERYTHING, Selection
+from hmodel.backend.memory.store import (
+    RawCell,
+    RowMarkers,
+    StoredRow,
+    new_row_result,
+    set_cells,
+    set_row,
+)
 from hmodel.backend.memory.table import MemoryTable
-from hmodel.backend.memory.version import Version
+from hmodel.backend.memory.version import Stored, as_cell, make_version, ttl_of
 from hmodel.clock import Clock, system_clock
 from hmodel.errors import (
     ConnectionLostError,
@@ -69,7 +78,7 @@ def _refuse_on_demand_families(
     if selection.everything:
         scanned: set[bytes] = set(table.families)
     else:
-        scanned = set(selection.families) | {key[0] for key in selection.columns}
+        scanned = set(selection.families) | {name.partition(b":")[0] for name in selection.names}
     lazy = program.on_demand(scanned)
     if lazy:
         raise UnsupportedOperationError(
@@ -79,7 +88,7 @@ def _refuse_on_demand_families(
         )
 
 
-def _expected_matches(current: Version | None, expected: bytes | None) -> bool:
+def _expected_matches(current: Stored | None, expected: bytes | None) -> bool:
     """Compare a cell with ``expected`` as HBase's ``HRegion.checkAndMutate`` does.
 
     A ``None`` or empty ``expected`` matches a missing cell and a cell holding ``b""`` alike.
@@ -90,21 +99,31 @@ def _expected_matches(current: Version | None, expected: bytes | None) -> bool:
 
 
 def _without_families(stored: StoredRow, families: set[bytes]) -> StoredRow:
-    """A copy of ``stored`` without the cells and markers of ``families``."""
+    """A copy of ``stored`` without the versions and markers of ``families``."""
+    names: list[bytes] = []
     kept = StoredRow()
-    for key, versions in stored.columns.items():
-        if key[0] not in families:
-            kept.columns[key] = versions
-    for key, stamps in stored.column_markers.items():
-        if key[0] not in families:
-            kept.column_markers[key] = stamps
-    for family, stamps in stored.family_markers.items():
-        if family not in families:
-            kept.family_markers[family] = stamps
+    for name, entry in zip(stored.names, stored, strict=True):
+        if name.partition(b":")[0] not in families:
+            names.append(name)
+            kept.append(entry)
+    kept.names = tuple(names)
+    kept.irregular = sum(0 if type(entry) is Cell else 1 for entry in kept)
+    if stored.markers is not None:
+        markers = RowMarkers()
+        markers.columns = {
+            c: list(m)
+            for c, m in stored.markers.columns.items()
+            if c.partition(b":")[0] not in families
+        }
+        markers.families = {
+            f: list(m) for f, m in stored.markers.families.items() if f not in families
+        }
+        if markers.columns or markers.families:
+            kept.markers = markers
     return kept
 
 
-def _next_timestamp(current: Version | None, now: int) -> int:
+def _next_timestamp(current: Stored | None, now: int) -> int:
     """Return the timestamp of a cell rewritten by an increment or append.
 
     That is ``now``, but always newer than the version it replaces: HBase's
@@ -160,9 +179,8 @@ class MemoryBackend(Backend):
 
     def _table(self, name: object, *, enabled: bool = True) -> MemoryTable:
         """The table called ``name``; unless ``enabled=False``, it must be enabled."""
-        checked = require_table_name(name)
-        with self._lock:
-            table = self._tables.get(checked)
+        checked = name if type(name) is str else require_table_name(name)
+        table = self._tables.get(checked)  # one dict look-up: atomic, no lock needed
         if table is None:
             raise TableNotFoundError("no such table", table=checked)
         if enabled and not table.enabled:
@@ -316,8 +334,7 @@ class MemoryBackend(Backend):
                 allow_many_families=declaration.allow_many_families,
             )
             dropped = set(table.families) - {f.name_bytes for f in kept.families}
-            table.declaration = kept
-            table.families = {f.name_bytes: f for f in kept.families}
+            table.redeclare(kept)
             if dropped:
                 for row in list(table.rows):
                     table.rows[row] = _without_families(table.rows[row], dropped)
@@ -337,7 +354,7 @@ class MemoryBackend(Backend):
         with table.lock:
             table.rows.clear()
             if not preserve_splits:
-                table.declaration = table.declaration.without_splits()
+                table.redeclare(table.declaration.without_splits())
             table.enabled = True
 
     def major_compact(self, name: str) -> None:
@@ -370,7 +387,7 @@ class MemoryBackend(Backend):
         checked = require_row(row, table=table.name)
         with table.lock:
             stored = table.rows.get(checked)
-            return [] if stored is None else stored.raw()
+            return [] if stored is None else stored.raw(table.orders)
 
     # --- reads ----------------------------------------------------------------------
 
@@ -398,25 +415,61 @@ class MemoryBackend(Backend):
             ColumnFamilyNotFoundError: ``columns`` names an unknown family.
             IllegalArgumentError: A row or column is not bytes, or a row is empty.
         """
-        if isinstance(rows, (list, tuple)) and not rows:
+        if not rows and isinstance(rows, (list, tuple)):
             return []  # nothing to do: no round trip (the protocol's rule for empty calls)
-        self._charge()
-        stored = self._table(table)
-        keys = [
-            require_row(row, table=stored.name, argument="rows")
-            for row in require_sequence("rows", rows, table=stored.name)
-        ]
-        selection = selection_of(stored, columns)
-        checked_before = self._before(stored, before)
+        with self._lock:  # _charge(), inlined on this hot path
+            if self._closed:
+                raise ConnectionLostError("the MemoryBackend is closed")
+            self.round_trips += 1
+        stored = self._tables.get(table) if type(table) is str else None
+        if stored is None or not stored.enabled:
+            stored = self._table(table)
+        if type(rows) is list:
+            keys = rows
+            for row in rows:
+                if type(row) is not bytes or not 0 < len(row) <= MAX_ROW_LENGTH:
+                    keys = [require_row(key, table=stored.name, argument="rows") for key in rows]
+                    break
+        else:
+            keys = [
+                require_row(row, table=stored.name, argument="rows")
+                for row in require_sequence("rows", rows, table=stored.name)
+            ]
+        selection = (
+            EVERYTHING if type(columns) is tuple and not columns else selection_of(stored, columns)
+        )
+        checked_before = None if before is None else self._before(stored, before)
         results = []
+        found = stored.rows.get
+        plain = stored.timeless and checked_before is None and selection is EVERYTHING
         with stored.lock:
-            now = self.clock()
+            # The clock is read only if a row needs it (TTLs): see StoredRow.latest.
+            now = None if plain else self.clock()
             for row in keys:
-                history = stored.history(
-                    row, selection, before=checked_before, now=now, latest_only=True
-                )
-                if history:
-                    results.append(RowResult(row, {name: cells[0] for name, cells in history}))
+                held = found(row)
+                if held is None:
+                    continue
+                if plain and held.markers is None and not held.irregular:
+                    # Nothing can hide a cell: every entry is a plain Cell, the newest.
+                    cells: dict[bytes, Cell] = dict(
+                        zip(held.names, held, strict=True)  # type: ignore[arg-type]
+                    )
+                else:
+                    if now is None:
+                        now = self.clock()
+                    cells = held.latest(
+                        selection,
+                        stored.families,
+                        stored.orders,
+                        before=checked_before,
+                        now=now,
+                        timeless=stored.timeless,
+                    )
+                if cells:
+                    result = new_row_result(RowResult)  # row_result(), inlined
+                    set_row(result, row)
+                    set_cells(result, cells)
+                    results.append(result)
         return results
 
     def get_versions(
@@ -439,12 +492,14 @@ class MemoryBackend(Backend):
         self._charge()
         stored = self._table(table)
         checked_row = require_row(row, table=stored.name)
-        key = require_cell_column(stored, column, row=checked_row)
+        name = require_cell_name(stored, column, row=checked_row)
         limit = require_int("max_versions", max_versions, table=stored.name, minimum=1)
         checked_before = self._before(stored, before)
         with stored.lock:
-            history = stored.row_versions(checked_row, key, before=checked_before, now=self.clock())
-        return [Cell(version.value, version.timestamp) for version in history[:limit]]
+            history = stored.row_versions(
+                checked_row, name, before=checked_before, now=self.clock()
+            )
+        return [as_cell(version) for version in history[:limit]]
 
     def scan(self, table: str, scan: Scan) -> Iterator[RowResult]:
         """Iterate the rows of ``scan``: the newest visible cell of each selected column.
@@ -524,31 +579,43 @@ class MemoryBackend(Backend):
         given = require_sequence("mutations", mutations, table=name)
         if not given:
             return  # nothing to do: no round trip
-        self._charge(round_trip_groups(given))
-        stored = self._table(name)
-        puts, deletes = plan_mutations(stored, given)
+        stored = self._tables.get(name)
+        if self._closed or stored is None or not stored.enabled:
+            self._charge(round_trip_groups(given))  # raises if closed
+            stored = self._table(name)  # raises if missing or disabled
+            charged = True
+        else:
+            charged = False
+        groups: set[tuple[int | None, int | None]] = set()
+        try:
+            puts, deletes = plan_mutations(stored, given, groups)
+        except BaseException:
+            if not charged:  # a refused call still costs its round trips
+                self._charge(round_trip_groups(given))
+            raise
+        if not charged:
+            self._charge(len(groups))
         with stored.lock:
             now = self.clock()
-            for put in puts:
-                apply_put(stored, put, now=now)
+            apply_puts(stored, puts, now=now)
             for delete in deletes:
                 apply_delete(stored, delete, now=now)
 
-    def _increment(self, table: MemoryTable, row: bytes, key: ColumnKey, amount: int) -> int:
+    def _increment(self, table: MemoryTable, row: bytes, name: bytes, amount: int) -> int:
         """Add ``amount`` to one counter; the caller holds the lock."""
         now = self.clock()
-        current = table.latest(row, key, now=now)
+        current = table.latest(row, name, now=now)
         total = add_to_counter(None if current is None else current.value, amount)
-        ttl = None if current is None else current.ttl
-        version = Version(_next_timestamp(current, now), encode_counter(total), ttl)
-        table.row_for_write(row).put(key, version, table.families[key[0]])
+        ttl = None if current is None else ttl_of(current)
+        version = make_version(_next_timestamp(current, now), encode_counter(total), ttl)
+        table.put(row, name, version)
         return total
 
     def _check_increment(
         self, table: MemoryTable, row: object, column: object, amount: object
-    ) -> tuple[bytes, ColumnKey, int]:
+    ) -> tuple[bytes, bytes, int]:
         checked_row = require_row(row, table=table.name)
-        key = require_cell_column(table, column, row=checked_row)
+        key = require_cell_name(table, column, row=checked_row)
         checked_amount = require_int(
             "amount", amount, table=table.name, row=checked_row, minimum=LONG_MIN, maximum=LONG_MAX
         )
@@ -603,9 +670,9 @@ class MemoryBackend(Backend):
 
     def _check_expected(
         self, table: MemoryTable, row: object, column: object, expected: object
-    ) -> tuple[bytes, ColumnKey]:
+    ) -> tuple[bytes, bytes]:
         checked_row = require_row(row, table=table.name)
-        key = require_cell_column(table, column, row=checked_row)
+        key = require_cell_name(table, column, row=checked_row)
         if expected is not None:
             require_bytes("expected", expected, table=table.name, row=checked_row)
         return checked_row, key
@@ -684,7 +751,7 @@ class MemoryBackend(Backend):
                 "check_and_mutate needs at least one mutation", table=name, row=checked_row
             )
         puts, deletes = plan_mutations(stored, given)
-        for planned_row in [p.row for p in puts] + [d.row for d in deletes]:
+        for planned_row in [p[0] for p in puts] + [d.row for d in deletes]:
             if planned_row != checked_row:
                 raise IllegalArgumentError(
                     "check_and_mutate's mutations must be on the checked row",
@@ -726,7 +793,7 @@ class MemoryBackend(Backend):
         planned = [
             (
                 column,
-                require_cell_column(stored, column, row=checked_row),
+                require_cell_name(stored, column, row=checked_row),
                 require_bytes("value", value, table=stored.name, row=checked_row),
             )
             for column, value in values.items()
@@ -737,9 +804,9 @@ class MemoryBackend(Backend):
             for column, key, suffix in planned:
                 current = stored.latest(checked_row, key, now=now)
                 value = (b"" if current is None else current.value) + suffix
-                ttl = None if current is None else current.ttl
-                version = Version(_next_timestamp(current, now), value, ttl)
-                stored.row_for_write(checked_row).put(key, version, stored.families[key[0]])
+                ttl = None if current is None else ttl_of(current)
+                version = make_version(_next_timestamp(current, now), value, ttl)
+                stored.put(checked_row, key, version)
                 appended[column] = value
         return appended
 

@@ -3,22 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-import attrs
+from typing import NamedTuple
 
 from hmodel.backend.base import Delete, Mutation, Put
 from hmodel.backend.memory.argument import (
+    MAX_ROW_LENGTH,
     require_bytes,
-    require_cell_column,
+    require_cell_name,
     require_column,
     require_int,
     require_row,
     require_timestamp,
 )
 from hmodel.backend.memory.counter import LONG_MAX
-from hmodel.backend.memory.selection import ColumnKey
+from hmodel.backend.memory.store import StoredRow
 from hmodel.backend.memory.table import MemoryTable
-from hmodel.backend.memory.version import Version
+from hmodel.backend.memory.version import Stored, make_cell, make_version
 from hmodel.errors import IllegalArgumentError
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "PlannedPut",
     "apply_delete",
     "apply_put",
+    "apply_puts",
     "plan_delete",
     "plan_mutations",
     "plan_put",
@@ -33,19 +34,12 @@ __all__ = [
 ]
 
 
-@attrs.frozen
-class PlannedPut:
-    """A checked put: its row, its column key and what to store (timestamp ``None``: now)."""
-
-    row: bytes
-    key: ColumnKey
-    value: bytes
-    timestamp: int | None
-    ttl: int | None
+#: A checked put: ``(row, registered column name, value, timestamp, ttl)``; a timestamp
+#: ``None`` means "now". A plain tuple: checking builds one per put.
+PlannedPut = tuple[bytes, bytes, bytes, int | None, int | None]
 
 
-@attrs.frozen
-class PlannedDelete:
+class PlannedDelete(NamedTuple):
     """A checked delete; ``family`` is ``None`` for a whole row, ``qualifier`` for a family."""
 
     row: bytes
@@ -61,13 +55,13 @@ def round_trip_groups(mutations: Sequence[object]) -> int:
     TTL. Objects that are not mutations count as nothing; checking them is left to
     :func:`plan_mutations`.
     """
-    groups = set()
-    for mutation in mutations:
-        if isinstance(mutation, Put):
-            groups.add((mutation.timestamp, mutation.ttl))
-        elif isinstance(mutation, Delete):
-            groups.add((mutation.timestamp, None))
-    return len(groups)
+    return len(
+        {
+            (mutation.timestamp, mutation.ttl if isinstance(mutation, Put) else None)
+            for mutation in mutations
+            if isinstance(mutation, (Put, Delete))
+        }
+    )
 
 
 def plan_put(table: MemoryTable, put: object, *, row: bytes | None = None) -> PlannedPut:
@@ -78,19 +72,29 @@ def plan_put(table: MemoryTable, put: object, *, row: bytes | None = None) -> Pl
             range, a bare family as its column, or another row than ``row``.
         ColumnFamilyNotFoundError: Its column names an unknown family.
     """
-    if not isinstance(put, Put):
+    if type(put) is not Put and not isinstance(put, Put):
         raise IllegalArgumentError("expected a Put", table=table.name, value=put)
-    checked_row = require_row(put.row, table=table.name)
-    _same_row(table, checked_row, row)
-    key = require_cell_column(table, put.column, row=checked_row)
-    value = require_bytes("value", put.value, table=table.name, row=checked_row)
-    timestamp = require_timestamp("timestamp", put.timestamp, table=table.name, row=checked_row)
+    checked_row = put.row
+    if type(checked_row) is not bytes or not checked_row or len(checked_row) > MAX_ROW_LENGTH:
+        checked_row = require_row(checked_row, table=table.name)
+    if row is not None:
+        _same_row(table, checked_row, row)
+    column = put.column
+    name = table.registered(column) if type(column) is bytes else None
+    if name is None:
+        name = require_cell_name(table, column, row=checked_row)
+    value = put.value
+    if type(value) is not bytes:
+        value = require_bytes("value", value, table=table.name, row=checked_row)
+    timestamp = put.timestamp
+    if timestamp is not None and (type(timestamp) is not int or not 0 <= timestamp < LONG_MAX):
+        timestamp = require_timestamp("timestamp", timestamp, table=table.name, row=checked_row)
     ttl = None
     if put.ttl is not None:
         ttl = require_int(
             "ttl", put.ttl, table=table.name, row=checked_row, minimum=0, maximum=LONG_MAX
         )
-    return PlannedPut(checked_row, key, value, timestamp, ttl)
+    return (checked_row, name, value, timestamp, ttl)
 
 
 def plan_delete(table: MemoryTable, delete: object, *, row: bytes | None = None) -> PlannedDelete:
@@ -123,20 +127,55 @@ def _same_row(table: MemoryTable, row: bytes, expected: bytes | None) -> None:
 
 
 def plan_mutations(
-    table: MemoryTable, mutations: Sequence[Mutation]
+    table: MemoryTable,
+    mutations: Sequence[Mutation],
+    groups: set[tuple[int | None, int | None]] | None = None,
 ) -> tuple[list[PlannedPut], list[PlannedDelete]]:
     """Check every mutation first, so that a bad one leaves the table untouched.
+
+    Args:
+        table: The table written.
+        mutations: The puts and deletes.
+        groups: If given, receives each mutation's ``(timestamp, ttl)`` as
+            :func:`round_trip_groups` counts them (saving that function's pass).
 
     Returns:
         The puts and the deletes, each in the order given.
     """
     puts: list[PlannedPut] = []
     deletes: list[PlannedDelete] = []
+    registered = table.registered_names
+    seen: set[tuple[int | None, int | None]] = set() if groups is None else groups
+    group = seen.add
     for mutation in mutations:
-        if isinstance(mutation, Delete):
+        if type(mutation) is Put:
+            # The common put, checked inline: a known column, bytes, no TTL.
+            row, column, value, timestamp = (
+                mutation.row,
+                mutation.column,
+                mutation.value,
+                mutation.timestamp,
+            )
+            name = registered.get(column) if type(column) is bytes else None
+            if (
+                name is not None
+                and type(row) is bytes
+                and 0 < len(row) <= MAX_ROW_LENGTH
+                and type(value) is bytes
+                and mutation.ttl is None
+                and (timestamp is None or (type(timestamp) is int and 0 <= timestamp < LONG_MAX))
+            ):
+                puts.append((row, name, value, timestamp, None))
+                group((timestamp, None))
+            else:
+                puts.append(plan_put(table, mutation))
+                group((mutation.timestamp, mutation.ttl))
+        elif isinstance(mutation, Delete):
             deletes.append(plan_delete(table, mutation))
+            group((mutation.timestamp, None))
         elif isinstance(mutation, Put):
             puts.append(plan_put(table, mutation))
+            group((mutation.timestamp, mutation.ttl))
         else:
             raise IllegalArgumentError(
                 "a mutation is a Put or a Delete",
@@ -149,9 +188,46 @@ def plan_mutations(
 
 def apply_put(table: MemoryTable, put: PlannedPut, *, now: int) -> None:
     """Store ``put``, stamped ``now`` if it has no timestamp. The caller holds the lock."""
-    timestamp = now if put.timestamp is None else put.timestamp
-    family = table.families[put.key[0]]
-    table.row_for_write(put.row).put(put.key, Version(timestamp, put.value, put.ttl), family)
+    apply_puts(table, [put], now=now)
+
+
+def apply_puts(table: MemoryTable, puts: Sequence[PlannedPut], *, now: int) -> None:
+    """Store ``puts`` in order, each stamped ``now`` if it has no timestamp.
+
+    The caller holds the lock.
+    """
+    rows = table.rows
+    keeps = table.keeps
+    orders = table.orders
+    shapes = table.shapes
+    last: bytes | None = None
+    stored: StoredRow | None = None
+    # A new row is built whole from its consecutive puts while their columns ascend.
+    fresh: list[bytes] = []
+    fresh_versions: list[Stored] = []
+    for row, name, value, timestamp, ttl in puts:
+        version = (
+            make_cell(value, now if timestamp is None else timestamp)
+            if ttl is None
+            else make_version(now if timestamp is None else timestamp, value, ttl)
+        )
+        if fresh:
+            if row == last and orders[fresh[-1]] < orders[name]:
+                fresh.append(name)
+                fresh_versions.append(version)
+                continue
+            stored = rows[last] = StoredRow.of(tuple(fresh), fresh_versions, shapes)  # type: ignore[index]
+            fresh, fresh_versions = [], []
+        if stored is None or row != last:  # a row's cells usually come together
+            last = row
+            stored = rows.get(row)
+            if stored is None:
+                fresh.append(name)
+                fresh_versions.append(version)
+                continue
+        stored.put(name, version, keeps[name], orders, shapes)
+    if fresh:
+        rows[last] = StoredRow.of(tuple(fresh), fresh_versions, shapes)  # type: ignore[index]
 
 
 def apply_delete(table: MemoryTable, delete: PlannedDelete, *, now: int) -> None:
@@ -168,4 +244,5 @@ def apply_delete(table: MemoryTable, delete: PlannedDelete, *, now: int) -> None
     elif delete.qualifier is None:
         stored.delete_family(delete.family, timestamp)
     else:
-        stored.delete_column((delete.family, delete.qualifier), timestamp)
+        name = table.register(delete.family, delete.qualifier)
+        stored.delete_column(name, timestamp)

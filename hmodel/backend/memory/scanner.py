@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from hmodel.backend.base import RowResult, Scan
 from hmodel.backend.memory.filter import FilterRun
 from hmodel.backend.memory.selection import Selection
+from hmodel.backend.memory.store import row_result
 from hmodel.backend.memory.table import ColumnHistory, MemoryTable
 from hmodel.clock import Clock
 
@@ -30,7 +31,7 @@ def _stored_families(table: MemoryTable, row: bytes, selection: Selection) -> se
     families = stored.families()
     if selection.everything:
         return families
-    scanned = selection.families | {key[0] for key in selection.columns}
+    scanned = selection.families | {name.partition(b":")[0] for name in selection.names}
     return families & scanned
 
 
@@ -54,19 +55,22 @@ def _fetch(
     last = after
     for row in table.keys(scan.start, scan.stop, after=after, reverse=scan.reverse):
         last = row
-        columns: ColumnHistory | None = table.history(
-            row, selection, before=scan.before, now=now, latest_only=run is None
-        )
-        if not columns:
-            continue
-        done = False
-        if run is not None:
+        if run is None:
+            cells = table.latest_cells(row, selection, before=scan.before, now=now)
+            if cells:
+                batch.append(row_result(row, cells))
+        else:
+            columns: ColumnHistory | None = table.history(
+                row, selection, before=scan.before, now=now
+            )
+            if not columns:
+                continue
             verdict = run.apply(row, columns, _stored_families(table, row, selection))
-            columns, done = verdict.columns, verdict.done
-        if columns:
-            batch.append(_result(row, columns))
-        if done:
-            return batch, last, True
+            columns = verdict.columns
+            if columns:
+                batch.append(_result(row, columns))
+            if verdict.done:
+                return batch, last, True
         if len(batch) == want:
             return batch, last, False
     return batch, last, True

@@ -2,32 +2,48 @@
 
 from __future__ import annotations
 
-import attrs
+__all__ = ["EVERYTHING", "ColumnKey", "Selection"]
 
-__all__ = ["ColumnKey", "Selection"]
-
-#: A column as the engine keys it: ``(family, qualifier)``, both bytes. Sorting these tuples
-#: gives HBase's column order (family, then qualifier), which sorting ``b"f:q"`` would not.
+#: A column as the engine orders it: ``(family, qualifier)``, both bytes. Sorting these
+#: tuples gives HBase's column order (family, then qualifier), which sorting ``b"f:q"``
+#: would not (``b"a1:x" < b"a:x"``, but family ``a`` comes before ``a1``).
 ColumnKey = tuple[bytes, bytes]
 
 
-@attrs.frozen
 class Selection:
     """The columns a get or scan returns; both sets empty means every column.
 
+    Immutable once made; the engine caches one per distinct ``columns`` argument.
+
     Args:
         families: Families asked for whole (``b"f"``).
-        columns: Single columns asked for, as ``(family, qualifier)``.
+        names: Single columns asked for, as ``b"f:q"``.
     """
 
-    families: frozenset[bytes] = frozenset()
-    columns: frozenset[ColumnKey] = frozenset()
+    __slots__ = ("everything", "families", "names")
 
-    @property
-    def everything(self) -> bool:
-        """Whether no column was named, so every column is selected."""
-        return not self.families and not self.columns
+    def __init__(
+        self, families: frozenset[bytes] = frozenset(), names: frozenset[bytes] = frozenset()
+    ) -> None:
+        self.families = families
+        self.names = names
+        self.everything = not families and not names
 
-    def includes(self, key: ColumnKey) -> bool:
-        """Whether the column ``key`` is selected."""
-        return self.everything or key[0] in self.families or key in self.columns
+    def includes(self, name: bytes, family: bytes) -> bool:
+        """Whether the column ``name`` (``b"f:q"``, of ``family``) is selected."""
+        return self.everything or family in self.families or name in self.names
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Selection):
+            return NotImplemented
+        return (self.families, self.names) == (other.families, other.names)
+
+    def __hash__(self) -> int:
+        return hash((self.families, self.names))
+
+    def __repr__(self) -> str:
+        return f"Selection(families={set(self.families)!r}, names={set(self.names)!r})"
+
+
+#: The selection of a read that names no column.
+EVERYTHING = Selection()

@@ -2,21 +2,44 @@
 
 from __future__ import annotations
 
+import bisect
 import enum
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping, Sequence
 
 import attrs
 
+from hmodel.backend.base import Cell, RowResult
 from hmodel.backend.memory.selection import ColumnKey, Selection
 from hmodel.backend.memory.version import (
-    Version,
+    Stored,
+    as_cell,
     deletion_horizon,
     insert_version,
+    ttl_of,
     visible_versions,
 )
 from hmodel.schema.family import Family
 
-__all__ = ["CellKind", "RawCell", "StoredRow"]
+__all__ = [
+    "CellKind",
+    "Entry",
+    "History",
+    "RawCell",
+    "RowMarkers",
+    "Shapes",
+    "StoredRow",
+    "new_row_result",
+    "row_result",
+    "set_cells",
+    "set_row",
+]
+
+#: What a row keeps per column: its one version directly (the common case, and always so
+#: with ``VERSIONS`` 1), or a list of versions newest first once a second one arrives.
+Entry = Stored | list[Stored]
+
+#: The visible columns of a row as filters see them: ``(b"f:q", versions newest first)``.
+History = list[tuple[bytes, list[Cell]]]
 
 
 class CellKind(str, enum.Enum):
@@ -46,6 +69,25 @@ class RawCell:
     ttl: int | None = None
 
 
+#: ``object.__new__`` and the slot setters of ``RowResult``, for :func:`row_result`.
+new_row_result = object.__new__
+set_row = RowResult.__dict__["row"].__set__
+set_cells = RowResult.__dict__["cells"].__set__
+
+
+def row_result(row: bytes, cells: dict[bytes, Cell]) -> RowResult:
+    """``RowResult(row, cells)``, built without the frozen class's ``__setattr__`` detour.
+
+    ``RowResult`` is an attrs frozen slotted class with neither converters nor
+    validators, so setting its two slots directly makes the same object in about half
+    the time of its generated ``__init__``; reads build one per row returned.
+    """
+    result = new_row_result(RowResult)
+    set_row(result, row)
+    set_cells(result, cells)
+    return result
+
+
 def _add_marker(markers: list[int], timestamp: int) -> None:
     """Insert ``timestamp`` into a newest-first list of marker timestamps, once."""
     if timestamp in markers:
@@ -54,97 +96,285 @@ def _add_marker(markers: list[int], timestamp: int) -> None:
     markers.sort(reverse=True)
 
 
-class StoredRow:
+def _irregular(entry: Entry) -> int:
+    """1 unless ``entry`` is a single plain ``Cell`` (what the fast read path hands out)."""
+    return 0 if type(entry) is Cell else 1
+
+
+def _versions(entry: Entry) -> list[Stored]:
+    return entry if type(entry) is list else [entry]  # type: ignore[list-item]
+
+
+class RowMarkers:
+    """The delete markers of one row, made on its first delete (most rows have none).
+
+    Attributes:
+        columns: ``DeleteColumn`` marker timestamps per column ``b"f:q"``, newest first.
+        families: ``DeleteFamily`` marker timestamps per family, newest first.
+    """
+
+    __slots__ = ("columns", "families")
+
+    def __init__(self) -> None:
+        self.columns: dict[bytes, list[int]] = {}
+        self.families: dict[bytes, list[int]] = {}
+
+    def of(self, name: bytes, family: bytes) -> list[int]:
+        """Every marker timestamp that covers the column ``name`` of ``family``."""
+        return [*self.columns.get(name, ()), *self.families.get(family, ())]
+
+
+class Shapes:
+    """The column-name sequences rows share: rows with the same columns hold one tuple.
+
+    Most tables hold many rows with the same few columns; sharing their ``names`` saves a
+    list per row (and the garbage collector a container to track). A row of more than
+    :attr:`WIDE` columns keeps a list of its own instead (adding a column to a shared
+    tuple copies it). At most :attr:`LIMIT` sequences are remembered; past that the
+    memory starts afresh, and rows keep the tuples they hold.
+    """
+
+    __slots__ = ("_known",)
+
+    WIDE = 32
+    LIMIT = 4096
+
+    def __init__(self) -> None:
+        self._known: dict[tuple[bytes, ...], tuple[bytes, ...]] = {}
+
+    def of(self, names: tuple[bytes, ...]) -> Sequence[bytes]:
+        """The shared tuple equal to ``names``, or a list of them for a wide row."""
+        if len(names) > self.WIDE:
+            return list(names)
+        known = self._known.get(names)
+        if known is None:
+            if len(self._known) >= self.LIMIT:
+                self._known.clear()
+            known = self._known[names] = names
+        return known
+
+
+class StoredRow(list[Entry]):
     """The cells of one row: versions per column and delete markers, not yet compacted.
 
-    Versions are kept newest first and never more than the family's ``VERSIONS``.
+    Columns are two parallel sequences in HBase's column order (family, then qualifier):
+    ``names`` holds each column's ``b"f:q"`` (one shared object per column of the table,
+    see :meth:`MemoryTable.register`), as a tuple shared by the rows with the same
+    columns (:class:`Shapes`) or a list of its own for a wide row; the row itself is the
+    list of each column's entry (a list subclass, which saves an object per row): its
+    versions, newest first and never more than the family's ``VERSIONS``, a single
+    version stored as itself and a list made only when a second one is kept. A version
+    without a per-cell TTL is the immutable :class:`~hmodel.backend.base.Cell` a read
+    returns, so a row without markers, TTLs or older versions is read by pairing the two
+    sequences (:meth:`latest`). Being a list, an empty row is falsy: test for ``None``.
+
     Delete markers are kept until a major compaction: a ``DeleteColumn`` marker per column
     and a ``DeleteFamily`` marker per family (a whole-row delete places one per family, as
     HBase does). A marker at ``t`` masks every version ``<= t`` of what it covers,
     including versions written after the marker. The caller holds the table lock.
     """
 
-    __slots__ = ("_order", "column_markers", "columns", "family_markers")
+    __slots__ = ("irregular", "markers", "names")
 
     def __init__(self) -> None:
-        # A plain dict plus a column order built on the first read after a column is
-        # added or removed: a SortedDict per row cost ~1.6 KB of memory before any cell
-        # (docs/performance.md), and most rows are narrow and read more than reshaped.
-        self.columns: dict[ColumnKey, list[Version]] = {}
-        self._order: list[ColumnKey] | None = None
-        self.column_markers: dict[ColumnKey, list[int]] = {}
-        self.family_markers: dict[bytes, list[int]] = {}
+        super().__init__()
+        self.names: Sequence[bytes] = ()
+        self.markers: RowMarkers | None = None
+        #: How many entries are not a single plain ``Cell``.
+        self.irregular = 0
 
-    def ordered_columns(self) -> list[ColumnKey]:
-        """The row's columns in (family, qualifier) byte order."""
-        if self._order is None:
-            self._order = sorted(self.columns)
-        return self._order
+    @classmethod
+    def of(cls, names: tuple[bytes, ...], versions: list[Stored], shapes: Shapes) -> StoredRow:
+        """A new row holding one version of each of ``names``, distinct and in column order."""
+        row = cls.__new__(cls)  # no __init__: every slot is set here
+        row.extend(versions)
+        row.names = shapes.of(names)
+        row.markers = None
+        row.irregular = sum(1 for version in versions if type(version) is not Cell)
+        return row
+
+    def _find(self, name: bytes, orders: Mapping[bytes, ColumnKey]) -> int:
+        """Index of ``name`` in :attr:`names`, or ``-1``."""
+        names = self.names
+        index = bisect.bisect_left(names, orders[name], key=orders.__getitem__)
+        return index if index < len(names) and names[index] == name else -1
 
     # --- writes ---------------------------------------------------------------------
 
-    def put(self, key: ColumnKey, version: Version, family: Family) -> None:
-        """Store ``version`` of column ``key``, keeping at most ``VERSIONS`` versions."""
-        versions = self.columns.get(key)
-        if versions is None:
-            versions = self.columns[key] = []
-            self._order = None
-        insert_version(versions, version, family.versions)
+    def put(
+        self,
+        name: bytes,
+        version: Stored,
+        keep: int,
+        orders: Mapping[bytes, ColumnKey],
+        shapes: Shapes,
+    ) -> None:
+        """Store ``version`` of column ``name``, keeping at most ``keep`` versions.
 
-    def delete_column(self, key: ColumnKey, timestamp: int) -> None:
-        """Place a ``DeleteColumn`` marker: every version of ``key`` ``<= timestamp`` is gone."""
-        _add_marker(self.column_markers.setdefault(key, []), timestamp)
+        ``orders`` maps every registered column name to its ``(family, qualifier)``.
+        """
+        names = self.names
+        if names and names[-1] is name:  # the last column again, e.g. a row rewritten
+            index = len(names) - 1
+        elif not names or orders[names[-1]] < orders[name]:
+            index = len(names)  # columns written in order: the common case
+        else:
+            index = bisect.bisect_left(names, orders[name], key=orders.__getitem__)
+        if index == len(names) or names[index] != name:
+            if type(names) is list:
+                names.insert(index, name)
+            else:  # a shared tuple: concatenation is the quickest copy (RUF005's form is not)
+                tail = names[index:]
+                self.names = shapes.of(names[:index] + (name,) + tail)  # type: ignore[operator]  # noqa: RUF005
+            self.insert(index, version)
+            if type(version) is not Cell:
+                self.irregular += 1
+            return
+        entry = self[index]
+        if type(entry) is list:
+            insert_version(entry, version, keep)
+            return
+        stored: Stored = entry  # type: ignore[assignment]  # not a list: one version
+        if version.timestamp == stored.timestamp or (
+            keep == 1 and version.timestamp > stored.timestamp
+        ):
+            replacement: Entry = version
+        elif keep == 1:
+            return  # older than the one version kept: discarded, as at a flush
+        elif version.timestamp > stored.timestamp:
+            replacement = [version, stored]
+        else:
+            replacement = [stored, version]
+        self[index] = replacement
+        self.irregular += _irregular(replacement) - _irregular(stored)
+
+    def delete_column(self, name: bytes, timestamp: int) -> None:
+        """Place a ``DeleteColumn`` marker: every version of ``name`` ``<= timestamp`` is gone."""
+        if self.markers is None:
+            self.markers = RowMarkers()
+        _add_marker(self.markers.columns.setdefault(name, []), timestamp)
 
     def delete_family(self, family: bytes, timestamp: int) -> None:
         """Place a ``DeleteFamily`` marker: every version in ``family`` ``<= timestamp`` is gone."""
-        _add_marker(self.family_markers.setdefault(family, []), timestamp)
+        if self.markers is None:
+            self.markers = RowMarkers()
+        _add_marker(self.markers.families.setdefault(family, []), timestamp)
 
     # --- reads ----------------------------------------------------------------------
 
     def column_versions(
         self,
-        key: ColumnKey,
-        family: Family,
-        *,
-        before: int | None,
-        now: int,
-    ) -> list[Version]:
-        """The visible versions of one column, newest first (see :mod:`.version`)."""
-        versions = self.columns.get(key)
-        if not versions:
-            return []
-        markers = [*self.column_markers.get(key, ()), *self.family_markers.get(key[0], ())]
-        horizon = deletion_horizon(markers, family=family, before=before)
-        return visible_versions(versions, family, horizon=horizon, before=before, now=now)
-
-    def read(
-        self,
+        name: bytes,
         families: Mapping[bytes, Family],
-        selection: Selection,
+        orders: Mapping[bytes, ColumnKey],
         *,
         before: int | None,
         now: int,
-    ) -> list[tuple[ColumnKey, list[Version]]]:
-        """Every selected column with at least one visible version, in column order.
+    ) -> list[Stored]:
+        """The visible versions of one column, newest first (see :mod:`.version`)."""
+        if name not in orders:
+            return []
+        index = self._find(name, orders)
+        if index < 0:
+            return []
+        return self._visible(index, families, orders, before=before, now=now)
 
-        Each column comes with all its visible versions, newest first.
+    def _visible(
+        self,
+        index: int,
+        families: Mapping[bytes, Family],
+        orders: Mapping[bytes, ColumnKey],
+        *,
+        before: int | None,
+        now: int,
+    ) -> list[Stored]:
+        name = self.names[index]
+        family_name = orders[name][0]
+        family = families[family_name]
+        markers = self.markers
+        horizon = (
+            -1
+            if markers is None
+            else deletion_horizon(markers.of(name, family_name), family=family, before=before)
+        )
+        return visible_versions(
+            _versions(self[index]), family, horizon=horizon, before=before, now=now
+        )
+
+    def _selected(self, selection: Selection, orders: Mapping[bytes, ColumnKey]) -> list[int]:
+        """Indexes of the selected columns, in column order."""
+        names = self.names
+        if selection.everything:
+            return list(range(len(names)))
+        if not selection.families and len(selection.names) * 8 < len(names):
+            # A few columns of a wide row: look each up instead of walking the row.
+            found = [self._find(name, orders) for name in selection.names if name in orders]
+            return sorted(index for index in found if index >= 0)
+        chosen, families = selection.names, selection.families
+        return [
+            index
+            for index, name in enumerate(names)
+            if name in chosen or orders[name][0] in families
+        ]
+
+    def latest(
+        self,
+        selection: Selection,
+        families: Mapping[bytes, Family],
+        orders: Mapping[bytes, ColumnKey],
+        *,
+        before: int | None,
+        now: int,
+        timeless: bool,
+    ) -> dict[bytes, Cell]:
+        """The newest visible cell of each selected column, in column order.
+
+        ``timeless`` says no family of the table has a TTL: time then matters only to
+        per-cell TTLs, which make an entry irregular, so a row without irregular entries,
+        markers or a time range is read by pairing its two lists.
         """
-        found = []
-        for key in self._candidates(selection):
-            versions = self.column_versions(key, families[key[0]], before=before, now=now)
+        if self.markers is None and not self.irregular and before is None and timeless:
+            if selection.everything:
+                return dict(zip(self.names, self, strict=True))  # type: ignore[arg-type]
+            chosen, fams = selection.names, selection.families
+            return {
+                name: entry  # type: ignore[misc]
+                for name, entry in zip(self.names, self, strict=True)
+                if name in chosen or orders[name][0] in fams
+            }
+        found: dict[bytes, Cell] = {}
+        for index in self._selected(selection, orders):
+            versions = self._visible(index, families, orders, before=before, now=now)
             if versions:
-                found.append((key, versions))
+                found[self.names[index]] = as_cell(versions[0])
         return found
 
-    def _candidates(self, selection: Selection) -> Iterator[ColumnKey]:
-        if selection.families or selection.everything:
-            yield from (key for key in self.ordered_columns() if selection.includes(key))
-        else:
-            yield from (key for key in sorted(selection.columns) if key in self.columns)
+    def history(
+        self,
+        selection: Selection,
+        families: Mapping[bytes, Family],
+        orders: Mapping[bytes, ColumnKey],
+        *,
+        before: int | None,
+        now: int,
+    ) -> History:
+        """Every selected column with all its visible versions, in column order."""
+        found: History = []
+        for index in self._selected(selection, orders):
+            versions = self._visible(index, families, orders, before=before, now=now)
+            if versions:
+                found.append((self.names[index], [as_cell(v) for v in versions]))
+        return found
 
     # --- maintenance ----------------------------------------------------------------
 
-    def compact(self, families: Mapping[bytes, Family], now: int) -> None:
+    def compact(
+        self,
+        families: Mapping[bytes, Family],
+        orders: Mapping[bytes, ColumnKey],
+        shapes: Shapes,
+        now: int,
+    ) -> None:
         """Rewrite the row as a major compaction does.
 
         Expired versions go (the family TTL spares ``MIN_VERSIONS`` of them). Without
@@ -152,39 +382,49 @@ class StoredRow:
         arriving later with an old timestamp is visible again (seed 001 §42); with it, both
         stay so time-travel reads keep working.
         """
-        for key in list(self.columns):
-            family = families[key[0]]
-            markers = () if family.keep_deleted_cells else self._markers_of(key)
-            horizon = deletion_horizon(markers, family=family, before=None)
-            kept = visible_versions(
-                self.columns[key], family, horizon=horizon, before=None, now=now
+        markers = self.markers
+        names: list[bytes] = []
+        entries: list[Entry] = []
+        for name, entry in zip(self.names, self, strict=True):
+            family_name = orders[name][0]
+            family = families[family_name]
+            honoured = (
+                ()
+                if markers is None or family.keep_deleted_cells
+                else markers.of(name, family_name)
             )
+            horizon = deletion_horizon(honoured, family=family, before=None)
+            kept = visible_versions(_versions(entry), family, horizon=horizon, before=None, now=now)
             if kept:
-                self.columns[key] = kept
-            else:
-                del self.columns[key]
-                self._order = None
-        for key in [k for k in self.column_markers if not families[k[0]].keep_deleted_cells]:
-            del self.column_markers[key]
-        for name in [f for f in self.family_markers if not families[f].keep_deleted_cells]:
-            del self.family_markers[name]
-
-    def _markers_of(self, key: ColumnKey) -> list[int]:
-        return [*self.column_markers.get(key, ()), *self.family_markers.get(key[0], ())]
+                names.append(name)
+                entries.append(kept[0] if len(kept) == 1 else kept)
+        self.names = shapes.of(tuple(names))
+        self[:] = entries
+        self.irregular = sum(_irregular(entry) for entry in entries)
+        if markers is not None:
+            for name in [
+                n for n in markers.columns if not families[orders[n][0]].keep_deleted_cells
+            ]:
+                del markers.columns[name]
+            for key in [f for f in markers.families if not families[f].keep_deleted_cells]:
+                del markers.families[key]
+            if not markers.columns and not markers.families:
+                self.markers = None
 
     @property
     def empty(self) -> bool:
         """Whether the row holds neither versions nor markers."""
-        return not self.columns and not self.column_markers and not self.family_markers
+        return not self.names and self.markers is None
 
     def families(self) -> set[bytes]:
         """The families holding any version or delete marker in this row."""
-        found = {key[0] for key in self.columns}
-        found.update(key[0] for key in self.column_markers)
-        found.update(self.family_markers)
+        found = {name.partition(b":")[0] for name in self.names}
+        if self.markers is not None:
+            found.update(column.partition(b":")[0] for column in self.markers.columns)
+            found.update(self.markers.families)
         return found
 
-    def raw(self) -> list[RawCell]:
+    def raw(self, orders: Mapping[bytes, ColumnKey]) -> list[RawCell]:
         """Every version and marker, in HBase's raw order.
 
         Families in byte order; in each, its ``DeleteFamily`` markers first, then each
@@ -192,17 +432,22 @@ class StoredRow:
         timestamp.
         """
         cells: list[tuple[tuple[bytes, int, bytes, int, int], RawCell]] = []
-        for family, stamps in self.family_markers.items():
-            for stamp in stamps:
-                cell = RawCell(family, stamp, CellKind.DELETE_FAMILY)
-                cells.append(((family, 0, b"", -stamp, 0), cell))
-        for (family, qualifier), stamps in self.column_markers.items():
-            for stamp in stamps:
-                cell = RawCell(family + b":" + qualifier, stamp, CellKind.DELETE_COLUMN)
-                cells.append(((family, 1, qualifier, -stamp, 0), cell))
-        for (family, qualifier), versions in self.columns.items():
-            for version in versions:
-                column = family + b":" + qualifier
-                cell = RawCell(column, version.timestamp, CellKind.PUT, version.value, version.ttl)
+        markers = self.markers
+        if markers is not None:
+            for family, stamps in markers.families.items():
+                for stamp in stamps:
+                    cell = RawCell(family, stamp, CellKind.DELETE_FAMILY)
+                    cells.append(((family, 0, b"", -stamp, 0), cell))
+            for name, stamps in markers.columns.items():
+                family, qualifier = orders[name]
+                for stamp in stamps:
+                    cell = RawCell(name, stamp, CellKind.DELETE_COLUMN)
+                    cells.append(((family, 1, qualifier, -stamp, 0), cell))
+        for name, entry in zip(self.names, self, strict=True):
+            family, qualifier = orders[name]
+            for version in _versions(entry):
+                cell = RawCell(
+                    name, version.timestamp, CellKind.PUT, version.value, ttl_of(version)
+                )
                 cells.append(((family, 1, qualifier, -version.timestamp, 1), cell))
         return [cell for _, cell in sorted(cells, key=lambda pair: pair[0])]

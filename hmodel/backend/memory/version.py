@@ -4,37 +4,94 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-import attrs
-
+from hmodel.backend.base import Cell
 from hmodel.schema.family import Family
 
-__all__ = ["Version", "deletion_horizon", "insert_version", "visible_versions"]
+__all__ = [
+    "Stored",
+    "Version",
+    "as_cell",
+    "deletion_horizon",
+    "insert_version",
+    "make_cell",
+    "make_version",
+    "ttl_of",
+    "visible_versions",
+]
 
 
-@attrs.frozen
 class Version:
-    """One stored version of a cell.
+    """One stored version of a cell that carries a per-cell TTL (HBase's TTL tag, F8).
+
+    A version without a per-cell TTL is stored as the protocol's own immutable
+    :class:`~hmodel.backend.base.Cell`, so a read hands out the stored object instead of
+    building one; only the rare versions with a TTL need this class (see :func:`as_cell`).
 
     Args:
         timestamp: The cell timestamp in epoch milliseconds.
         value: The cell value.
-        ttl: The per-cell TTL in milliseconds (HBase's TTL tag, F8), or ``None``.
+        ttl: The per-cell TTL in milliseconds.
     """
 
-    timestamp: int
-    value: bytes
-    ttl: int | None = None
+    __slots__ = ("timestamp", "ttl", "value")
 
-    def cell_expired(self, now: int) -> bool:
-        """Whether the per-cell TTL has run out: ``now > timestamp + ttl`` (HBase's test)."""
-        return self.ttl is not None and now > self.timestamp + self.ttl
+    def __init__(self, timestamp: int, value: bytes, ttl: int) -> None:
+        self.timestamp = timestamp
+        self.value = value
+        self.ttl = ttl
 
-    def family_expired(self, family: Family, now: int) -> bool:
-        """Whether the family TTL (seconds) has run out: ``now > timestamp + ttl * 1000``."""
-        return family.has_ttl and now > self.timestamp + family.ttl * 1000
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Version):
+            return NotImplemented
+        return (self.timestamp, self.value, self.ttl) == (other.timestamp, other.value, other.ttl)
+
+    def __hash__(self) -> int:
+        return hash((self.timestamp, self.value, self.ttl))
+
+    def __repr__(self) -> str:
+        return f"Version(timestamp={self.timestamp!r}, value={self.value!r}, ttl={self.ttl!r})"
 
 
-def insert_version(versions: list[Version], version: Version, keep: int) -> None:
+#: What the engine stores per version: a :class:`Cell`, or a :class:`Version` with a TTL.
+Stored = Cell | Version
+
+
+_new = object.__new__
+_set_value = Cell.__dict__["value"].__set__
+_set_timestamp = Cell.__dict__["timestamp"].__set__
+
+
+def make_cell(value: bytes, timestamp: int) -> Cell:
+    """``Cell(value, timestamp)``, built without the frozen class's ``__setattr__`` detour.
+
+    ``Cell`` is an attrs frozen slotted class with neither converters nor validators, so
+    setting its two slots directly makes the same object in less time than its generated
+    ``__init__``; the engine builds one per version written.
+    """
+    cell = _new(Cell)
+    _set_value(cell, value)
+    _set_timestamp(cell, timestamp)
+    return cell
+
+
+def make_version(timestamp: int, value: bytes, ttl: int | None = None) -> Stored:
+    """The object stored for one version: a ``Cell`` unless it carries a per-cell TTL."""
+    return make_cell(value, timestamp) if ttl is None else Version(timestamp, value, ttl)
+
+
+def ttl_of(version: Stored) -> int | None:
+    """The per-cell TTL of a stored version in milliseconds, or ``None``."""
+    return version.ttl if type(version) is Version else None
+
+
+def as_cell(version: Stored) -> Cell:
+    """The version as a read returns it (the stored object itself when it is a ``Cell``)."""
+    if type(version) is Version:
+        return make_cell(version.value, version.timestamp)
+    return version  # type: ignore[return-value]  # the union's other member
+
+
+def insert_version(versions: list[Stored], version: Stored, keep: int) -> None:
     """Insert ``version`` into ``versions`` (newest first) and keep only the newest ``keep``.
 
     A version with a timestamp already present replaces it: of two writes of the same
@@ -42,11 +99,12 @@ def insert_version(versions: list[Version], version: Version, keep: int) -> None
     (the family's ``VERSIONS``) are discarded at once, as HBase discards them when it
     flushes the memstore, so reads never depend on when a flush happened.
     """
+    timestamp = version.timestamp
     for index, stored in enumerate(versions):
-        if stored.timestamp == version.timestamp:
+        if stored.timestamp == timestamp:
             versions[index] = version
             return
-        if stored.timestamp < version.timestamp:
+        if stored.timestamp < timestamp:
             versions.insert(index, version)
             break
     else:
@@ -70,13 +128,13 @@ def deletion_horizon(markers: Iterable[int], *, family: Family, before: int | No
 
 
 def visible_versions(
-    versions: Sequence[Version],
+    versions: Sequence[Stored],
     family: Family,
     *,
     horizon: int,
     before: int | None,
     now: int,
-) -> list[Version]:
+) -> list[Stored]:
     """Return the versions a read sees, newest first, following HBase's read path.
 
     In order, as HBase's ``UserScanQueryMatcher`` decides: versions with a timestamp
@@ -93,15 +151,18 @@ def visible_versions(
         before: Exclusive upper bound of the timestamps read, or ``None``.
         now: The current time in epoch milliseconds, for TTLs.
     """
-    seen: list[Version] = []
+    family_ttl = family.ttl * 1000 if family.has_ttl else None
+    min_versions = family.min_versions
+    seen: list[Stored] = []
     for version in versions:
-        if before is not None and version.timestamp >= before:
+        timestamp = version.timestamp
+        if before is not None and timestamp >= before:
             continue
-        if version.timestamp <= horizon:
+        if timestamp <= horizon:
             break
-        if version.cell_expired(now):
-            continue
-        if len(seen) >= family.min_versions and version.family_expired(family, now):
+        if type(version) is Version and now > timestamp + version.ttl:
+            continue  # the per-cell TTL has run out: now > timestamp + ttl (HBase's test)
+        if family_ttl is not None and len(seen) >= min_versions and now > timestamp + family_ttl:
             break
         seen.append(version)
     return seen
