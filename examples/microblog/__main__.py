@@ -12,7 +12,7 @@ from examples.microblog.service import Microblog
 from examples.runner import RoundTripMeter, create_fresh, open_backend, parser
 from hmodel.backend.base import Backend
 from hmodel.clock import ManualClock
-from hmodel.errors import HModelError
+from hmodel.errors import HModelError, UniqueViolationError
 from hmodel.schema import create_statement
 
 __all__ = ["main", "run"]
@@ -83,6 +83,20 @@ def run(backend: Backend, *, replace: bool = False) -> None:
         token = page.next_token
         if token is None:
             break
+
+    _heading("Nicknames are unique (a declared unique index, I1)")
+    with meter.step("find a user by nickname (unique index)"):
+        found = blog.user_by_nickname(USERS[1].nickname)
+    print(f"{USERS[1].nickname!r} is {found.user_id if found else None}")
+    try:
+        with meter.step("take a nickname already held (refused)"):
+            blog.update_profile(USERS[0].user_id, nickname=USERS[1].nickname)
+    except UniqueViolationError as refused:
+        print(f"{USERS[0].user_id} cannot take it: {type(refused).__name__}")
+    with meter.step("change a nickname (the claim moves)"):
+        blog.update_profile(USERS[0].user_id, nickname="annie")
+    renamed = blog.user_by_nickname("annie")
+    print(f"'annie' is now {renamed.user_id if renamed else None}")
 
     _heading("Home timelines, written on post (fan-out on write), newest first (K6, R8)")
     for number, (author, text) in enumerate(

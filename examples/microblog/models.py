@@ -8,7 +8,7 @@ from decimal import Decimal
 from examples.microblog.schema import POST, PURCHASE, TIMELINE, USER
 from hmodel import Hashed, Key, ReverseTimestamp, Str, field, map_field, model
 
-__all__ = ["MUTUAL", "ONE_WAY", "Post", "Purchase", "TimelineEntry", "User"]
+__all__ = ["MUTUAL", "ONE_WAY", "Post", "Profile", "Purchase", "TimelineEntry", "User"]
 
 #: Relation type of a one-way follow, stored as ``f:<fan>`` and ``o:<followed user>``.
 ONE_WAY = "one-way"
@@ -33,6 +33,22 @@ class User:
     address: str | None = field("i:a", default=None)
     fans: dict[str, str] = map_field("f")
     follows: dict[str, str] = map_field("o")
+
+
+@model(USER, key=Key(Hashed("user_id"), Str("user_id")))
+class Profile:
+    """The profile alone: :class:`User`'s ``i`` family, over the same rows.
+
+    Saving a profile (to change a nickname through its unique index) rewrites only the
+    ``i`` family, never the relationship maps, which a full save of a :class:`User`
+    would replace with the entries it read.
+    """
+
+    user_id: str
+    nickname: str = field("i:n")
+    gender: str | None = field("i:g", default=None)
+    dob: date | None = field("i:d", default=None)
+    address: str | None = field("i:a", default=None)
 
 
 @model(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hmodel.schema import Family, Table, UniformSplits
 
-__all__ = ["POST", "PURCHASE", "REGIONS", "TABLES", "TIMELINE", "USER"]
+__all__ = ["POST", "PURCHASE", "REGIONS", "TABLES", "TIMELINE", "USER", "USER_BY_NICKNAME"]
 
 #: Regions of each table. Both keys lead with 4 bytes of an MD5 hash of the user id (K4),
 #: uniformly random bytes, so byte-uniform split points share the users out evenly (K11).
@@ -49,5 +49,9 @@ TIMELINE = Table(
     splits=UniformSplits(REGIONS, end=b"\xff"),
 )
 
+# user_by_nickname: the unique index of nicknames (I1): ``[nickname]`` -> the user's
+# rowkey, claimed with a conditional write so two users never hold one nickname.
+USER_BY_NICKNAME = Table("user_by_nickname", [Family("x")])
+
 #: The tables in creation order.
-TABLES = (USER, PURCHASE, POST, TIMELINE)
+TABLES = (USER, PURCHASE, POST, TIMELINE, USER_BY_NICKNAME)

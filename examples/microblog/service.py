@@ -6,11 +6,22 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from examples.microblog.models import MUTUAL, ONE_WAY, Post, Purchase, TimelineEntry, User
+from examples.microblog.models import (
+    MUTUAL,
+    ONE_WAY,
+    Post,
+    Profile,
+    Purchase,
+    TimelineEntry,
+    User,
+)
+from examples.microblog.schema import USER_BY_NICKNAME
 from hmodel.backend.base import Backend
 from hmodel.clock import Clock, system_clock
 from hmodel.errors import NotFoundError, ValidationError
 from hmodel.patterns import Relation
+from hmodel.patterns.index import Index
+from hmodel.patterns.index_repository import IndexedRepository
 from hmodel.repository import Listener, Page, Store
 
 __all__ = ["Microblog"]
@@ -42,33 +53,66 @@ class Microblog:
         self.posts = self.store.repository(Post)
         self.timeline = self.store.repository(TimelineEntry)
         self.follows = Relation(self.store, User, "follows", User, "fans")
+        #: Nicknames are unique (I1): the profile is saved through this index, which
+        #: claims a nickname with a conditional write before the profile row changes.
+        self.by_nickname = Index(Profile, on=["nickname"], unique=True, table=USER_BY_NICKNAME)
+        self.profiles = IndexedRepository(self.store.repository(Profile), [self.by_nickname])
 
     def create_tables(self, *, exist_ok: bool = False) -> None:
-        """Create the user, purchase, post and timeline tables (one round trip each)."""
+        """Create the user, purchase, post, timeline and nickname tables (one round trip each)."""
         self.store.create_tables(User, Purchase, Post, TimelineEntry, exist_ok=exist_ok)
+        self.profiles.create_tables(exist_ok=True)
 
     # --- users and relationships --------------------------------------------------------
 
     def register(self, users: Sequence[User]) -> None:
-        """Save new users in one round trip.
+        """Save new users, each through the nickname index (a few round trips each).
 
-        A full save replaces the ``fans`` and ``follows`` maps, so this is for new users:
-        change a profile with :meth:`update_profile`.
+        Only the profile is written (relationships start empty and change through
+        :meth:`follow`), so registering again never clears anyone's fans.
+
+        Raises:
+            UniqueViolationError: A nickname is taken; the users before it are saved.
         """
-        self.users.save_many(users)
+        for user in users:
+            self.profiles.save(
+                Profile(
+                    user_id=user.user_id,
+                    nickname=user.nickname,
+                    gender=user.gender,
+                    dob=user.dob,
+                    address=user.address,
+                )
+            )
 
     def update_profile(self, user_id: str, **changes: Any) -> None:
-        """Change profile fields (``nickname``, ``gender``, ``dob``, ``address``), one round trip.
+        """Change profile fields (``nickname``, ``gender``, ``dob``, ``address``).
+
+        One round trip, or, when the nickname changes, a profile read and a save through
+        the unique nickname index (the new nickname is claimed first, I1).
 
         Raises:
             ValidationError: A relationship field, or an unknown field. Nothing is written.
+            UniqueViolationError: The new nickname is taken. Nothing is written.
         """
         for name in ("fans", "follows"):
             if name in changes:
                 raise ValidationError(
                     "relationships change through follow() and unfollow()", field=name
                 )
-        self.users.update({"user_id": user_id}, **changes)
+        if "nickname" not in changes:
+            self.users.update({"user_id": user_id}, **changes)
+            return
+        profile = self.store.repository(Profile).get(user_id=user_id, required=True)
+        assert profile is not None  # required=True
+        for name, value in changes.items():
+            setattr(profile, name, value)
+        self.profiles.save(profile)
+
+    def user_by_nickname(self, nickname: str) -> User | None:
+        """The user holding ``nickname`` (two round trips: the unique index, the user)."""
+        profile = self.profiles.get_unique(self.by_nickname.name, nickname=nickname)
+        return None if profile is None else self.users.get(user_id=profile.user_id)
 
     def user(self, user_id: str) -> User | None:
         """A user with their fans and follows (one round trip)."""

@@ -12,7 +12,7 @@ from examples.microblog.models import MUTUAL, ONE_WAY, User
 from examples.microblog.service import Microblog
 from hmodel.backend.memory import MemoryBackend
 from hmodel.clock import ManualClock
-from hmodel.errors import NotFoundError, ValidationError
+from hmodel.errors import NotFoundError, UniqueViolationError, ValidationError
 
 NAMES = ("ann", "bob", "cy", "dee", "eve")
 
@@ -166,3 +166,22 @@ def test_a_post_reaches_the_home_timeline_of_every_fan_newest_first(
     first = blog.home_timeline("ann", 2)
     rest = blog.home_timeline("ann", 2, first.next_token)
     assert [e.post_id for e in [*first, *rest]] == ["p3", "p2", "p1"]
+
+
+def test_nicknames_are_unique_and_found_through_the_index_I1(blog: Microblog) -> None:
+    """A taken nickname is refused; a rename moves the claim; fans survive a rename."""
+    register(blog)
+    blog.follow("bob", "ann")
+    found = blog.user_by_nickname("Ann")
+    assert found is not None and found.user_id == "ann"
+    with pytest.raises(UniqueViolationError):
+        blog.update_profile("cy", nickname="Ann")
+    with pytest.raises(UniqueViolationError):
+        blog.register([User(user_id="zed", nickname="Bob")])
+    blog.update_profile("ann", nickname="Annie", address="1 Quai")
+    assert blog.user_by_nickname("Ann") is None
+    renamed = blog.user_by_nickname("Annie")
+    assert renamed is not None and renamed.user_id == "ann" and renamed.address == "1 Quai"
+    assert blog.fans_of("ann") == {"bob": ONE_WAY}  # the profile save kept the relation
+    blog.update_profile("cy", nickname="Ann")  # the old nickname is free again
+    assert blog.user_by_nickname("Ann").user_id == "cy"  # type: ignore[union-attr]
