@@ -26,6 +26,7 @@ __all__ = [
     "KeyDecodeError",
     "KeyEncodeError",
     "MonotonicKeyWarning",
+    "MigrationRefusedError",
     "NotFoundError",
     "OperationsError",
     "OutcomeUnknownError",
@@ -272,6 +273,10 @@ class CheckConfigError(OperationsError):
 
 class SampleError(OperationsError):
     """A key sample cannot be read: a missing file, a bad line, a value of the wrong type."""
+
+
+class MigrationRefusedError(OperationsError):
+    """A migration would drop data (a family holding cells) and was not told it may."""
 
 
 # --- patterns -------------------------------------------------------------------------------

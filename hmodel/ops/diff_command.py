@@ -9,8 +9,11 @@ from typing import Any
 from hmodel.errors import InputError
 from hmodel.ops.diff import TableDiff, diff_tables
 from hmodel.ops.inventory import import_module, tables_of
+from hmodel.ops.live import parse_address
+from hmodel.ops.migrate import current_tables, migrate
+from hmodel.ops.progress import progress
 
-__all__ = ["configure", "render_diff", "run_diff"]
+__all__ = ["configure", "render_diff", "run_diff", "run_migrate"]
 
 
 def _tables(name: str) -> list[Any]:
@@ -36,37 +39,90 @@ def render_diff(diffs: list[TableDiff]) -> str:
     return "\n\n".join(blocks)
 
 
+def _json(diff: TableDiff) -> dict[str, Any]:
+    return {
+        "table": diff.table,
+        "destructive": diff.destructive,
+        "differences": [
+            {
+                "what": x.what,
+                "name": x.name,
+                "before": x.before,
+                "after": x.after,
+                "destructive": x.destructive,
+            }
+            for x in diff.differences
+        ],
+        "statements": list(diff.statements),
+        "notes": list(diff.notes),
+    }
+
+
+def _live(address: str) -> Any:
+    """A Thrift2 backend to ``HOST:PORT``: the live cluster whose tables are compared."""
+    from hmodel.backend.thrift2 import Thrift2Backend  # a live cluster is reached only here
+
+    host, port = parse_address(address)
+    return Thrift2Backend(host, port)
+
+
 def run_diff(args: argparse.Namespace) -> int:
     """Run ``hmodel diff``; return 0 when the declarations agree, 1 when they differ.
 
     Raises:
-        InputError: A module cannot be imported or declares no table.
+        InputError: A module cannot be imported or declares no table, or neither or both
+            of ``--against`` and ``--hbase2`` are given.
     """
-    diffs = diff_tables(_tables(args.against), _tables(args.module))
+    wanted = _tables(args.module)
+    if (args.against is None) == (args.hbase2 is None):
+        raise InputError("give the current schema as --against MODULE or --hbase2 HOST:PORT")
+    if args.against is not None:
+        diffs = diff_tables(_tables(args.against), wanted)
+    else:
+        with _live(args.hbase2) as backend:
+            stored = current_tables(backend, wanted)
+        declared = {t.full_name for t in wanted}
+        diffs = [d for d in diff_tables(stored, wanted) if d.table in declared and d.differences]
     if args.format == "json":
-        document = [
-            {
-                "table": d.table,
-                "destructive": d.destructive,
-                "differences": [
-                    {
-                        "what": x.what,
-                        "name": x.name,
-                        "before": x.before,
-                        "after": x.after,
-                        "destructive": x.destructive,
-                    }
-                    for x in d.differences
-                ],
-                "statements": list(d.statements),
-                "notes": list(d.notes),
-            }
-            for d in diffs
-        ]
-        print(json.dumps(document, indent=2))
+        print(json.dumps([_json(d) for d in diffs], indent=2))
     else:
         print(render_diff(diffs))
     return 1 if diffs else 0
+
+
+def run_migrate(args: argparse.Namespace) -> int:
+    """Run ``hmodel migrate``: 0 when nothing differs or everything was applied, 1 otherwise.
+
+    Raises:
+        InputError: The module cannot be imported or declares no table.
+        MigrationRefusedError: ``--apply`` would drop a family holding cells without
+            ``--allow-drop``.
+    """
+    wanted = _tables(args.module)
+    with _live(args.hbase2) as backend:
+        done = migrate(
+            backend,
+            wanted,
+            apply=args.apply,
+            allow_drop=args.allow_drop,
+            step=lambda tables: progress(tables, label="migrate", total=len(wanted)),
+        )
+    if args.format == "json":
+        document = [
+            {**_json(m.diff), "applied": m.applied, "dropped_with_data": list(m.dropped_with_data)}
+            for m in done
+        ]
+        print(json.dumps(document, indent=2))
+    else:
+        print(render_diff([m.diff for m in done]))
+        for m in done:
+            if m.dropped_with_data:
+                print(f"table {m.diff.table}: drops families holding cells: "
+                      f"{', '.join(m.dropped_with_data)}")  # fmt: skip
+        if done:
+            verb = "applied" if args.apply else "dry run: nothing applied (pass --apply)"
+            print(verb)
+    return 0 if not done or args.apply else 1
 
 
 def configure(commands: Any) -> None:
@@ -84,8 +140,35 @@ def configure(commands: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("module", metavar="MODULE", help="the wanted declaration")
+    parser.add_argument("--against", metavar="MODULE", help="the current declaration")
     parser.add_argument(
-        "--against", required=True, metavar="MODULE", help="the current declaration"
+        "--hbase2",
+        metavar="HOST:PORT",
+        help="compare with the tables a live cluster stores, over HBase's Thrift2 API",
     )
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.set_defaults(run=run_diff)
+
+    migration: argparse.ArgumentParser = commands.add_parser(
+        "migrate",
+        help="bring a live cluster's tables to a module's declarations (dry run by default)",
+        description="Compare the tables declared in MODULE with those a live cluster stores\n"
+        "(over HBase's Thrift2 API) and print the differences and statements. With\n"
+        "--apply, create missing tables and alter the others one call per change (add,\n"
+        "modify or delete a family, table options; online, as HBase 2 does). Split points\n"
+        "are never changed. Dropping a family that holds cells is refused unless\n"
+        "--allow-drop is given; tables not declared are left alone.",
+        epilog="exit status: 0 nothing to do or applied, 1 differences left (dry run),\n"
+        "2 bad input or a refused drop.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    migration.add_argument("module", metavar="MODULE", help="the wanted declaration")
+    migration.add_argument(
+        "--hbase2", required=True, metavar="HOST:PORT", help="the cluster's Thrift2 server"
+    )
+    migration.add_argument("--apply", action="store_true", help="make the changes")
+    migration.add_argument(
+        "--allow-drop", action="store_true", help="let a change drop families holding cells"
+    )
+    migration.add_argument("--format", choices=("text", "json"), default="text")
+    migration.set_defaults(run=run_migrate)

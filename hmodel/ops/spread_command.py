@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from hmodel.backend.base import Backend
 from hmodel.errors import InputError
 from hmodel.model import ModelInfo
 from hmodel.ops.inventory import import_module, models_of
@@ -48,12 +49,21 @@ def _records(args: argparse.Namespace, info: ModelInfo) -> Iterator[Any]:
     return sample_function(args.keys)(info.cls)
 
 
-def _live(address: str, models: list[ModelInfo], limit: int | None) -> list[Spread]:
+def _live(
+    address: str, models: list[ModelInfo], limit: int | None, *, thrift2: bool = False
+) -> list[Spread]:
     """Scan each model's live table over Thrift and count against its real regions."""
-    from hmodel.backend.thrift import ThriftBackend  # a live cluster is read only here
-
     host, port = parse_address(address)
-    with ThriftBackend(host, port) as backend:
+    backend: Backend
+    if thrift2:
+        from hmodel.backend.thrift2 import Thrift2Backend  # a live cluster is read only here
+
+        backend = Thrift2Backend(host, port)
+    else:
+        from hmodel.backend.thrift import ThriftBackend
+
+        backend = ThriftBackend(host, port)
+    with backend:
         return [live_spread(backend, info, limit=limit) for info in models]
 
 
@@ -65,11 +75,14 @@ def run_spread(args: argparse.Namespace) -> int:
     """
     if args.image is not None:
         check_image(args.image)
-    if args.hbase is not None and args.keys is not None:
-        raise InputError("give either --keys or --hbase, not both")
+    sources = [args.keys, args.hbase, args.hbase2]
+    if sum(source is not None for source in sources) > 1:
+        raise InputError("give one of --keys, --hbase and --hbase2")
     models = target_models(args.target)
     if args.hbase is not None:
         spreads = _live(args.hbase, models, args.limit)
+    elif args.hbase2 is not None:
+        spreads = _live(args.hbase2, models, args.limit, thrift2=True)
     else:
         spreads = [spread_of(info, _records(args, info), limit=args.limit) for info in models]
     if args.format == "json":
@@ -115,6 +128,12 @@ def configure(commands: Any) -> None:
         metavar="HOST:PORT",
         help="scan the live table's rowkeys over HBase's Thrift1 API and count them per "
         "region of its real regions (keys only; rows of other record types are skipped)",
+    )
+    parser.add_argument(
+        "--hbase2",
+        metavar="HOST:PORT",
+        help="the same over HBase 2's Thrift2 API, whose region list is the cluster's "
+        "(getAllRegionLocations)",
     )
     parser.add_argument(
         "--limit", type=int, metavar="N", help="read at most N sample records (or rows)"

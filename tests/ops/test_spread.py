@@ -6,12 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from examples.ecommerce.dataset import generate, key_records
+from examples.ecommerce.dataset import generate, key_records, load
 from examples.ecommerce.models import Customer, Goods, Order
 from examples.ecommerce.service import Shop
 from hmodel.backend.memory import MemoryBackend
 from hmodel.backend.thrift import ThriftBackend
 from hmodel.cli import main
+from hmodel.clock import ManualClock
 from hmodel.errors import OperationsError, SampleError
 from hmodel.model import model_info
 from hmodel.ops import measure, render_spread, spread_of
@@ -213,7 +214,7 @@ def test_spread_over_thrift_reads_the_live_table(
 def test_live_and_sample_inputs_exclude_each_other(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["spread", "examples.ecommerce.models:Order", "--hbase", "localhost:1"]
     assert main([*argv, "--keys", "x.csv"]) == 2
-    assert "not both" in capsys.readouterr().err
+    assert "one of --keys" in capsys.readouterr().err
     assert main(["spread", "examples.ecommerce.models:Order", "--hbase", "nohost"]) == 2
     assert "HOST:PORT" in capsys.readouterr().err
 
@@ -222,3 +223,28 @@ def test_long_sample_keys_get_a_k10_note() -> None:
     text = render_spread(measure("M", "t", [b"k" * 120, b"k"], []))
     assert "note: keys of up to 120 bytes; K10" in text
     assert "note:" not in render_spread(measure("M", "t", [b"k" * 100], []))
+
+
+def test_spread_over_thrift2_counts_the_real_regions_of_a_pre_split_table(
+    capsys: pytest.CaptureFixture[str], fake_hbase_server: FakeHBaseServer
+) -> None:
+    """Thrift2 carries the split points: the order table's 10 salted regions, all used."""
+    from hmodel.backend.thrift2 import Thrift2Backend
+
+    backend = Thrift2Backend(fake_hbase_server.host, fake_hbase_server.thrift2_port)
+    shop = Shop(backend)
+    shop.create_tables(exist_ok=True)
+    try:
+        data = generate()
+        load(shop, data, ManualClock())
+        address = f"{fake_hbase_server.host}:{fake_hbase_server.thrift2_port}"
+        argv = ["spread", "examples.ecommerce.models:Order", "--hbase2", address]
+        assert main([*argv, "--format=json"]) == 0
+        (document,) = json.loads(capsys.readouterr().out)
+        assert document["keys"] == len(data.orders)
+        assert len(document["regions"]) == 10
+        assert all(region["rows"] > 0 for region in document["regions"])
+    finally:
+        for name in backend.list_tables():
+            backend.delete_table(name)
+        backend.close()
