@@ -5,9 +5,9 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Iterable, Iterator
-from typing import TextIO, TypeVar
+from typing import Any, TextIO, TypeVar
 
-__all__ = ["progress"]
+__all__ = ["JobProgress", "progress"]
 
 T = TypeVar("T")
 
@@ -56,3 +56,67 @@ def progress(
         count += 1
         yield item
     _log.debug("%s: %d done", label, count)
+
+
+class JobProgress:
+    """A ``progress=`` hook for long batch jobs (index backfill, verify, rebuild; I2, I3).
+
+    The jobs call it after every batch with the shard and its report so far (anything
+    with ``rows`` read and a ``done`` flag); it draws one bar of the rows read over every
+    shard, tqdm's at a terminal, and elsewhere logs one DEBUG line per finished shard on
+    the ``hmodel.progress`` logger. Use it as a context manager so the bar is removed.
+
+    Args:
+        label: What is being done, shown before the bar.
+        stream: Where to draw (default: standard error).
+        enabled: Force the bar on or off; ``None`` draws it only at a terminal.
+
+    Example:
+        >>> from hmodel.ops.progress import JobProgress
+        >>> with JobProgress("verify", enabled=False) as hook:
+        ...     pass  # run_job(backend, index, "verify", progress=hook)
+        >>> hook.rows
+        0
+    """
+
+    def __init__(
+        self, label: str, *, stream: TextIO | None = None, enabled: bool | None = None
+    ) -> None:
+        self.label = label
+        self.rows = 0
+        self._seen: dict[object, int] = {}
+        out = sys.stderr if stream is None else stream
+        draw = _is_terminal(out) if enabled is None else enabled
+        self._bar: Any = None
+        if draw:
+            try:
+                from tqdm import tqdm
+            except ImportError:
+                pass
+            else:
+                self._bar = tqdm(desc=label, unit=" rows", file=out, leave=False)
+
+    def __call__(self, shard: object, report: Any) -> None:
+        """Account for one batch of ``shard``: ``report.rows`` read so far in it."""
+        key = getattr(shard, "start", None), getattr(shard, "side", None), id(shard)
+        read = int(getattr(report, "rows", 0))
+        step = read - self._seen.get(key, 0)
+        self._seen[key] = read
+        self.rows += step
+        if self._bar is not None:
+            self._bar.update(step)
+        if getattr(report, "done", False):
+            _log.debug("%s: a shard is done (%d rows so far)", self.label, self.rows)
+
+    def close(self) -> None:
+        """Remove the bar (and log the total)."""
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+        _log.debug("%s: %d rows done", self.label, self.rows)
+
+    def __enter__(self) -> JobProgress:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
