@@ -61,10 +61,9 @@ def test_check_and_put_on_another_row_is_refused(backend: Backend, table: str) -
         backend.check_and_put(table, b"r", b"i:v", None, Put(b"other", b"i:v", b"x"))
 
 
+@pytest.mark.requires("check_and_delete")
 def test_check_and_delete_deletes_only_on_a_match(backend: Backend, table: str) -> None:
     """With the capability: a matching value deletes, a different one does not."""
-    if "check_and_delete" not in backend.capabilities:
-        pytest.skip("this backend has no check-and-delete")
     backend.mutate(table, [Put(b"r", b"i:v", b"1", timestamp=1)])
     assert not backend.check_and_delete(table, b"r", b"i:v", b"2", Delete(b"r", b"i:v"))
     assert _value(backend, table, b"i:v") == b"1"

@@ -10,11 +10,13 @@ import pytest
 from hmodel.backend.base import Backend, Delete, Put
 from hmodel.errors import ColumnFamilyNotFoundError, IllegalArgumentError, UnsupportedOperationError
 
+#: The tests that need the capability say so; the kit skips them, with the reason, on
+#: backends without it (Thrift1).
+needs_atomic = pytest.mark.requires("check_and_mutate")
+
 
 @pytest.fixture
 def atomic(backend: Backend) -> Backend:
-    if "check_and_mutate" not in backend.capabilities:
-        pytest.skip(f"{type(backend).__name__} has no atomic check-and-mutate")
     return backend
 
 
@@ -32,6 +34,7 @@ def test_backends_without_the_capability_refuse_it(backend: Backend, table: str)
     assert _row(backend, table) == {}
 
 
+@needs_atomic
 def test_applies_puts_and_deletes_with_their_own_timestamps(atomic: Backend, table: str) -> None:
     """A family delete at t-1 and puts at t in one call: the old entries go, the new stay."""
     atomic.mutate(table, [Put(b"r", b"d:old", b"x", timestamp=10), Put(b"r", b"i:v", b"1", 10)])
@@ -50,6 +53,7 @@ def test_applies_puts_and_deletes_with_their_own_timestamps(atomic: Backend, tab
     assert _row(atomic, table) == {b"d:new": b"y", b"i:v": b"2"}
 
 
+@needs_atomic
 def test_a_failed_check_applies_nothing(atomic: Backend, table: str) -> None:
     """The check fails: no put and no delete lands."""
     atomic.mutate(table, [Put(b"r", b"i:v", b"1", timestamp=5), Put(b"r", b"d:a", b"a")])
@@ -59,6 +63,7 @@ def test_a_failed_check_applies_nothing(atomic: Backend, table: str) -> None:
     assert _row(atomic, table) == {b"d:a": b"a", b"i:v": b"1"}
 
 
+@needs_atomic
 def test_none_expects_an_absent_or_empty_cell(atomic: Backend, table: str) -> None:
     """expected=None passes on a missing cell and on b'', and fails on any other value."""
     assert atomic.check_and_mutate(table, b"r", b"i:v", None, [Put(b"r", b"i:v", b"")])
@@ -67,6 +72,7 @@ def test_none_expects_an_absent_or_empty_cell(atomic: Backend, table: str) -> No
     assert _row(atomic, table) == {b"i:v": b"1"}
 
 
+@needs_atomic
 def test_a_row_delete_in_the_call_masks_older_cells_only(atomic: Backend, table: str) -> None:
     """Delete(row, t) with puts at t+1: the row is replaced in one step."""
     atomic.mutate(table, [Put(b"r", b"i:a", b"a", timestamp=3), Put(b"r", b"i:v", b"1", 3)])
@@ -80,6 +86,7 @@ def test_a_row_delete_in_the_call_masks_older_cells_only(atomic: Backend, table:
     assert _row(atomic, table) == {b"i:b": b"b"}
 
 
+@needs_atomic
 def test_mutations_on_another_row_are_refused(atomic: Backend, table: str) -> None:
     """Row atomicity is per row: a mutation of another row is an error, nothing applied."""
     with pytest.raises(IllegalArgumentError):
@@ -90,6 +97,7 @@ def test_mutations_on_another_row_are_refused(atomic: Backend, table: str) -> No
     assert _row(atomic, table, b"s") == {}
 
 
+@needs_atomic
 def test_an_unknown_family_applies_nothing(atomic: Backend, table: str) -> None:
     """A bad family anywhere in the call leaves the row untouched."""
     with pytest.raises(ColumnFamilyNotFoundError):
@@ -99,6 +107,7 @@ def test_an_unknown_family_applies_nothing(atomic: Backend, table: str) -> None:
     assert _row(atomic, table) == {}
 
 
+@needs_atomic
 def test_one_round_trip(atomic: Backend, table: str) -> None:
     """Mixed timestamps still cost one round trip: it is one call."""
     atomic.mutate(table, [Put(b"r", b"i:v", b"0", timestamp=1)])

@@ -115,12 +115,11 @@ def test_check_and_delete_without_the_capability_is_unsupported(
     assert _value(backend, table, b"i:v") == b"1"
 
 
+@pytest.mark.requires("check_and_delete")
 def test_check_and_delete_of_a_whole_row_when_a_cell_is_absent(
     backend: Backend, table: str
 ) -> None:
     """With the capability: expected=None and a row delete; a present cell refuses it."""
-    if "check_and_delete" not in backend.capabilities:
-        pytest.skip("this backend has no check-and-delete")
     backend.mutate(table, [Put(b"r", b"i:v", b"1", timestamp=1)])
     assert not backend.check_and_delete(table, b"r", b"i:v", None, Delete(b"r"))
     assert backend.check_and_delete(table, b"r", b"i:lock", None, Delete(b"r"))

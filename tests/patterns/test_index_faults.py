@@ -25,7 +25,7 @@ SIZES = {
 def test_random_faults_never_give_a_wrong_answer_and_rebuild_makes_the_index_exact(
     backend: Backend, request: pytest.FixtureRequest
 ) -> None:
-    target = request.node.callspec.params["backend"]
+    target = request.node.callspec.params["hmodel_backend"]
     order_threads, order_ops, user_threads, user_ops = SIZES[target]
     run = Run(backend, seed=20261124, rate=0.05)
     figures = run.run(
@@ -46,7 +46,7 @@ def test_random_faults_never_give_a_wrong_answer_and_rebuild_makes_the_index_exa
 def test_writers_contending_for_the_same_rows_leave_no_wrong_verified_entry(
     backend: Backend, request: pytest.FixtureRequest
 ) -> None:
-    ops = 400 if request.node.callspec.params["backend"] == "memory" else 60
+    ops = 400 if request.node.callspec.params["hmodel_backend"] == "memory" else 60
     figures = contention(backend, seed=7, threads=4, ops=ops, rate=0.05)
     print(f"\ncontention: {figures}")
     assert figures.failures == []

@@ -71,3 +71,35 @@ def test_the_plugin_is_registered_through_its_entry_point(pytester: pytest.Pytes
     pytester.makepyfile("def test_nothing(): pass")
     result = pytester.runpytest("--fixtures")
     result.stdout.fnmatch_lines(["*hmodel_memory_backend*", "*hmodel_thrift_server*"])
+
+
+def test_the_kit_runs_one_body_on_every_target_and_honours_requires(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """hmodel_backend: memory, thrift, thrift2 run; real targets skip with the reason."""
+    monkeypatch.delenv("HMODEL_TEST_HBASE", raising=False)
+    monkeypatch.delenv("HMODEL_TEST_HBASE2", raising=False)
+    monkeypatch.delenv("HMODEL_TARGETS", raising=False)
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent.sock")  # no Docker engine here
+    pytester.makepyfile(
+        """
+        import pytest
+        from hmodel.backend.base import Put
+        from hmodel.schema import Family, Table
+
+        def test_a_table_per_target(hmodel_backend, hmodel_clock):
+            hmodel_backend.create_table(Table("kit", [Family("f")]))
+            hmodel_backend.mutate("kit", [Put(b"r", b"f:q", b"v", timestamp=hmodel_clock())])
+            assert hmodel_backend.get("kit", [b"r"])[0].value(b"f:q") == b"v"
+
+        @pytest.mark.requires("check_and_mutate")
+        def test_atomic_only(hmodel_backend):
+            assert "check_and_mutate" in hmodel_backend.capabilities
+        """
+    )
+    result = pytester.runpytest("-p", "no:randomly", "-rs")
+    result.assert_outcomes(passed=5, skipped=5)
+    result.stdout.fnmatch_lines(["*ThriftBackend (thrift) lacks check_and_mutate*"])
+    # The targets are read when the plugin loads: a fresh process sees the variable.
+    monkeypatch.setenv("HMODEL_TARGETS", "memory,thrift2")
+    pytester.runpytest_subprocess("-p", "no:randomly").assert_outcomes(passed=4)
