@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import enum
 import struct
 import threading
 import time
@@ -14,12 +13,11 @@ import happybase
 from thriftpy2.thrift import TDecodeException
 from thriftpy2.transport import TTransportException
 
+from hmodel.backend.retry import MAX_BACKOFF_MS, DroppedError, Retry, send
 from hmodel.backend.thrift.error import SERVER_ERRORS, TRANSPORT_ERRORS
 from hmodel.errors import (
     ConnectionLostError,
     IllegalArgumentError,
-    OutcomeUnknownError,
-    ReadInterruptedError,
 )
 
 __all__ = ["ENCODING_ERRORS", "MAX_BACKOFF_MS", "Channel", "Retry"]
@@ -33,38 +31,6 @@ ENCODING_ERRORS: tuple[type[BaseException], ...] = (
     OverflowError,
     struct.error,
 )
-
-#: Longest pause between two attempts, whatever ``retry_backoff_ms`` and the attempt number.
-MAX_BACKOFF_MS = 5_000
-
-
-class Retry(enum.Enum):
-    """When a request may be sent again after its connection dropped.
-
-    Attributes:
-        IDEMPOTENT: Always (up to the retry budget): sending it twice has the effect of
-            sending it once (reads, scanner opens, puts and deletes; see ``docs/thrift.md``).
-        UNSENT: Only if the connection failed before the request was written; once it may
-            have reached the server the outcome is unknown and ``ConnectionLostError`` says
-            so (increments, appends, check-and-put, admin changes).
-        READ_UNSENT: As ``UNSENT``, for a read that moves server-side state (a scanner
-            fetch advances the scanner, so a second send would skip rows): once it may
-            have left, :class:`~hmodel.errors.ReadInterruptedError` says a read was
-            interrupted and nothing was written.
-    """
-
-    IDEMPOTENT = "idempotent"
-    UNSENT = "unsent"
-    READ_UNSENT = "read, unsent"
-
-
-class _DroppedError(Exception):
-    """The connection failed; ``sent`` tells whether the request may have left."""
-
-    def __init__(self, cause: BaseException, *, sent: bool) -> None:
-        super().__init__(str(cause))
-        self.cause = cause
-        self.sent = sent
 
 
 class Channel:
@@ -143,8 +109,11 @@ class Channel:
         if autoconnect:
             try:
                 self._get_pool()
-            except _DroppedError as dropped:
-                raise self._lost("connect", dropped, outcome_unknown=False) from dropped.cause
+            except DroppedError as dropped:
+                raise ConnectionLostError(
+                    f"connection to {self.host}:{self.port} failed during connect after 1 "
+                    f"attempt(s): {dropped.cause}"
+                ) from dropped.cause
 
     @property
     def retries(self) -> int:
@@ -165,7 +134,7 @@ class Channel:
                 try:
                     pool = happybase.ConnectionPool(self._pool_size, **self._options)
                 except TRANSPORT_ERRORS as exc:
-                    raise _DroppedError(exc, sent=False) from exc
+                    raise DroppedError(exc, sent=False) from exc
                 # The pool opened one connection to check the address: remember it.
                 with pool.connection() as connection:
                     self._connections[id(connection)] = connection
@@ -190,54 +159,14 @@ class Channel:
         transport error as its cause. An argument thriftpy2 cannot encode raises
         :class:`~hmodel.errors.IllegalArgumentError` at once (nothing was sent).
         """
-        attempt = 0
-        while True:
-            try:
-                return self._attempt(method, args, table=table, row=row)
-            except _DroppedError as dropped:
-                may_retry = retry is Retry.IDEMPOTENT or not dropped.sent
-                if may_retry and attempt < self._retries:
-                    self._sleep(min(self._backoff_ms * 2**attempt, MAX_BACKOFF_MS) / 1000)
-                    attempt += 1
-                    continue
-                if dropped.sent and retry is Retry.READ_UNSENT:
-                    raise ReadInterruptedError(
-                        f"connection to {self.host}:{self.port} lost during {method}: a read "
-                        "was interrupted; nothing was written (not re-sent: it moves a "
-                        f"server-side cursor): {dropped.cause}",
-                        table=table,
-                        row=row,
-                    ) from dropped.cause
-                raise self._lost(
-                    method,
-                    dropped,
-                    outcome_unknown=dropped.sent and retry is Retry.UNSENT,
-                    attempts=attempt + 1,
-                    table=table,
-                    row=row,
-                ) from dropped.cause
-
-    def _lost(
-        self,
-        method: str,
-        dropped: _DroppedError,
-        *,
-        outcome_unknown: bool,
-        attempts: int = 1,
-        table: str | None = None,
-        row: bytes | None = None,
-    ) -> ConnectionLostError:
-        where = f"{self.host}:{self.port}"
-        if outcome_unknown:
-            return OutcomeUnknownError(
-                f"connection to {where} lost during {method}: the request may or may not "
-                f"have been applied (not retried, it is not idempotent): {dropped.cause}",
-                table=table,
-                row=row,
-            )
-        return ConnectionLostError(
-            f"connection to {where} failed during {method} after {attempts} "
-            f"attempt(s): {dropped.cause}",
+        return send(
+            lambda: self._attempt(method, args, table=table, row=row),
+            method=method,
+            retry=retry,
+            retries=self._retries,
+            backoff_ms=self._backoff_ms,
+            sleep=self._sleep,
+            where=f"{self.host}:{self.port}",
             table=table,
             row=row,
         )
@@ -290,7 +219,7 @@ class Channel:
                     table=table,
                     row=row,
                 ) from unencodable
-            raise _DroppedError(exc, sent=sent) from exc
+            raise DroppedError(exc, sent=sent) from exc
         assert failure is not None
         raise failure
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import enum
 import struct
 import threading
 import time
@@ -19,14 +18,12 @@ from thriftpy2.transport import (
     TTransportException,
 )
 
+from hmodel.backend.retry import MAX_BACKOFF_MS, DroppedError, Retry, send
 from hmodel.backend.thrift2.error import SERVER_ERRORS, TRANSPORT_ERRORS
 from hmodel.backend.thrift2.idl import HBASE2
 from hmodel.errors import ConnectionLostError, IllegalArgumentError
 
 __all__ = ["MAX_BACKOFF_MS", "Channel", "Retry"]
-
-#: Longest pause between two attempts, whatever ``retry_backoff_ms`` and the attempt number.
-MAX_BACKOFF_MS = 5_000
 
 #: What thriftpy2 raises for an argument it cannot encode (a str for an i64, 2**64...).
 _ENCODING_ERRORS: tuple[type[BaseException], ...] = (
@@ -42,31 +39,6 @@ _TRANSPORTS: dict[str, Any] = {
     "framed": TFramedTransportFactory,
 }
 _PROTOCOLS: dict[str, Any] = {"binary": TBinaryProtocolFactory, "compact": TCompactProtocolFactory}
-
-
-class Retry(enum.Enum):
-    """When a call may be sent again after its connection failed.
-
-    Attributes:
-        IDEMPOTENT: Always, up to the retry budget: sending it twice has the effect of
-            sending it once (reads, scanner opens, puts and deletes with the same cells).
-        UNSENT: Only if the connection failed before the call was written; once it may
-            have reached the server the outcome is unknown and
-            :class:`~hmodel.errors.ConnectionLostError` says so (increments, appends,
-            conditional writes, admin changes).
-    """
-
-    IDEMPOTENT = "idempotent"
-    UNSENT = "unsent"
-
-
-class _DroppedError(Exception):
-    """The connection failed; ``sent`` tells whether the call may have left."""
-
-    def __init__(self, cause: BaseException, *, sent: bool) -> None:
-        super().__init__(str(cause))
-        self.cause = cause
-        self.sent = sent
 
 
 class _Connection:
@@ -170,8 +142,11 @@ class Channel:
         if autoconnect:
             try:
                 self._idle.append(self._connect())
-            except _DroppedError as dropped:
-                raise self._lost("connect", dropped, outcome_unknown=False) from dropped.cause
+            except DroppedError as dropped:
+                raise ConnectionLostError(
+                    f"connection to {self.host}:{self.port} failed during connect after 1 "
+                    f"attempt(s): {dropped.cause}"
+                ) from dropped.cause
 
     @property
     def retries(self) -> int:
@@ -186,7 +161,7 @@ class Channel:
         try:
             return _Connection(self._options)
         except TRANSPORT_ERRORS as exc:
-            raise _DroppedError(exc, sent=False) from exc
+            raise DroppedError(exc, sent=False) from exc
 
     def call(
         self,
@@ -206,47 +181,17 @@ class Channel:
         its cause. An argument thriftpy2 cannot encode raises
         :class:`~hmodel.errors.IllegalArgumentError` (nothing was sent).
         """
-        attempt = 0
-        while True:
-            try:
-                return self._attempt(method, args, table=table, row=row)
-            except _DroppedError as dropped:
-                may_retry = retry is Retry.IDEMPOTENT or not dropped.sent
-                if may_retry and attempt < self._retries:
-                    self._sleep(min(self._backoff_ms * 2**attempt, MAX_BACKOFF_MS) / 1000)
-                    attempt += 1
-                    continue
-                raise self._lost(
-                    method,
-                    dropped,
-                    outcome_unknown=dropped.sent and retry is Retry.UNSENT,
-                    attempts=attempt + 1,
-                    table=table,
-                    row=row,
-                ) from dropped.cause
-
-    def _lost(
-        self,
-        method: str,
-        dropped: _DroppedError,
-        *,
-        outcome_unknown: bool,
-        attempts: int = 1,
-        table: str | None = None,
-        row: bytes | None = None,
-    ) -> ConnectionLostError:
-        where = f"{self.host}:{self.port}"
-        if outcome_unknown:
-            message = (
-                f"connection to {where} lost during {method}: the request may or may not "
-                f"have been applied (not retried, it is not idempotent): {dropped.cause}"
-            )
-        else:
-            message = (
-                f"connection to {where} failed during {method} after {attempts} "
-                f"attempt(s): {dropped.cause}"
-            )
-        return ConnectionLostError(message, table=table, row=row)
+        return send(
+            lambda: self._attempt(method, args, table=table, row=row),
+            method=method,
+            retry=retry,
+            retries=self._retries,
+            backoff_ms=self._backoff_ms,
+            sleep=self._sleep,
+            where=f"{self.host}:{self.port}",
+            table=table,
+            row=row,
+        )
 
     def _borrow(self) -> _Connection:
         with self._lock:
@@ -290,13 +235,13 @@ class Channel:
             except TRANSPORT_ERRORS as exc:
                 connection.close()
                 self._count()
-                raise _DroppedError(exc, sent=True) from exc
+                raise DroppedError(exc, sent=True) from exc
             except Exception as exc:
                 # A malformed answer leaves the stream in an unknown state.
                 connection.close()
                 self._count()
                 failure = TTransportException(message=f"{type(exc).__name__}: {exc}")
-                raise _DroppedError(failure, sent=True) from exc
+                raise DroppedError(failure, sent=True) from exc
             except BaseException:
                 connection.close()
                 raise

@@ -194,7 +194,7 @@ class ScannerIterator(Iterator[RowResult]):
                     "getScannerRows",
                     self._scanner,
                     wanted,
-                    retry=Retry.UNSENT,
+                    retry=Retry.READ_UNSENT,
                     table=self._table,
                     filter_given=self._scan.filter is not None,
                 )
