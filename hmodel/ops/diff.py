@@ -10,7 +10,7 @@ from hmodel.errors import InputError
 from hmodel.schema import Family, Table, alter_statements, create_statement
 from hmodel.schema.ddl import binary_literal
 
-__all__ = ["Difference", "TableDiff", "diff_table", "diff_tables"]
+__all__ = ["Difference", "TableDiff", "diff_table", "diff_tables", "with_splits_of"]
 
 _FAMILY_FIELDS = tuple(a.name for a in attrs.fields(Family) if a.name != "name")
 _TABLE_FIELDS = ("read_only", "durability", "max_filesize", "memstore_flushsize")
@@ -138,7 +138,7 @@ def diff_table(current: Table | None, wanted: Table | None) -> TableDiff:
             differences.append(
                 Difference(name, "table option", option.upper(), _show(old), _show(new))
             )
-    statements = alter_statements(current, _with_points(wanted, current))
+    statements = alter_statements(current, with_splits_of(wanted, current))
     notes: list[str] = []
     added = sorted(set(wanted.splits) - set(current.splits))
     removed = sorted(set(current.splits) - set(wanted.splits))
@@ -161,7 +161,7 @@ def diff_table(current: Table | None, wanted: Table | None) -> TableDiff:
     return TableDiff(name, tuple(differences), tuple(statements), tuple(notes))
 
 
-def _with_points(wanted: Table, current: Table) -> Table:
+def with_splits_of(wanted: Table, current: Table) -> Table:
     """``wanted`` with ``current``'s split points, for :func:`alter_statements`."""
     return Table(
         wanted.name,

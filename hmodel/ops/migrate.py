@@ -9,7 +9,7 @@ import attrs
 
 from hmodel.backend.base import Scan
 from hmodel.errors import MigrationRefusedError
-from hmodel.ops.diff import TableDiff, diff_table
+from hmodel.ops.diff import TableDiff, diff_table, with_splits_of
 from hmodel.schema import Table
 
 __all__ = ["LiveSchema", "Migration", "current_tables", "migrate"]
@@ -59,21 +59,6 @@ def current_tables(backend: LiveSchema, wanted: Iterable[Table]) -> list[Table]:
     return [
         backend.describe_table(t.full_name) for t in wanted if backend.table_exists(t.full_name)
     ]
-
-
-def _with_stored_splits(wanted: Table, stored: Table) -> Table:
-    """``wanted`` with the stored split points: regions are fixed once a table exists."""
-    return Table(
-        wanted.name,
-        wanted.families,
-        namespace=wanted.namespace,
-        splits=list(stored.splits) or None,
-        read_only=wanted.read_only,
-        durability=wanted.durability,
-        max_filesize=wanted.max_filesize,
-        memstore_flushsize=wanted.memstore_flushsize,
-        allow_many_families=wanted.allow_many_families,
-    )
 
 
 def _holds_cells(backend: LiveSchema, table: str, family: str) -> bool:
@@ -129,7 +114,7 @@ def migrate(
         kept = {f.name for f in table.families}
         dropped = [f.name for f in stored.families if f.name not in kept]
         with_data = tuple(f for f in dropped if _holds_cells(backend, name, f))
-        target = _with_stored_splits(table, stored)
+        target = with_splits_of(table, stored)
         changes = target.families != stored.families or any(
             getattr(target, o) != getattr(stored, o)
             for o in ("read_only", "durability", "max_filesize", "memstore_flushsize")
