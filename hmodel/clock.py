@@ -161,7 +161,13 @@ class WriteStamps:
             return first
 
     def observe(self, timestamp: int, *, rows: Iterable[bytes] | None = None) -> None:
-        """Make every later stamp of ``rows`` (without ``rows``: of every row) > ``timestamp``."""
+        """Make every later stamp of ``rows`` (without ``rows``: of every row) > ``timestamp``.
+
+        A timestamp the clock has already passed needs nothing (every later stamp is at
+        least the clock's time), so reading old cells remembers no row.
+        """
+        if timestamp < self.clock():
+            return
         with self._lock:
             if rows is None:
                 self._floor = max(self._floor, timestamp)
