@@ -6,42 +6,23 @@ from collections.abc import Collection
 
 from thriftpy2.thrift import TApplicationException
 
+from hmodel.backend.java_error import THRIFT1_JAVA_EXCEPTIONS, java_name_of
 from hmodel.errors import (
-    ColumnFamilyNotFoundError,
     CounterError,
     DeclarationError,
     HModelError,
     IllegalArgumentError,
-    TableDisabledError,
     TableExistsError,
-    TableNotFoundError,
-    UnsupportedOperationError,
     ValidationError,
 )
 from hmodel.testing.thrift_idl import HBASE_THRIFT
 
 __all__ = ["internal_error", "thrift_error"]
 
-# The Java exception HBase would raise for each hmodel error, most specific first. HBase
-# puts the stack trace in the reply's message; its first line is "<class>: <message>".
-_JAVA_NAMES: tuple[tuple[type[HModelError], str], ...] = (
-    (TableNotFoundError, "org.apache.hadoop.hbase.TableNotFoundException"),
-    (TableDisabledError, "org.apache.hadoop.hbase.TableNotEnabledException"),
-    (TableExistsError, "org.apache.hadoop.hbase.TableExistsException"),
-    (ColumnFamilyNotFoundError, "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException"),
-    (CounterError, "org.apache.hadoop.hbase.DoNotRetryIOException"),
-    (UnsupportedOperationError, "org.apache.hadoop.hbase.DoNotRetryIOException"),
-    (IllegalArgumentError, "java.lang.IllegalArgumentException"),
-    (DeclarationError, "java.lang.IllegalArgumentException"),
-    (ValidationError, "java.lang.IllegalArgumentException"),
-)
-
 
 def _java_message(exc: HModelError) -> str:
-    for kind, java_name in _JAVA_NAMES:
-        if isinstance(exc, kind):
-            return f"{java_name}: {exc}"
-    return f"java.io.IOException: {exc}"
+    # HBase puts the stack trace in the reply's message; its first line is "<class>: <message>".
+    return f"{java_name_of(exc, THRIFT1_JAVA_EXCEPTIONS)}: {exc}"
 
 
 def _is_bad_argument(exc: HModelError) -> bool:
