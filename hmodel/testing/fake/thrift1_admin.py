@@ -5,10 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from hmodel.errors import (
-    TableExistsError,
-    TableNotFoundError,
-)
+from hmodel.errors import TableExistsError, TableNotFoundError
 from hmodel.schema.table import Table
 from hmodel.testing.fake.thrift1_base import (
     _DELETE_TRACE,

@@ -7,26 +7,12 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from hmodel.backend.base import (
-    Cell,
-    Delete,
-    Put,
-    Region,
-    RowResult,
-    family_of,
-    split_column,
-)
+from hmodel.backend.base import Cell, Delete, Put, Region, RowResult, family_of, split_column
 from hmodel.backend.memory import MemoryBackend
-from hmodel.errors import (
-    BackendError,
-    IllegalArgumentError,
-)
+from hmodel.errors import BackendError, IllegalArgumentError
 from hmodel.schema.family import FOREVER, BloomFilter, Compression, Family
 from hmodel.testing.fake.thrift1_idl import HBASE_THRIFT, LATEST_TIMESTAMP
-from hmodel.testing.fake.thrift1_scanner import (
-    RowChunk,
-    ScannerRegistry,
-)
+from hmodel.testing.fake.thrift1_scanner import RowChunk, ScannerRegistry
 
 __all__ = ["Attributes", "HandlerBase"]
 
@@ -272,7 +258,10 @@ def _meta_key(search_row: bytes) -> tuple[str, bytes]:
 
 
 class HandlerBase:
-    """The state every group of Thrift1 calls uses; :class:`HBaseHandler` sets it."""
+    """The state every group of Thrift1 calls uses.
+
+    :class:`~hmodel.testing.fake.thrift1_handler.HBaseHandler` sets it in ``__init__``.
+    """
 
     backend: MemoryBackend
     scanners: ScannerRegistry

@@ -4,15 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from hmodel.backend.base import (
-    Region,
-    Scan,
-    family_of,
-)
-from hmodel.errors import (
-    BackendError,
-    TableNotFoundError,
-)
+from hmodel.backend.base import Region, Scan, family_of
+from hmodel.errors import BackendError, TableNotFoundError
 from hmodel.testing.fake.thrift1_base import (
     _META_TABLE,
     _REGION_VERSION,

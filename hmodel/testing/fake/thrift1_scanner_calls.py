@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from hmodel.backend.base import (
-    Scan,
-)
+from hmodel.backend.base import Scan
 from hmodel.testing.fake.thrift1_base import (
     Attributes,
     HandlerBase,
@@ -18,9 +16,7 @@ from hmodel.testing.fake.thrift1_base import (
     _stop_range,
     _table,
 )
-from hmodel.testing.fake.thrift1_scanner import (
-    Scanner,
-)
+from hmodel.testing.fake.thrift1_scanner import Scanner
 
 __all__ = ["ScannerCalls"]
 

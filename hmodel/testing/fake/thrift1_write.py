@@ -5,16 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from hmodel.backend.base import (
-    Cell,
-    Delete,
-    Increment,
-    Put,
-    split_column,
-)
-from hmodel.errors import (
-    IllegalArgumentError,
-)
+from hmodel.backend.base import Cell, Delete, Increment, Put, split_column
+from hmodel.errors import IllegalArgumentError
 from hmodel.testing.fake.thrift1_base import (
     Attributes,
     HandlerBase,
