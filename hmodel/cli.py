@@ -16,7 +16,7 @@ __all__ = ["build_parser", "main"]
 
 def _fake_hbase(args: argparse.Namespace) -> int:
     """Run the HBase-compatible Thrift1 (and Thrift2) server until SIGINT or SIGTERM."""
-    from hmodel.testing.thrift_server import FakeHBaseServer
+    from hmodel.testing.fake.thrift1_server import FakeHBaseServer
 
     stop = threading.Event()
     previous = {

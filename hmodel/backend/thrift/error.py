@@ -9,6 +9,13 @@ from thriftpy2.protocol.exc import TProtocolException
 from thriftpy2.thrift import TApplicationException
 from thriftpy2.transport import TTransportException
 
+from hmodel.backend.java_error import (
+    JAVA_EXCEPTIONS,
+    RETRIES_EXHAUSTED,
+    headline,
+    leading_class,
+    simple_name,
+)
 from hmodel.backend.thrift.idl import AlreadyExists, IllegalArgument, ThriftIOError
 from hmodel.errors import (
     BackendError,
@@ -40,25 +47,18 @@ TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (
     EOFError,
 )
 
-# A Java exception class at the start of a message: ``org.apache...TableNotFoundException``
-# (qualified or not) followed by ``:``, a blank or the end. HBase's messages are the class,
-# its message, then the stack trace; names found further on (a frame such as
-# ``HBaseAdmin.checkTableExists``) never decide the kind.
-_JAVA_CLASS = re.compile(
-    r"\s*(?:[A-Za-z_$][\w$]*\.)*(?P<name>[A-Za-z_$][\w$]*(?:Exception|Error))(?=[:\s]|$):?\s*"
-)
-
-# The kind of an error by the simple name of the Java class that starts its message.
+# The kind of an error by the simple name of the Java class that starts its message: the
+# entries of the shared table the Thrift1 client decides by the class alone.
 _BY_CLASS: dict[str, type[BackendError]] = {
-    "TableNotFoundException": TableNotFoundError,
-    "TableExistsException": TableExistsError,
-    "NoSuchColumnFamilyException": ColumnFamilyNotFoundError,
+    simple_name(java_name): kind
+    for java_name, kind in JAVA_EXCEPTIONS
+    if kind in (TableNotFoundError, TableExistsError, ColumnFamilyNotFoundError)
 }
 
 # ``RetriesExhaustedWithDetailsException`` (a put that failed in the client inside the
 # Thrift server): ``Failed 2 actions: <causes>, servers with issues: <hosts or null>``,
 # each cause ``<description>: <n> time(s)``.
-_RETRIES_EXHAUSTED = "RetriesExhaustedWithDetailsException"
+_RETRIES_EXHAUSTED = simple_name(RETRIES_EXHAUSTED)
 _FAILED_ACTIONS = re.compile(
     r"Failed \d+ actions?: (?P<causes>.*?),? servers with issues: (?P<servers>.*)$"
 )
@@ -90,20 +90,6 @@ def server_message(exc: BaseException) -> str:
     return str(message)
 
 
-def _headline(message: str) -> str:
-    """The first line of a (possibly multi-line Java stack trace) message, shortened."""
-    line = message.strip().splitlines()[0] if message.strip() else message
-    return line if len(line) <= 300 else line[:297] + "..."
-
-
-def _leading_class(line: str) -> tuple[str | None, str]:
-    """The simple name of the Java class starting ``line`` (or ``None``) and the text after it."""
-    match = _JAVA_CLASS.match(line)
-    if match is None:
-        return None, line
-    return match.group("name"), line[match.end() :]
-
-
 def _missing_table_causes(detail: str, server_table: str | None) -> bool:
     """Whether a ``RetriesExhaustedWithDetailsException`` says its table does not exist.
 
@@ -130,7 +116,7 @@ def _kind_of(line: str, *, server_table: str | None) -> type[BackendError] | Non
     ``DoNotRetryIOException``...) or none at all lets the wording of that line decide.
     A ``RetriesExhaustedWithDetailsException`` is judged by the causes it lists.
     """
-    name, detail = _leading_class(line)
+    name, detail = leading_class(line)
     if name is not None and name in _BY_CLASS:
         return _BY_CLASS[name]
     if name == _RETRIES_EXHAUSTED:
@@ -138,7 +124,7 @@ def _kind_of(line: str, *, server_table: str | None) -> type[BackendError] | Non
             return TableNotFoundError
         causes = _FAILED_ACTIONS.match(detail.strip())
         if causes is not None:
-            cause_name, _ = _leading_class(causes.group("causes"))
+            cause_name, _ = leading_class(causes.group("causes"))
             return _BY_CLASS.get(cause_name or "")
         return None
     if _UNSUPPORTED.search(detail):
@@ -191,7 +177,7 @@ def server_error(
             ``TApplicationException`` rather than ``IOError``.
     """
     message = server_message(exc)
-    first = _headline(message)
+    first = headline(message)
     text = f"{method} failed: {first}"
     context: dict[str, Any] = {"table": table, "row": row, "column": column}
     if isinstance(exc, AlreadyExists):

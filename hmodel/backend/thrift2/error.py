@@ -1,4 +1,8 @@
-"""HBase's Java exception names and their hmodel errors, for the Thrift2 client and fake server."""
+"""Translation of Thrift2 server and transport failures into hmodel's error tree.
+
+The Java exception names live in :mod:`hmodel.backend.java_error`; ``JAVA_EXCEPTIONS``,
+``java_class`` and ``java_name_of`` are re-exported here.
+"""
 
 from __future__ import annotations
 
@@ -9,16 +13,19 @@ from thriftpy2.protocol.exc import TProtocolException
 from thriftpy2.thrift import TApplicationException
 from thriftpy2.transport import TTransportException
 
+from hmodel.backend.java_error import (
+    JAVA_EXCEPTIONS,
+    headline,
+    java_class,
+    java_name_of,
+    strip_batch_prefix,
+)
 from hmodel.backend.thrift2.idl import TIllegalArgument, TIOError
 from hmodel.errors import (
     BackendError,
-    ColumnFamilyNotFoundError,
     CounterError,
     FilterError,
-    HModelError,
     IllegalArgumentError,
-    TableDisabledError,
-    TableExistsError,
     TableNotFoundError,
     UnsupportedOperationError,
 )
@@ -31,22 +38,6 @@ __all__ = [
     "java_name_of",
     "server_error",
 ]
-
-#: The Java exceptions HBase answers with and the hmodel error each one means, most
-#: specific hmodel class first. The client translates by the class name at the start of a
-#: message; the fake server names the first entry whose hmodel class matches its error.
-JAVA_EXCEPTIONS: tuple[tuple[str, type[HModelError]], ...] = (
-    ("org.apache.hadoop.hbase.TableNotFoundException", TableNotFoundError),
-    ("org.apache.hadoop.hbase.TableNotEnabledException", TableDisabledError),
-    ("org.apache.hadoop.hbase.TableExistsException", TableExistsError),
-    ("org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException", ColumnFamilyNotFoundError),
-    ("org.apache.hadoop.hbase.DoNotRetryIOException", CounterError),
-    ("org.apache.hadoop.hbase.DoNotRetryIOException", UnsupportedOperationError),
-    ("org.apache.hadoop.hbase.DoNotRetryIOException", IllegalArgumentError),
-    ("org.apache.hadoop.hbase.InvalidFamilyOperationException", IllegalArgumentError),
-    ("java.lang.IllegalArgumentException", IllegalArgumentError),
-    ("java.io.IOException", BackendError),
-)
 
 #: A DoNotRetryIOException saying the server cannot do what was asked.
 _UNSUPPORTED = re.compile(r"\bnot supported\b", re.IGNORECASE)
@@ -62,42 +53,12 @@ TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (
     EOFError,
 )
 
-# "Failed 2 actions: <class>: ..." (the batch calls), then the Java class and its message.
-_BATCH_PREFIX = re.compile(r"^Failed \d+ actions?: ")
-_JAVA_CLASS = re.compile(r"^((?:[a-z_$][\w$]*\.)+[A-Z][\w$]*)(?::|$)")
-
-
-def java_name_of(exc: HModelError) -> str:
-    """The Java exception class HBase would answer ``exc`` with (``java.io.IOException``)."""
-    for java_name, kind in JAVA_EXCEPTIONS:
-        if isinstance(exc, kind):
-            return java_name
-    return "java.io.IOException"
-
-
-def java_class(message: str) -> str | None:
-    """The Java class name a server message starts with (after a batch prefix), if any.
-
-    >>> java_class("Failed 1 action: org.apache.hadoop.hbase.DoNotRetryIOException: x")
-    'org.apache.hadoop.hbase.DoNotRetryIOException'
-    >>> java_class("t1") is None
-    True
-    """
-    match = _JAVA_CLASS.match(_BATCH_PREFIX.sub("", message.strip(), count=1))
-    return match.group(1) if match else None
-
 
 def _message(exc: BaseException) -> str:
     message: Any = getattr(exc, "message", None)
     if isinstance(message, bytes):
         message = message.decode("utf-8", "replace")
     return str(message or exc or type(exc).__name__)
-
-
-def _headline(message: str) -> str:
-    stripped = message.strip()
-    line = stripped.splitlines()[0] if stripped else message
-    return line if len(line) <= 300 else line[:297] + "..."
 
 
 def server_error(
@@ -129,7 +90,7 @@ def server_error(
         filter_given: Whether the request carried a filter string.
     """
     message = _message(exc)
-    text = f"{method} failed: {_headline(message)}"
+    text = f"{method} failed: {headline(message)}"
     context: dict[str, Any] = {"table": table, "row": row, "column": column}
     if isinstance(exc, TIllegalArgument):
         return IllegalArgumentError(text, **context)
@@ -137,7 +98,7 @@ def server_error(
         if filter_given:
             return FilterError(text, **context)
         return IllegalArgumentError(text, **context)
-    bare = _BATCH_PREFIX.sub("", message.strip(), count=1)
+    bare = strip_batch_prefix(message)
     if server_table is not None:
         # HBase 2.2 names a missing table alone ("t"), or as a failed action ("t: 1 time, ...").
         name_text = server_table.decode("utf-8", "replace")

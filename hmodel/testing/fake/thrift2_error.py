@@ -6,7 +6,7 @@ from typing import Any
 
 from thriftpy2.thrift import TApplicationException
 
-from hmodel.backend.thrift2.error import java_name_of
+from hmodel.backend.java_error import DO_NOT_RETRY, java_name_of
 from hmodel.backend.thrift2.idl import TIllegalArgument, TIOError
 from hmodel.errors import (
     CounterError,
@@ -74,7 +74,7 @@ def reply_for(exc: HModelError, *, api: str, table: bytes | None) -> Exception:
       ``IllegalArgumentException``;
     * a missing table in a data call: ``TIOError`` whose message is the table's name;
     * everything else: ``TIOError`` starting with the Java class
-      (:data:`hmodel.backend.thrift2.error.JAVA_EXCEPTIONS`), wrapped as a failed
+      (:data:`hmodel.backend.java_error.JAVA_EXCEPTIONS`), wrapped as a failed
       action for the batch calls.
     """
     if isinstance(exc, FilterError) or (
@@ -85,5 +85,5 @@ def reply_for(exc: HModelError, *, api: str, table: bytes | None) -> Exception:
     if isinstance(exc, TableNotFoundError) and api in DATA_CALLS and table is not None:
         return TIOError(message=table.decode("utf-8", "replace"))  # type: ignore[no-any-return]
     if isinstance(exc, DeclarationError):
-        return io_error("org.apache.hadoop.hbase.DoNotRetryIOException", str(exc), api=api)  # type: ignore[no-any-return]
+        return io_error(DO_NOT_RETRY, str(exc), api=api)  # type: ignore[no-any-return]
     return io_error(java_name_of(exc), str(exc), api=api)  # type: ignore[no-any-return]

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from hmodel.backend.memory import MemoryBackend
+from hmodel.testing.fake.thrift1_server import FakeHBaseServer, Protocol, Transport
 from hmodel.testing.fake.thrift2_handler import Thrift2Handler
 from hmodel.testing.fake.thrift2_processor import Thrift2Processor
-from hmodel.testing.thrift_server import FakeHBaseServer, Protocol, Transport
 
 __all__ = ["FakeThrift2Server"]
 
