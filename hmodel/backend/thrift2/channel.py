@@ -139,14 +139,16 @@ class Channel:
         self._lock = threading.Lock()
         self._closed = False
         self._local = threading.local()
-        if autoconnect:
-            try:
-                self._idle.append(self._connect())
-            except DroppedError as dropped:
-                raise ConnectionLostError(
-                    f"connection to {self.host}:{self.port} failed during connect after 1 "
-                    f"attempt(s): {dropped.cause}"
-                ) from dropped.cause
+        if autoconnect:  # fail now, once, if the server cannot be reached
+            send(
+                lambda: self._idle.append(self._connect()),
+                method="connect",
+                retry=Retry.IDEMPOTENT,
+                retries=0,
+                backoff_ms=0,
+                sleep=self._sleep,
+                where=f"{self.host}:{self.port}",
+            )
 
     @property
     def retries(self) -> int:
