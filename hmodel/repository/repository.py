@@ -20,6 +20,7 @@ from hmodel.errors import (
     TableExistsError,
     ValidationError,
 )
+from hmodel.keys import Key
 from hmodel.mapping import Mapper
 from hmodel.model import model_infos_for
 from hmodel.repository.condition import Condition, FieldColumn
@@ -115,6 +116,7 @@ class Repository(Generic[M]):
         self._instrument = Instrument(self.table, backend, listeners)
         self._batch_size = scan_batch_size
         self._identity = IdentityMap()
+        self._other_keys: list[Key] | None = None  # other record types' keys (R1), lazily
         self._all_columns = tuple(self.mapper.columns(None))
         # Cells a read does not order later writes after: counters (F10) and, over
         # Thrift1, the version cell are stamped by the server's clock, not by this layer.
@@ -254,11 +256,21 @@ class Repository(Generic[M]):
             return None
 
     def _another_type(self, row: bytes) -> bool:
-        """Whether ``row`` is the key of another model declared on this table (R1)."""
-        return any(
-            info.cls is not self.model and info.key.matches(row)
-            for info in model_infos_for(self.info.table)
-        )
+        """Whether ``row`` is the key of another model declared on this table (R1).
+
+        The other models' keys are looked up once and again only when none matches (a
+        model declared since), not for every row of a mixed scan.
+        """
+        for fresh in (False, True):
+            if fresh or self._other_keys is None:
+                self._other_keys = [
+                    info.key
+                    for info in model_infos_for(self.info.table)
+                    if info.cls is not self.model
+                ]
+            if any(key.matches(row) for key in self._other_keys):
+                return True
+        return False
 
     def load(self, result: RowResult, *, partial: bool = False) -> M | None:
         """Build the model of a row read by other means (a pattern's own scan).
