@@ -595,6 +595,28 @@ class Mapper(Generic[M]):
             )
         return [Delete(row, self._entry_column(owner, key), timestamp) for key in keys]
 
+    def counter_column(self, field_name: str, amount: object) -> bytes:
+        """Return the column of counter ``field_name`` for an increment by ``amount`` (F10).
+
+        Raises:
+            ValidationError: Not a counter field, or ``amount`` is not an int of the
+                64-bit range.
+        """
+        if field_name not in self.info.counters:
+            raise ValidationError("not a counter field", table=self._table, field=field_name)
+        if isinstance(amount, bool) or not isinstance(amount, int):
+            raise ValidationError(
+                "increments are integers", table=self._table, field=field_name, value=amount
+            )
+        if not -(2**63) <= amount < 2**63:
+            raise ValidationError(
+                "increment out of the 64-bit range",
+                table=self._table,
+                field=field_name,
+                value=amount,
+            )
+        return self.column_of(field_name)
+
     def encode_value(self, field_name: str, value: Any) -> bytes:
         """Return the cell bytes of ``value`` for a column, counter or version field.
 

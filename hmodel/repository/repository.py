@@ -1015,7 +1015,9 @@ class Repository(Generic[M]):
         row = self.mapper.key_of(**key)
         if not amounts:
             raise ValidationError("name at least one counter to increment", table=self.table)
-        columns = {name: self._counter_column(name, amount) for name, amount in amounts.items()}
+        columns = {
+            name: self.mapper.counter_column(name, amount) for name, amount in amounts.items()
+        }
         with self._instrument.call("increment", rows=(row,)) as call:
             if len(amounts) == 1:
                 ((name, amount),) = amounts.items()
@@ -1038,7 +1040,7 @@ class Repository(Generic[M]):
     def increment_many(self, items: Sequence[tuple[Mapping[str, Any], Mapping[str, int]]]) -> None:
         """Increment counters of many rows in one round trip; each increment is atomic."""
         increments = [
-            Increment(self.mapper.key_of(**key), self._counter_column(name, amount), amount)
+            Increment(self.mapper.key_of(**key), self.mapper.counter_column(name, amount), amount)
             for key, amounts in items
             for name, amount in amounts.items()
         ]
@@ -1047,17 +1049,6 @@ class Repository(Generic[M]):
             if increments:
                 self.backend.increment_many(self.table, increments)
             call.results = len(increments)
-
-    def _counter_column(self, name: str, amount: int) -> bytes:
-        if name not in self.info.counters:
-            raise ValidationError("not a counter field", table=self.table, field=name)
-        if isinstance(amount, bool) or not isinstance(amount, int):
-            raise ValidationError(
-                "increments are integers", table=self.table, field=name, value=amount
-            )
-        if not -(2**63) <= amount < 2**63:
-            raise ValidationError("increment out of the 64-bit range", field=name, value=amount)
-        return self.mapper.column_of(name)
 
     # --- map fields (F6) --------------------------------------------------------------
 

@@ -202,19 +202,11 @@ class UnitOfWork:
             raise ValidationError(
                 "name at least one counter to increment", table=mapper.info.table.full_name
             )
-        queue = self._increments.setdefault(mapper.info.table.full_name, [])
-        for name, amount in amounts.items():
-            if name not in mapper.info.counters:
-                raise ValidationError(
-                    "not a counter field", table=mapper.info.table.full_name, field=name
-                )
-            if isinstance(amount, bool) or not isinstance(amount, int):
-                raise ValidationError(
-                    "increments are integers", table=mapper.info.table.full_name, field=name
-                )
-            if not -(2**63) <= amount < 2**63:
-                raise ValidationError("increment out of the 64-bit range", field=name, value=amount)
-            queue.append(Increment(row, mapper.column_of(name), amount))
+        checked = [
+            Increment(row, mapper.counter_column(name, amount), amount)
+            for name, amount in amounts.items()
+        ]  # every one is checked before any is queued
+        self._increments.setdefault(mapper.info.table.full_name, []).extend(checked)
 
     def _stale(self, table: str, queue: Sequence[Mutation], write: int) -> list[Mutation]:
         """Read the prefixed maps being replaced (one round trip) and delete what is gone."""

@@ -72,6 +72,8 @@ def test_a_unit_refuses_bad_increments_when_queued(store: Store) -> None:
         unit.increment(Shop, {"shop_id": "s"}, visits=1.5)  # type: ignore[arg-type]
     with pytest.raises(ValidationError):
         unit.increment(Shop, {"shop_id": "s"})
+    with pytest.raises(ValidationError):  # a good counter beside a bad one: neither queued
+        unit.increment(Shop, {"shop_id": "s"}, visits=1, name=1)
     assert unit.pending == 0
 
 
