@@ -26,6 +26,8 @@ class _FixedWidthInteger(Codec[int]):
             EncodeError: ``value`` is not an ``int`` (``bool`` is refused too) or lies outside
                 the signed range of ``width`` bytes.
         """
+        if type(value) is int and -(1 << 63) <= value < (1 << 63) and self.width == 8:
+            return value.to_bytes(8, "big", signed=True)
         if isinstance(value, bool) or not isinstance(value, int):
             raise self._wrong_type(value)
         low, high = -(1 << (8 * self.width - 1)), (1 << (8 * self.width - 1)) - 1
@@ -39,6 +41,8 @@ class _FixedWidthInteger(Codec[int]):
         Raises:
             DecodeError: ``data`` is not exactly ``width`` bytes long.
         """
+        if type(data) is bytes and len(data) == self.width:
+            return int.from_bytes(data, "big", signed=True)
         return int.from_bytes(self._exact_length(data, self.width), "big", signed=True)
 
 

@@ -29,7 +29,7 @@ class Utf8(Codec[str]):
         Raises:
             EncodeError: ``value`` is not a ``str`` or holds a lone surrogate.
         """
-        if not isinstance(value, str):
+        if type(value) is not str and not isinstance(value, str):
             raise self._wrong_type(value)
         try:
             return value.encode("utf-8")
@@ -42,7 +42,7 @@ class Utf8(Codec[str]):
         Raises:
             DecodeError: ``data`` is not valid UTF-8.
         """
-        raw = self._bytes(data)
+        raw = data if type(data) is bytes else self._bytes(data)
         try:
             return raw.decode("utf-8")
         except UnicodeDecodeError as error:

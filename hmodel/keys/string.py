@@ -115,6 +115,9 @@ class _Blob(ValueComponent[T], abc.ABC):
                     value=chunk,
                 )
             return self._from_raw(raw), pos + self.width
+        zero = buf.find(b"\x00", pos)
+        if 0 <= zero < len(buf) - 1 and buf[zero + 1] == 0:  # no escaped byte: the usual case
+            return self._from_raw(buf[pos:zero]), zero + 2
         out = bytearray()
         start = pos
         while True:

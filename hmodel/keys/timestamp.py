@@ -18,10 +18,13 @@ LONG_MAX = (1 << 63) - 1
 
 Unit = Literal["s", "ms", "us"]
 
-_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
-_MICROS = {"s": 1_000_000, "ms": 1_000, "us": 1}
+_EPOCH = EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+#: Microseconds per tick of each unit.
+_MICROS = MICROS = {"s": 1_000_000, "ms": 1_000, "us": 1}
 _LAST = dt.datetime.max.replace(tzinfo=dt.timezone.utc) - _EPOCH
 _LAST_MICROS = (_LAST.days * 86_400 + _LAST.seconds) * 1_000_000 + _LAST.microseconds
+_DELTA = dt.timedelta
+_MAX_TICKS = {unit: _LAST_MICROS // micros for unit, micros in _MICROS.items()}
 
 
 @attrs.frozen
@@ -51,7 +54,7 @@ class _Instant(ValueComponent[dt.datetime]):
     @property
     def max_ticks(self) -> int:
         """The largest tick count a ``datetime`` can hold (9999-12-31, in ``unit``)."""
-        return _LAST_MICROS // _MICROS[self.unit]
+        return _MAX_TICKS[self.unit]
 
     def ticks(self, value: Any) -> int:
         """Return ``value`` as whole ``unit`` ticks since 1970-01-01 UTC.
@@ -98,7 +101,7 @@ class _Instant(ValueComponent[dt.datetime]):
         Raises:
             KeyDecodeError: ``ticks`` is negative or beyond year 9999.
         """
-        if not 0 <= ticks <= self.max_ticks:
+        if not 0 <= ticks <= _MAX_TICKS[self.unit]:
             raise KeyDecodeError(
                 f"{self.name!r} holds {ticks} {self.unit}, outside 1970..9999",
                 field=self.name,
@@ -144,8 +147,14 @@ class Timestamp(_Instant):
         Raises:
             KeyDecodeError: Truncated, or the long is negative or past year 9999.
         """
-        raw = take(buf, pos, 8, self)
-        return self.instant(int.from_bytes(raw, "big", signed=True), raw), pos + 8
+        raw = buf[pos : pos + 8]
+        if len(raw) != 8:
+            take(buf, pos, 8, self)  # raises, naming the component
+        ticks = int.from_bytes(raw, "big", signed=True)
+        if 0 <= ticks <= _MAX_TICKS[self.unit]:
+            seconds, micros = divmod(ticks * _MICROS[self.unit], 1_000_000)
+            return _EPOCH + _DELTA(0, seconds, micros), pos + 8
+        return self.instant(ticks, raw), pos + 8
 
 
 @attrs.frozen
@@ -185,5 +194,11 @@ class ReverseTimestamp(_Instant):
             KeyDecodeError: Truncated, or the stored long is not ``LONG_MAX - ticks``
                 for an instant in 1970..9999.
         """
-        raw = take(buf, pos, 8, self)
-        return self.instant(LONG_MAX - int.from_bytes(raw, "big", signed=True), raw), pos + 8
+        raw = buf[pos : pos + 8]
+        if len(raw) != 8:
+            take(buf, pos, 8, self)  # raises, naming the component
+        ticks = LONG_MAX - int.from_bytes(raw, "big", signed=True)
+        if 0 <= ticks <= _MAX_TICKS[self.unit]:
+            seconds, micros = divmod(ticks * _MICROS[self.unit], 1_000_000)
+            return _EPOCH + _DELTA(0, seconds, micros), pos + 8
+        return self.instant(ticks, raw), pos + 8

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Mapping
 from datetime import timedelta
 from typing import Any, Generic, TypeVar
@@ -16,6 +17,15 @@ from hmodel.errors import (
     DecodeError,
     KeyEncodeError,
     ValidationError,
+)
+from hmodel.keys.compiled import CompiledKey
+from hmodel.mapping.fast import (
+    FULL,
+    instance_builder,
+    read_plan,
+    row_reader,
+    row_writer,
+    write_plan,
 )
 from hmodel.mapping.value import decode_value, encode_value
 from hmodel.model import (
@@ -101,7 +111,15 @@ class Mapper(Generic[M]):
             f.column: f for f in self.info.fields.values() if not isinstance(f, MapField)
         }
         self._maps = tuple(self.info.maps.values())
-        self._read_plan: tuple[tuple[str, bytes | None, Any, StoredField], ...] | None = None
+        self._key = CompiledKey(self.info.key)
+        self._key_names = self.info.key_field_names
+        self._key_types = tuple((f.name, f.python_type) for f in self.info.key_fields)
+        self._key_getter = operator.attrgetter(*self._key_names)
+        self._read_plan = read_plan(self.info)
+        self._write_steps, self._written = write_plan(self.info)
+        self._build = instance_builder(self.info) or (lambda values: cls(**values))
+        self._reader = row_reader(self.info, self._key, self._read_plan, self._decode_field)
+        self._writer = row_writer(self._write_steps, Put, Delete)
 
     def __repr__(self) -> str:
         return f"Mapper({self.info.name})"
@@ -124,6 +142,29 @@ class Mapper(Generic[M]):
             ValidationError: A key field is missing, unknown, of the wrong type or does not
                 encode (too long, out of range); the error names the field.
         """
+        return self.key_of_values(key_fields)
+
+    def key_of_values(self, key_fields: Mapping[str, Any]) -> bytes:
+        """Return the rowkey of these key field values, given as a mapping (see :meth:`key_of`).
+
+        Raises:
+            ValidationError: Not a mapping; a key field missing, unknown, of the wrong type
+                or not encoding.
+        """
+        if type(key_fields) is dict and len(key_fields) == len(self._key_types):
+            try:
+                for name, kind in self._key_types:
+                    if type(key_fields[name]) is not kind:
+                        break
+                else:
+                    return self._key.encode(key_fields)
+            except (KeyError, KeyEncodeError):
+                pass  # the full path below words the error
+        if not isinstance(key_fields, Mapping):
+            raise self._invalid("key values must map key field names to values", value=key_fields)
+        return self._checked_key(key_fields)
+
+    def _checked_key(self, key_fields: Mapping[str, Any]) -> bytes:
         names = self.info.key_field_names
         for name, value in key_fields.items():
             if name not in names:
@@ -151,14 +192,15 @@ class Mapper(Generic[M]):
             ) from error
 
     def _row(self, key_values: Mapping[str, Any]) -> bytes:
-        if not isinstance(key_values, Mapping):
-            raise self._invalid("key values must map key field names to values", value=key_values)
-        return self.key_of(**key_values)
+        return self.key_of_values(key_values)
 
     def key_values(self, instance: M) -> dict[str, Any]:
         """Return the key field values of ``instance``, by name."""
         self._check_instance(instance)
-        return {name: getattr(instance, name) for name in self.info.key_field_names}
+        values = self._key_getter(instance)
+        if len(self._key_names) == 1:
+            return {self._key_names[0]: values}
+        return dict(zip(self._key_names, values, strict=True))
 
     def rowkey(self, instance: M) -> bytes:
         """Return the rowkey of ``instance``.
@@ -167,11 +209,11 @@ class Mapper(Generic[M]):
             ValidationError: ``instance`` is not of this model, or a key field does not
                 encode.
         """
-        return self.key_of(**self.key_values(instance))
+        return self.key_of_values(self.key_values(instance))
 
     def matches(self, row: bytes) -> bool:
         """Whether ``row`` is a rowkey of this model (tells record types apart, R1)."""
-        return self.info.key.matches(row)
+        return self._key.matches(row)
 
     # --- columns ----------------------------------------------------------------------------
 
@@ -470,12 +512,29 @@ class Mapper(Generic[M]):
             row = self.rowkey(instance)
         ttl = self._ttl(ttl_ms)
         self._check_timestamp(timestamp)
+        if self._writer is not None:
+            try:
+                return self._writer(instance, row, timestamp, ttl)
+            except Exception:  # the loop below words the error, or warns (F11)
+                pass
         write = _Write(row, timestamp, ttl, previous)
         mutations: list[Mutation] = []
-        for stored in self.info.fields.values():
-            if isinstance(stored, CounterField | VersionField):
+        for step, value in zip(self._write_steps, self._written(instance), strict=True):
+            if not isinstance(step, tuple):  # a map
+                mutations.extend(self._field_mutations(write, step, value))
                 continue
-            mutations.extend(self._field_mutations(write, stored, getattr(instance, stored.name)))
+            _, column, encode, exact, bound, stored = step
+            if value is None or type(value) is not exact:
+                mutations.extend(self._field_mutations(write, stored, value))
+                continue
+            try:
+                data = encode(value)
+            except CodecError:  # the full path words it
+                mutations.extend(self._field_mutations(write, stored, value))
+                continue
+            if len(data) > bound:
+                self._check_size(stored, row, column, data)
+            mutations.append(Put(row, column, data, timestamp, ttl))
         return mutations
 
     def to_partial_mutations(
@@ -742,7 +801,7 @@ class Mapper(Generic[M]):
 
     # --- reads ------------------------------------------------------------------------------
 
-    def from_row(self, result: RowResult) -> M:
+    def from_row(self, result: RowResult, *, key_encoded_here: bool = False) -> M:
         """Return the instance stored in ``result``.
 
         Key fields are decoded from the rowkey; each column with its field's codec; a
@@ -750,41 +809,36 @@ class Mapper(Generic[M]):
         default; map fields gather the cells of their family and prefix; counters and the
         version read as 0 when absent. Columns no field uses are ignored.
 
+        Args:
+            result: The row.
+            key_encoded_here: The rowkey is one this mapper encoded from key fields (a get
+                by key), so its salt and hashes are not checked again.
+
         Raises:
             KeyDecodeError: The rowkey is not a key of this model.
             DecodeError: A cell does not decode (corrupt, or written by another codec), or
                 a required column is missing; the error names the column and the field.
         """
-        plan = self._read_plan
-        if plan is None:
-            plan = self._read_plan = self._build_read_plan()
-        values: dict[str, Any] = dict(self.info.key.decode(result.row))
+        reader = self._reader
+        if reader is not None:
+            try:
+                read: M = reader(result, not key_encoded_here)
+                return read
+            except Exception:  # the full path below words the error
+                pass
+        values = self._key.decode(result.row, verify=not key_encoded_here)
         cells = result.cells
-        for name, column, decode, stored in plan:
+        for name, column, decode, absent, stored in self._read_plan:
             cell = cells.get(column) if column is not None else None
-            if cell is None or decode is None:
-                values[name] = self._decode_field(result, stored)
+            if cell is None:
+                values[name] = self._decode_field(result, stored) if absent is FULL else absent
                 continue
             try:
-                values[name] = decode(cell.value)
-            except CodecError:  # the slow path names the model, field, row and column
+                values[name] = decode(cell.value)  # type: ignore[misc]
+            except CodecError:  # the full path names the model, field, row and column
                 values[name] = self._decode_field(result, stored)
-        return self.cls(**values)
-
-    def _build_read_plan(self) -> tuple[tuple[str, bytes | None, Any, StoredField], ...]:
-        """Per stored field: name, column, the codec's decode (``None``: slow path), field.
-
-        Column fields decode through their codec directly; maps, counters, the version
-        and missing cells take :meth:`_decode_field`, which also words the errors.
-        """
-        plan: list[tuple[str, bytes | None, Any, StoredField]] = []
-        for stored in self.info.fields.values():
-            if isinstance(stored, ColumnField):
-                plan.append((stored.name, stored.column, stored.codec.decode, stored))
-            else:
-                column = None if isinstance(stored, MapField) else stored.column
-                plan.append((stored.name, column, None, stored))
-        return tuple(plan)
+        built: M = self._build(values)
+        return built
 
     def decode_fields(
         self, result: RowResult, field_names: Iterable[str] | None = None
@@ -803,7 +857,7 @@ class Mapper(Generic[M]):
             DecodeError: A cell does not decode, or a required column is missing.
         """
         selected = self._select(field_names)
-        values: dict[str, Any] = dict(self.info.key.decode(result.row))
+        values: dict[str, Any] = self._key.decode(result.row)
         for stored in selected:
             values[stored.name] = self._decode_field(result, stored)
         return values

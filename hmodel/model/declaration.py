@@ -241,6 +241,12 @@ class _Declaration:
             if is_classvar(hint):
                 continue
             setattr(self.cls, attr_name, self._attribute(attr_name, hint))
+        plain_init = (
+            getattr(self.cls, "__init__", None) is object.__init__
+            and getattr(self.cls, "__new__", None) is object.__new__
+        ) and not any(
+            hasattr(self.cls, hook) for hook in ("__attrs_pre_init__", "__attrs_post_init__")
+        )
         cls = attrs.define(
             self.cls, slots=True, kw_only=True, eq=True, repr=True, auto_attribs=True
         )
@@ -273,6 +279,7 @@ class _Declaration:
             max_cell_bytes=self.max_cell_bytes,
             warn_cell_bytes=self.warn_cell_bytes,
             allow_monotonic_key=self.allow_monotonic_key,
+            plain_init=plain_init,
         )
         self._check_monotonic()
         setattr(cls, _INFO, info)

@@ -218,6 +218,9 @@ class ModelInfo:
         warn_cell_bytes: The model's default ``warn_bytes`` of its fields (F11).
         allow_monotonic_key: Why a key leading with a monotonic value is fine (K8), or
             ``False``.
+        plain_init: The class builds instances with the ``__init__`` attrs generates and no
+            ``__attrs_pre_init__``/``__attrs_post_init__``: a loaded row may then be turned
+            into an instance by setting its slots directly (no hook would have run).
     """
 
     cls: type[Any]
@@ -230,6 +233,7 @@ class ModelInfo:
     max_cell_bytes: int | None = None
     warn_cell_bytes: int | None = None
     allow_monotonic_key: bool | str = False
+    plain_init: bool = False
 
     def __repr__(self) -> str:
         return f"ModelInfo({self.name!r}, table={self.table.full_name!r}, key={self.key!r})"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 
 import attrs
 
@@ -28,32 +29,56 @@ class Loaded:
 class IdentityMap:
     """Remembers :class:`Loaded` per instance, by object identity.
 
-    Models are mutable and unhashable, so entries are keyed by ``id`` and dropped when the
-    object is garbage-collected.
+    Models are mutable and unhashable, so entries are keyed by ``id`` and each holds a weak
+    reference whose callback drops the entry when the object is garbage-collected (before
+    its ``id`` can be reused). A weak reference with a callback costs a fraction of a
+    ``weakref.finalize``, which also registers the object for interpreter exit; this runs
+    once per loaded object.
     """
 
     def __init__(self) -> None:
-        self._entries: dict[int, Loaded] = {}
+        self._entries: dict[int, tuple[weakref.ref[object], Loaded]] = {}
 
     def remember(
         self, obj: object, row: bytes, version: bytes | None, *, partial: bool = False
     ) -> None:
         """Record what ``obj`` was read or saved as."""
         key = id(obj)
-        if key not in self._entries:
-            weakref.finalize(obj, self._entries.pop, key, None)
-        self._entries[key] = Loaded(row, version, partial)
+        entries = self._entries
+        found = entries.get(key)
+        ref = found[0] if found is not None else weakref.ref(obj, _dropper(entries, key))
+        entries[key] = (ref, Loaded(row, version, partial))
 
     def recall(self, obj: object) -> Loaded | None:
         """What ``obj`` was read or saved as, or ``None`` for an instance never seen."""
-        return self._entries.get(id(obj))
+        found = self._entries.get(id(obj))
+        return None if found is None else found[1]
 
     def copy(self) -> IdentityMap:
-        """A map with the same entries, changed independently (for explanations)."""
+        """A map with the same entries, changed independently (for explanations).
+
+        The copy's entries are dropped with their objects as well.
+        """
         copied = IdentityMap()
-        copied._entries = dict(self._entries)
+        for key, (ref, loaded) in self._entries.items():
+            obj = ref()
+            if obj is not None:
+                copied._entries[key] = (weakref.ref(obj, _dropper(copied._entries, key)), loaded)
         return copied
 
     def forget(self, obj: object) -> None:
         """Forget ``obj`` (after it was deleted)."""
         self._entries.pop(id(obj), None)
+
+
+def _dropper(
+    entries: dict[int, tuple[weakref.ref[object], Loaded]], key: int
+) -> Callable[[weakref.ref[object]], None]:
+    """The weak reference callback removing ``key``'s entry, if it is still this reference's."""
+
+    def drop(ref: weakref.ref[object]) -> None:
+        found = entries.get(key)
+        if found is not None and found[0] is ref:
+            del entries[key]
+
+    return drop

@@ -195,7 +195,9 @@ class Repository(Generic[M]):
                 )
         return fields
 
-    def _load(self, result: RowResult, *, partial: bool = False) -> M | None:
+    def _load(
+        self, result: RowResult, *, partial: bool = False, key_encoded_here: bool = False
+    ) -> M | None:
         """Build the model of a row read; ``None`` when the row holds none of its data.
 
         Every write this process makes afterwards is stamped after the cells read (so a
@@ -209,20 +211,23 @@ class Repository(Generic[M]):
         cells = result.cells
         if cells:
             skip = self._server_stamped
-            newest = max(
-                (cell.timestamp for column, cell in cells.items() if column not in skip),
-                default=0,
-            )
+            if skip and not skip.isdisjoint(cells):
+                newest = max(
+                    (cell.timestamp for column, cell in cells.items() if column not in skip),
+                    default=0,
+                )
+            else:
+                newest = max([cell.timestamp for cell in cells.values()])
             self._stamps.observe(newest, rows=(result.row,))
         if self._locking is None:
-            obj = self.mapper.from_row(result)
+            obj = self.mapper.from_row(result, key_encoded_here=key_encoded_here)
             self._identity.remember(obj, result.row, None, partial=partial)
             return obj
         read = self._locking.read(result)
         if read is None:
             return None
         data, number, raw = read
-        obj = self.mapper.from_row(data)
+        obj = self.mapper.from_row(data, key_encoded_here=key_encoded_here)
         object.__setattr__(obj, self.info.version_field or "", number)
         self._identity.remember(obj, result.row, raw, partial=partial)
         return obj
@@ -344,7 +349,11 @@ class Repository(Generic[M]):
                 before=None if as_of is None else as_of + 1,
             )
             call.results = len(results)
-        obj = self._load(results[0], partial=fields is not None) if results else None
+        obj = (
+            self._load(results[0], partial=fields is not None, key_encoded_here=True)
+            if results
+            else None
+        )
         if obj is None and required:
             raise NotFoundError("no such row", table=self.table, row=row)
         return obj
@@ -364,7 +373,8 @@ class Repository(Generic[M]):
         (``"skip"``, or a function told of each :class:`~hmodel.errors.DecodeError`).
         """
         _check_on_error(on_error, self.table)
-        rows = [self.mapper.key_of(**k) for k in keys]
+        key_of = self.mapper.key_of_values
+        rows = [key_of(k) for k in keys]
         fields = self._projection(fields)
         if not rows:
             return []
@@ -385,7 +395,7 @@ class Repository(Generic[M]):
                 loaded.append(None)
                 continue
             try:
-                loaded.append(self._load(result, partial=partial))
+                loaded.append(self._load(result, partial=partial, key_encoded_here=True))
             except DecodeError as error:
                 if on_error == "raise":
                     raise

@@ -1,0 +1,234 @@
+"""The per-model steps the mapper's hot paths run, laid out once from the declaration.
+
+Issue 11: reading a row into an instance and an instance into puts ran the declaration's
+generic machinery (``isinstance`` chains, property look-ups, attrs ``__setattr__`` hooks)
+for every field of every row. These plans hold what each field needs as plain tuples,
+so the mapper's loops do only the work itself. Anything unusual (a value of another
+type than the annotation's exact class, a missing cell, a map field, an oversized cell,
+a codec error) leaves the plan for the mapper's full path, which words the error.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+from hmodel.keys.compiled import CompiledKey, decode_lines
+from hmodel.model import ColumnField, CounterField, MapField, ModelInfo, StoredField, VersionField
+from hmodel.model.info import LONG
+
+__all__ = [
+    "FULL",
+    "ReadStep",
+    "WriteStep",
+    "instance_builder",
+    "read_plan",
+    "row_reader",
+    "row_writer",
+    "write_plan",
+]
+
+#: Per stored field: name, column (``None`` for a map), the decode of its cell (``None``:
+#: the mapper's full path decodes it: maps), the value of a missing cell (:data:`FULL`:
+#: the full path decides: a required field, a default factory), the field.
+ReadStep = tuple[str, bytes | None, Callable[[bytes], Any] | None, Any, StoredField]
+
+#: "Take the mapper's full path" (a :data:`ReadStep`'s missing-cell value).
+FULL: Any = object()
+
+#: Per written field: name, column, the codec's encode, the exact class a value must have
+#: for the short path (``None``: always the full path), the largest size not needing the
+#: F11 check, the field.
+WriteStep = tuple[str, bytes, Callable[[Any], bytes], type | None, int, ColumnField]
+
+#: Larger than any cell value.
+_NO_BOUND = 1 << 62
+
+
+def read_plan(info: ModelInfo) -> tuple[ReadStep, ...]:
+    """The read steps of every stored field, in declaration order.
+
+    Counters and the version decode as ``Long`` and read as 0 when absent; a column field
+    without its cell reads as its plain default (or ``None`` when nullable), and takes the
+    full path when it is required or has a default factory.
+    """
+    plan: list[ReadStep] = []
+    for stored in info.fields.values():
+        if isinstance(stored, MapField):
+            plan.append((stored.name, None, None, FULL, stored))
+        elif isinstance(stored, CounterField | VersionField):
+            plan.append((stored.name, stored.column, LONG.decode, 0, stored))
+        else:
+            absent = FULL
+            if stored.factory is None and stored.has_default:
+                absent = stored.make_default()
+            plan.append((stored.name, stored.column, stored.codec.decode, absent, stored))
+    return tuple(plan)
+
+
+def write_plan(info: ModelInfo) -> tuple[tuple[WriteStep | MapField, ...], Callable[[Any], Any]]:
+    """The write steps of a full save, and a getter of the written fields' values.
+
+    Returns:
+        Per written field (counters and the version are not written by a save) a
+        :data:`WriteStep`, or the bare field for a map (the full path writes maps); and an
+        ``attrgetter`` returning those fields' values as a tuple, in the same order.
+    """
+    steps: list[WriteStep | MapField] = []
+    for stored in info.fields.values():
+        if isinstance(stored, CounterField | VersionField):
+            continue
+        if isinstance(stored, MapField):
+            steps.append(stored)
+            continue
+        max_bytes, warn_bytes = info.cell_limits(stored)
+        bounds = [b for b in (max_bytes, warn_bytes) if b is not None]
+        hint = stored.value_type
+        exact = hint if isinstance(hint, type) and hint is not object else None
+        steps.append(
+            (
+                stored.name,
+                stored.column,
+                stored.codec.encode,
+                exact,
+                min(bounds, default=_NO_BOUND),
+                stored,
+            )
+        )
+    return tuple(steps), _getter(tuple(_name(step) for step in steps))
+
+
+def _name(step: WriteStep | MapField) -> str:
+    return step[0] if isinstance(step, tuple) else step.name
+
+
+def _getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """An attribute getter that always returns a tuple (``attrgetter`` of one name does not)."""
+    if not names:
+        return lambda _: ()
+    if len(names) == 1:
+        one = operator.attrgetter(names[0])
+        return lambda obj: (one(obj),)
+    return operator.attrgetter(*names)
+
+
+def instance_builder(info: ModelInfo) -> Callable[[dict[str, Any]], Any] | None:
+    """A function building an instance from every field's value, slot by slot; or ``None``.
+
+    Building through the class's ``__init__`` runs an attrs ``on_setattr`` hook per field
+    (key fields refuse to change, K10). A loaded row's values are already decoded and
+    typed, and the hooks only guard *changes*, so setting the slots directly builds the
+    same object. Only for a class whose ``__init__`` is attrs' own and whose fields have no
+    validator or converter (``None`` otherwise: use the class).
+    """
+    cls = info.cls
+    if not info.plain_init:
+        return None
+    fields = attrs.fields(cls)
+    if any(a.validator is not None or a.converter is not None for a in fields):
+        return None
+    expected = len(fields)
+    new = object.__new__  # the class's own: plain_init rules out another
+    put = object.__setattr__
+
+    def build(values: dict[str, Any]) -> Any:
+        if len(values) != expected:
+            return cls(**values)
+        obj = new(cls)
+        for name, value in values.items():
+            put(obj, name, value)
+        return obj
+
+    return build
+
+
+def row_reader(
+    info: ModelInfo,
+    key: CompiledKey,
+    plan: tuple[ReadStep, ...],
+    full: Callable[[Any, StoredField], Any],
+) -> Callable[[Any, bool], Any] | None:
+    """A straight-line function building an instance from a row, or ``None``.
+
+    ``reader(result, verify)`` decodes the rowkey (``verify``: check its salt and
+    hashes), decodes each field's cell with its codec (or takes its plain default), and
+    sets the instance's slots directly (see :func:`instance_builder` for when that is the
+    same object the class would build). Maps, and missing cells of required fields or
+    fields with a default factory, go through ``full(result, field)``, the mapper's full
+    decode. Any exception (a cell that does not decode, a key that does not parse, the
+    inline code's doubt) means "take the mapper's full path", which words the error.
+
+    ``None`` when instances cannot be built slot by slot.
+    """
+    if instance_builder(info) is None:
+        return None
+    names: dict[str, Any] = {"_new": object.__new__, "_cls": info.cls, "_set": object.__setattr__}
+    names["_full"] = full
+    lines = ["def read(result, verify):", "    row = result.row"]
+    body, key_values = decode_lines(info.key, key.layout, names)
+    lines.extend(body)
+    lines.append("    cells = result.cells")
+    lines.append("    obj = _new(_cls)")
+    for name, local in key_values.items():
+        lines.append(f"    _set(obj, {name!r}, {local})")
+    for index, (name, column, decode, absent, stored) in enumerate(plan):
+        names[f"f{index}"] = stored
+        if decode is None:
+            lines.append(f"    _set(obj, {name!r}, _full(result, f{index}))")
+            continue
+        names[f"c{index}"], names[f"d{index}"], names[f"a{index}"] = column, decode, absent
+        missing = f"_full(result, f{index})" if absent is FULL else f"a{index}"
+        lines.append(f"    c = cells.get(c{index})")
+        lines.append(f"    _set(obj, {name!r}, {missing} if c is None else d{index}(c.value))")
+    lines.append("    return obj")
+    exec(compile("\n".join(lines), f"<hmodel reader {info.name}>", "exec"), names)
+    reader: Callable[[Any, bool], Any] = names["read"]
+    return reader
+
+
+class _UndecidedError(Exception):
+    """The generated writer met a case it does not decide: the mapper's loop will."""
+
+
+def row_writer(
+    steps: tuple[WriteStep | MapField, ...],
+    put: Callable[..., Any],
+    delete: Callable[..., Any],
+) -> Callable[[Any, bytes, int, int | None], list[Any]] | None:
+    """A straight-line function returning the puts and deletes of a full save, or ``None``.
+
+    ``writer(instance, row, timestamp, ttl)`` reads each written field, and for a value of
+    exactly the annotation's class appends ``put(row, column, codec.encode(value),
+    timestamp, ttl)``; for ``None`` in a nullable field, ``delete(row, column,
+    timestamp)``. Anything else (another type, ``None`` in a required field, a cell over
+    its F11 bound, a codec error) raises, and the mapper's loop, which words the errors,
+    runs instead. ``None`` for a model with map fields (the loop writes those).
+    """
+    if any(not isinstance(step, tuple) for step in steps):
+        return None
+    names: dict[str, Any] = {"_put": put, "_delete": delete, "_UndecidedError": _UndecidedError}
+    lines = ["def write(obj, row, ts, ttl):", "    out = []", "    add = out.append"]
+    for index, step in enumerate(steps):
+        assert isinstance(step, tuple)
+        name, column, encode, exact, bound, stored = step
+        if exact is None:
+            return None
+        names[f"c{index}"], names[f"e{index}"], names[f"t{index}"] = column, encode, exact
+        lines.append(f"    v = obj.{name}")
+        lines.append(f"    if type(v) is t{index}:")
+        lines.append(f"        d = e{index}(v)")
+        lines.append(f"        if len(d) > {bound}:")
+        lines.append("            raise _UndecidedError")
+        lines.append(f"        add(_put(row, c{index}, d, ts, ttl))")
+        if stored.nullable:
+            lines.append("    elif v is None:")
+            lines.append(f"        add(_delete(row, c{index}, ts))")
+        lines.append("    else:")
+        lines.append("        raise _UndecidedError")
+    lines.append("    return out")
+    exec(compile("\n".join(lines), "<hmodel writer>", "exec"), names)
+    writer: Callable[[Any, bytes, int, int | None], list[Any]] = names["write"]
+    return writer
