@@ -11,6 +11,8 @@ a codec error) leaves the plan for the mapper's full path, which words the error
 from __future__ import annotations
 
 import operator
+import types
+import typing
 from collections.abc import Callable
 from typing import Any
 
@@ -18,9 +20,11 @@ import attrs
 
 from hmodel.keys.compiled import CompiledKey, decode_lines
 from hmodel.model import ColumnField, CounterField, MapField, ModelInfo, StoredField, VersionField
+from hmodel.model.annotation import check_value
 from hmodel.model.info import LONG
 
 __all__ = [
+    "ANY_TYPE",
     "FULL",
     "ReadStep",
     "WriteStep",
@@ -40,9 +44,16 @@ ReadStep = tuple[str, bytes | None, Callable[[bytes], Any] | None, Any, StoredFi
 FULL: Any = object()
 
 #: Per written field: name, column, the codec's encode, the exact class a value must have
-#: for the short path (``None``: always the full path), the largest size not needing the
-#: F11 check, the field.
+#: for the short path (``None``: always the full path; :class:`ANY_TYPE`: the codec
+#: judges), the largest size not needing the F11 check, the field.
 WriteStep = tuple[str, bytes, Callable[[Any], bytes], type | None, int, ColumnField]
+
+
+class ANY_TYPE:  # noqa: N801  # a marker class, named like the constant it is
+    """A write step's "exact class" when the codec alone judges the value's type."""
+
+
+_UNIONS = (typing.Union, types.UnionType)
 
 #: Larger than any cell value.
 _NO_BOUND = 1 << 62
@@ -87,7 +98,7 @@ def write_plan(info: ModelInfo) -> tuple[tuple[WriteStep | MapField, ...], Calla
         max_bytes, warn_bytes = info.cell_limits(stored)
         bounds = [b for b in (max_bytes, warn_bytes) if b is not None]
         hint = stored.value_type
-        exact = hint if isinstance(hint, type) and hint is not object else None
+        exact = _exact(hint)
         steps.append(
             (
                 stored.name,
@@ -99,6 +110,21 @@ def write_plan(info: ModelInfo) -> tuple[tuple[WriteStep | MapField, ...], Calla
             )
         )
     return tuple(steps), _getter(tuple(_name(step) for step in steps))
+
+
+def _exact(hint: Any) -> type | None:
+    """What a value of a field annotated ``hint`` must be to skip the full type check.
+
+    Its exact class for a plain class; :data:`ANY_TYPE` when the codec alone judges
+    (``Any``, generics such as ``list[int]``, ``Literal``: ``check_value`` accepts every
+    value for those); ``None`` when only the full check decides (unions).
+    """
+    origin = typing.get_origin(hint)
+    if hint is Any or hint is object or (origin is not None and origin not in _UNIONS):
+        return ANY_TYPE
+    if origin is None and isinstance(hint, type):
+        return hint
+    return None
 
 
 def _name(step: WriteStep | MapField) -> str:
@@ -205,20 +231,28 @@ def row_writer(
     timestamp, ttl)``; for ``None`` in a nullable field, ``delete(row, column,
     timestamp)``. Anything else (another type, ``None`` in a required field, a cell over
     its F11 bound, a codec error) raises, and the mapper's loop, which words the errors,
-    runs instead. ``None`` for a model with map fields (the loop writes those).
+    runs instead. The type test is the one ``encode_value`` makes: the exact class for a
+    plain class (any other value takes the loop, which accepts subclasses and ``int`` for
+    ``float``), ``check_value`` for a union, none where the codec judges. ``None`` for a
+    model with map fields (the loop writes those).
     """
     if any(not isinstance(step, tuple) for step in steps):
         return None
-    names: dict[str, Any] = {"_put": put, "_delete": delete, "_UndecidedError": _UndecidedError}
+    names: dict[str, Any] = {"_put": put, "_delete": delete, "_check": check_value}
+    names["_UndecidedError"] = _UndecidedError
     lines = ["def write(obj, row, ts, ttl):", "    out = []", "    add = out.append"]
     for index, step in enumerate(steps):
         assert isinstance(step, tuple)
         name, column, encode, exact, bound, stored = step
-        if exact is None:
-            return None
         names[f"c{index}"], names[f"e{index}"], names[f"t{index}"] = column, encode, exact
         lines.append(f"    v = obj.{name}")
-        lines.append(f"    if type(v) is t{index}:")
+        if exact is ANY_TYPE:
+            lines.append("    if v is not None:")
+        elif exact is None:  # a union: the full type check, as encode_value makes it
+            names[f"h{index}"] = stored.value_type
+            lines.append(f"    if v is not None and _check(v, h{index}):")
+        else:
+            lines.append(f"    if type(v) is t{index}:")
         lines.append(f"        d = e{index}(v)")
         lines.append(f"        if len(d) > {bound}:")
         lines.append("            raise _UndecidedError")

@@ -20,6 +20,7 @@ from hmodel.errors import (
 )
 from hmodel.keys.compiled import CompiledKey
 from hmodel.mapping.fast import (
+    ANY_TYPE,
     FULL,
     instance_builder,
     read_plan,
@@ -524,7 +525,7 @@ class Mapper(Generic[M]):
                 mutations.extend(self._field_mutations(write, step, value))
                 continue
             _, column, encode, exact, bound, stored = step
-            if value is None or type(value) is not exact:
+            if value is None or (type(value) is not exact and exact is not ANY_TYPE):
                 mutations.extend(self._field_mutations(write, stored, value))
                 continue
             try:
