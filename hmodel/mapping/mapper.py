@@ -117,6 +117,7 @@ class Mapper(Generic[M]):
         self._key_types = tuple((f.name, f.python_type) for f in self.info.key_fields)
         self._key_getter = operator.attrgetter(*self._key_names)
         self._read_plan = read_plan(self.info)
+        self._counters = {name: f.column for name, f in self.info.counters.items()}
         self._write_steps, self._written = write_plan(self.info)
         self._build = instance_builder(self.info) or (lambda values: cls(**values))
         self._reader = row_reader(self.info, self._key, self._read_plan, self._decode_field)
@@ -662,6 +663,9 @@ class Mapper(Generic[M]):
             ValidationError: Not a counter field, or ``amount`` is not an int of the
                 64-bit range.
         """
+        column = self._counters.get(field_name)
+        if column is not None and type(amount) is int and -(2**63) <= amount < 2**63:
+            return column
         if field_name not in self.info.counters:
             raise ValidationError("not a counter field", table=self._table, field=field_name)
         if isinstance(amount, bool) or not isinstance(amount, int):

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-
-import attrs
+from typing import NamedTuple
 
 __all__ = ["IdentityMap", "Loaded"]
 
 
-@attrs.frozen
-class Loaded:
+class Loaded(NamedTuple):
     """What a repository remembers of one instance.
+
+    A named tuple: one is made for every loaded or saved instance, and a tuple is built
+    several times faster than a frozen attrs class.
 
     Attributes:
         row: Its rowkey: key fields cannot change (K10), a save under another key is refused.

@@ -50,14 +50,23 @@ def paginate(
         size: Items per page, >= 1.
         decode: Row to item, or ``None`` to skip.
     """
-    positions = list(start)
+    # The last row consumed per span (None: none yet); Positions are made per page only.
+    last: list[bytes | None] = [None] * len(start)
     items: list[T] = []
     for index, result in rows:
         item = decode(result)
-        if item is not None and len(items) == size:
-            yield RawPage(items, list(positions))
-            items = []
         if item is not None:
+            if len(items) == size:
+                yield RawPage(items, _positions(start, last))
+                items = []
             items.append(item)
-        positions[index] = Position(result.row, positions[index].done)
+        last[index] = result.row
     yield RawPage(items, None)
+
+
+def _positions(start: Sequence[Position], last: Sequence[bytes | None]) -> list[Position]:
+    """Each span's position: after its last consumed row, else where it started."""
+    return [
+        began if row is None else Position(row, began.done)
+        for began, row in zip(start, last, strict=True)
+    ]

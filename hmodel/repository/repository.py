@@ -339,7 +339,7 @@ class Repository(Generic[M]):
                 (inclusive).
             **key: Every key field, e.g. ``user_id="u1"``.
         """
-        row = self.mapper.key_of(**key)
+        row = self.mapper.key_of_values(key)
         fields = self._projection(fields)
         with self._instrument.call("get", rows=(row,)) as call:
             results = self.backend.get(
@@ -410,7 +410,7 @@ class Repository(Generic[M]):
         For a locked model the version cell alone does not count: a row whose first save
         is in flight, or that was deleted over Thrift1, does not exist.
         """
-        row = self.mapper.key_of(**key)
+        row = self.mapper.key_of_values(key)
         with self._instrument.call("exists", rows=(row,)) as call:
             results = self.backend.get(self.table, [row], columns=self._columns(None))
             found = bool(results) and (
@@ -425,7 +425,7 @@ class Repository(Generic[M]):
         For projections that leave out required fields, which :meth:`get` cannot build a
         model from. ``None`` when the row has none of the fields' cells.
         """
-        row = self.mapper.key_of(**key)
+        row = self.mapper.key_of_values(key)
         if isinstance(fields, str):
             raise QueryError("fields is a collection of names, not one string", field=fields)
         columns = self.mapper.columns(list(fields))
@@ -444,7 +444,7 @@ class Repository(Generic[M]):
         At most ``limit`` versions, and never more than the family keeps (``VERSIONS``).
         ``before`` (exclusive) reads history older than a timestamp.
         """
-        row = self.mapper.key_of(**key)
+        row = self.mapper.key_of_values(key)
         column = self.mapper.column_of(field)
         family = self.info.table.family(column.partition(b":")[0].decode())
         wanted = family.versions if limit is None else min(limit, family.versions)
@@ -930,7 +930,7 @@ class Repository(Generic[M]):
                 "partial updates would bypass the version check; use save()",
                 table=self.table,
             )
-        row = self.mapper.key_of(**key)
+        row = self.mapper.key_of_values(key)
         timestamp = self._write_stamp((row,), list(changes))
         mutations = self.mapper.to_partial_mutations(
             dict(key), changes, timestamp=timestamp, ttl_ms=self.mapper.ttl_of(ttl)
@@ -956,7 +956,7 @@ class Repository(Generic[M]):
                 raise ValidationError("pass an instance or key fields, not both", table=self.table)
             row = self._checked_row(obj)
         else:
-            row = self.mapper.key_of(**key)
+            row = self.mapper.key_of_values(key)
         with self._instrument.call("delete", rows=(row,)) as call:
             if self._locking is not None:
                 if obj is None:
@@ -1022,7 +1022,7 @@ class Repository(Generic[M]):
         counter: one round trip. Several: one round trip for the increments and one to
         read the values back; the values read may include concurrent increments by others.
         """
-        row = self.mapper.key_of(**key)
+        row = self.mapper.key_of_values(key)
         if not amounts:
             raise ValidationError("name at least one counter to increment", table=self.table)
         columns = {
@@ -1049,8 +1049,9 @@ class Repository(Generic[M]):
 
     def increment_many(self, items: Sequence[tuple[Mapping[str, Any], Mapping[str, int]]]) -> None:
         """Increment counters of many rows in one round trip; each increment is atomic."""
+        key_of, column_of = self.mapper.key_of_values, self.mapper.counter_column
         increments = [
-            Increment(self.mapper.key_of(**key), self.mapper.counter_column(name, amount), amount)
+            Increment(key_of(key), column_of(name, amount), amount)
             for key, amounts in items
             for name, amount in amounts.items()
         ]
@@ -1064,7 +1065,7 @@ class Repository(Generic[M]):
 
     def put_entries(self, key: Mapping[str, Any], field: str, entries: Mapping[Any, Any]) -> None:
         """Add or overwrite entries of a map field without rewriting the row (one round trip)."""
-        row = self.mapper.key_of(**key)
+        row = self.mapper.key_of_values(key)
         stamp = self._stamps.next(rows=(row,))
         mutations = self.mapper.map_put(dict(key), field, entries, timestamp=stamp)
         with self._instrument.call("put_entries", rows=(row,)) as call:
@@ -1077,7 +1078,7 @@ class Repository(Generic[M]):
         The deletes are a write stamp: a later :meth:`put_entries` of this process of the
         same entry is never hidden by them.
         """
-        row = self.mapper.key_of(**key)
+        row = self.mapper.key_of_values(key)
         stamp = self._stamps.next(rows=(row,))
         mutations = self.mapper.map_delete(dict(key), field, names, timestamp=stamp)
         with self._instrument.call("remove_entries", rows=(row,)) as call:
@@ -1088,7 +1089,7 @@ class Repository(Generic[M]):
         self, key: Mapping[str, Any], field: str, names: Sequence[Any] | None = None
     ) -> dict[Any, Any]:
         """Read a map field whole, or only the entries named (one round trip)."""
-        row = self.mapper.key_of(**key)
+        row = self.mapper.key_of_values(key)
         columns = self.mapper.map_columns(field, names)
         with self._instrument.call("get_entries", rows=(row,)) as call:
             results = self.backend.get(self.table, [row], columns=columns)
