@@ -10,7 +10,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["Better", "Result", "Scale", "paired", "rate", "retained_bytes", "summary"]
+__all__ = [
+    "Better",
+    "Result",
+    "Scale",
+    "paired",
+    "paired_with_cpu",
+    "rate",
+    "retained_bytes",
+    "summary",
+]
 
 #: Which way a result improves: ``"higher"`` (throughput), ``"lower"`` (bytes, round trips).
 Better = Literal["higher", "lower"]
@@ -135,6 +144,35 @@ def paired(
             other, mine = _timed(theirs, index), _timed(ours, index)
         ratios.append(other / mine)
     return ratios
+
+
+def _timed_with_cpu(run: Callable[[int], object], index: int) -> tuple[int, int]:
+    gc.collect()
+    start, cpu = time.perf_counter_ns(), time.process_time_ns()
+    run(index)
+    return max(1, time.perf_counter_ns() - start), max(1, time.process_time_ns() - cpu)
+
+
+def paired_with_cpu(
+    ours: Callable[[int], object], theirs: Callable[[int], object], *, pairs: int
+) -> tuple[list[float], list[float]]:
+    """As :func:`paired`, and also the ratios of this process's CPU time (``theirs / ours``).
+
+    The CPU time is :func:`time.process_time_ns` of the benchmark's process alone: with
+    the server in a process of its own, that is the client's CPU, whatever the server
+    and the network add to the wall-clock time.
+    """
+    ours(0)
+    theirs(0)
+    walls, cpus = [], []
+    for index in range(1, pairs + 1):
+        if index % 2:
+            mine, other = _timed_with_cpu(ours, index), _timed_with_cpu(theirs, index)
+        else:
+            other, mine = _timed_with_cpu(theirs, index), _timed_with_cpu(ours, index)
+        walls.append(other[0] / mine[0])
+        cpus.append(other[1] / mine[1])
+    return walls, cpus
 
 
 def summary(ratios: list[float]) -> tuple[float, tuple[float, float]]:

@@ -75,8 +75,22 @@ TARGETS: dict[str, Target] = {
     "mock.put": _at_least(1),
     "mock.bytes_per_cell": _at_most(200),
     "mock.bytes_per_cell_wide": _at_most(120),
-    # handwritten.* (the Repository over Thrift against hand-written happybase code) is
-    # reported, not checked, until the repository-side work of issue 11 lands.
+    # The Repository over Thrift against hand-written happybase code (issue 11): hmodel's
+    # time / the hand-written code's (median of interleaved pairs), the client's CPU
+    # time likewise, and Thrift calls of one call, hmodel's / the hand-written code's.
+    **{
+        f"handwritten.{metric}{operation}": _at_most(bound)
+        for operation in (
+            "save_many",
+            "get",
+            "get_many",
+            "scan_prefix",
+            "pages",
+            "merged",
+            "increment",
+        )
+        for metric, bound in (("", 1.15), ("cpu_", 1.5), ("calls_", 1.0))
+    },
     # Repositories on the engine.
     "repository.save": _at_least(5_000),
     "repository.save_many": _at_least(7_000),
