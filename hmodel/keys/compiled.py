@@ -22,7 +22,7 @@ from hmodel.keys.component import DerivedComponent, ValueComponent
 from hmodel.keys.composite import Key
 from hmodel.keys.derived import Const, Salt
 from hmodel.keys.string import Str
-from hmodel.keys.timestamp import EPOCH, LONG_MAX, MICROS, ReverseTimestamp, Timestamp
+from hmodel.keys.timestamp import EPOCH, LONG_MAX, ReverseTimestamp, Timestamp
 
 __all__ = ["CompiledKey"]
 
@@ -145,6 +145,11 @@ class CompiledKey:
         return True
 
 
+#: ``timedelta`` positional arguments of ``t`` ticks of each unit (days, seconds,
+#: microseconds, milliseconds).
+_DELTA_ARGS = {"s": "0, t", "ms": "0, 0, 0, t", "us": "0, 0, t"}
+
+
 class _UndecidedError(Exception):
     """A generated step met something it does not decide: the key's own code will."""
 
@@ -212,9 +217,18 @@ def decode_lines(
     if checks:
         lines.append("    if verify:")
         for position, step in checks:
-            names[f"kx{position}"] = step
+            names[f"kx{position}"], names[f"km{position}"] = step, step.memo
             sources = ", ".join(f"{s!r}: row[p{where[s]}:p{where[s] + 1}]" for s in step.sources)
-            lines.append(f"        if kx{position}.value({{{sources}}}) != v{position}:")
+            if len(step.sources) == 1:  # the memo first, without building the sources' dict
+                (source,) = step.sources
+                lines.append(
+                    f"        m = km{position}.get(row[p{where[source]}:p{where[source] + 1}])"
+                )
+                lines.append("        if m is None:")
+                lines.append(f"            m = kx{position}.value({{{sources}}})")
+            else:
+                lines.append(f"        m = kx{position}.value({{{sources}}})")
+            lines.append(f"        if m != v{position}:")
             lines.append("            raise _UndecidedError")
     return lines, {name: f"v{position}" for name, position in where.items()}
 
@@ -256,8 +270,7 @@ def _decode_one(component: object, i: int, names: dict[str, Any]) -> list[str]:
             f"    t = {ticks}",
             f"    if not 0 <= t <= {component.max_ticks}:",
             "        raise _UndecidedError",
-            f"    s, u = divmod(t * {MICROS[component.unit]}, 1000000)",
-            f"    v{i} = _EPOCH + _DELTA(0, s, u)",
+            f"    v{i} = _EPOCH + _DELTA({_DELTA_ARGS[component.unit]})",
             f"    {to} = {at} + 8",
         ]
     names[f"kd{i}"] = component.decode  # type: ignore[attr-defined]

@@ -19,8 +19,7 @@ LONG_MAX = (1 << 63) - 1
 Unit = Literal["s", "ms", "us"]
 
 _EPOCH = EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
-#: Microseconds per tick of each unit.
-_MICROS = MICROS = {"s": 1_000_000, "ms": 1_000, "us": 1}
+_MICROS = {"s": 1_000_000, "ms": 1_000, "us": 1}
 _LAST = dt.datetime.max.replace(tzinfo=dt.timezone.utc) - _EPOCH
 _LAST_MICROS = (_LAST.days * 86_400 + _LAST.seconds) * 1_000_000 + _LAST.microseconds
 _DELTA = dt.timedelta

@@ -18,6 +18,7 @@ from typing import Any
 
 import attrs
 
+from hmodel.codecs import Long, Utf8
 from hmodel.keys.compiled import CompiledKey, decode_lines
 from hmodel.model import ColumnField, CounterField, MapField, ModelInfo, StoredField, VersionField
 from hmodel.model.annotation import check_value
@@ -171,6 +172,39 @@ def instance_builder(info: ModelInfo) -> Callable[[dict[str, Any]], Any] | None:
     return build
 
 
+def _inline_decode(decode: Callable[[bytes], Any]) -> list[str] | None:
+    """Lines decoding ``c.value`` into ``w`` as the codec of ``decode`` does, or ``None``.
+
+    Only for the two codecs nearly every model uses, :class:`~hmodel.codecs.Long` (exactly
+    8 bytes, big-endian two's complement) and :class:`~hmodel.codecs.Utf8`; a value they
+    would refuse raises here too, and the mapper's full path words the error.
+    """
+    codec = getattr(decode, "__self__", None)
+    if type(codec) is Long:
+        return [
+            "w = c.value",
+            "if len(w) != 8 or type(w) is not bytes:",
+            "    raise _UndecidedError",
+            "w = int.from_bytes(w, 'big', signed=True)",
+        ]
+    if type(codec) is Utf8:
+        return ["w = c.value.decode('utf-8')"]
+    return None
+
+
+def _slot_setter(cls: type, name: str) -> Callable[[Any, Any], None]:
+    """Set attribute ``name`` of an instance of ``cls`` without its ``__setattr__`` hooks.
+
+    The slot's own descriptor where the class defines it (a third faster than
+    ``object.__setattr__``, which looks the name up first), else ``object.__setattr__``.
+    """
+    slot = vars(cls).get(name)
+    if isinstance(slot, types.MemberDescriptorType):
+        setter: Callable[[Any, Any], None] = slot.__set__
+        return setter
+    return lambda obj, value: object.__setattr__(obj, name, value)
+
+
 def row_reader(
     info: ModelInfo,
     key: CompiledKey,
@@ -191,7 +225,8 @@ def row_reader(
     """
     if instance_builder(info) is None:
         return None
-    names: dict[str, Any] = {"_new": object.__new__, "_cls": info.cls, "_set": object.__setattr__}
+    names: dict[str, Any] = {"_new": object.__new__, "_cls": info.cls}
+    names["_UndecidedError"] = _UndecidedError
     names["_full"] = full
     lines = ["def read(result, verify):", "    row = result.row"]
     body, key_values = decode_lines(info.key, key.layout, names)
@@ -199,16 +234,25 @@ def row_reader(
     lines.append("    cells = result.cells")
     lines.append("    obj = _new(_cls)")
     for name, local in key_values.items():
-        lines.append(f"    _set(obj, {name!r}, {local})")
+        names[f"s_{local}"] = _slot_setter(info.cls, name)
+        lines.append(f"    s_{local}(obj, {local})")
     for index, (name, column, decode, absent, stored) in enumerate(plan):
-        names[f"f{index}"] = stored
+        names[f"f{index}"], names[f"s{index}"] = stored, _slot_setter(info.cls, name)
         if decode is None:
-            lines.append(f"    _set(obj, {name!r}, _full(result, f{index}))")
+            lines.append(f"    s{index}(obj, _full(result, f{index}))")
             continue
         names[f"c{index}"], names[f"d{index}"], names[f"a{index}"] = column, decode, absent
         missing = f"_full(result, f{index})" if absent is FULL else f"a{index}"
         lines.append(f"    c = cells.get(c{index})")
-        lines.append(f"    _set(obj, {name!r}, {missing} if c is None else d{index}(c.value))")
+        inline = _inline_decode(decode)
+        if inline is None:
+            lines.append(f"    s{index}(obj, {missing} if c is None else d{index}(c.value))")
+            continue
+        lines.append("    if c is None:")
+        lines.append(f"        s{index}(obj, {missing})")
+        lines.append("    else:")
+        lines.extend(f"        {line}" for line in inline)
+        lines.append(f"        s{index}(obj, w)")
     lines.append("    return obj")
     exec(compile("\n".join(lines), f"<hmodel reader {info.name}>", "exec"), names)
     reader: Callable[[Any, bool], Any] = names["read"]
