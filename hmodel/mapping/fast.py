@@ -259,13 +259,30 @@ def row_reader(
     return reader
 
 
+def _put_lines(column: str) -> list[str]:
+    """Lines appending ``put(row, column, d, ts, ttl)``, built slot by slot.
+
+    ``Put`` is a frozen attrs class without validators, converters or hooks, so setting its
+    five slots directly builds the same object as its ``__init__``, a third faster.
+    """
+    return [
+        "        p = _new(_put)",
+        "        _put_row(p, row)",
+        f"        _put_column(p, {column})",
+        "        _put_value(p, d)",
+        "        _put_timestamp(p, ts)",
+        "        _put_ttl(p, ttl)",
+        "        add(p)",
+    ]
+
+
 class _UndecidedError(Exception):
     """The generated writer met a case it does not decide: the mapper's loop will."""
 
 
 def row_writer(
     steps: tuple[WriteStep | MapField, ...],
-    put: Callable[..., Any],
+    put: type,
     delete: Callable[..., Any],
 ) -> Callable[[Any, bytes, int, int | None], list[Any]] | None:
     """A straight-line function returning the puts and deletes of a full save, or ``None``.
@@ -283,6 +300,9 @@ def row_writer(
     if any(not isinstance(step, tuple) for step in steps):
         return None
     names: dict[str, Any] = {"_put": put, "_delete": delete, "_check": check_value}
+    names["_new"] = object.__new__
+    for attribute in ("row", "column", "value", "timestamp", "ttl"):
+        names[f"_put_{attribute}"] = _slot_setter(put, attribute)
     names["_UndecidedError"] = _UndecidedError
     lines = ["def write(obj, row, ts, ttl):", "    out = []", "    add = out.append"]
     for index, step in enumerate(steps):
@@ -300,7 +320,7 @@ def row_writer(
         lines.append(f"        d = e{index}(v)")
         lines.append(f"        if len(d) > {bound}:")
         lines.append("            raise _UndecidedError")
-        lines.append(f"        add(_put(row, c{index}, d, ts, ttl))")
+        lines.extend(_put_lines(f"c{index}"))
         if stored.nullable:
             lines.append("    elif v is None:")
             lines.append(f"        add(_delete(row, c{index}, ts))")
