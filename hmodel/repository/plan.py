@@ -136,7 +136,7 @@ def execute(
             # A merged page takes about wanted / spans rows from each span: fetch twice
             # that per round trip rather than `wanted` rows from every span.
             batch_size = min(batch_size, max(1, 2 * -(-wanted // live)))
-    streams: list[Iterator[tuple[bytes, int, RowResult]]] = []
+    scans: list[tuple[int, Iterator[RowResult]]] = []
     for index, (span, position) in enumerate(zip(plan.spans, positions, strict=True)):
         remaining = _resumed(span, position, plan.reverse)
         if remaining is None or (remaining.stop and remaining.start >= remaining.stop):
@@ -150,12 +150,20 @@ def execute(
             limit=limit,
             batch_size=batch_size,
         )
-        streams.append(_tagged(backend.scan(plan.table, scan), index, plan.merge_offset))
-    merged: Iterator[tuple[bytes, int, RowResult]]
-    if len(streams) == 1:
-        merged = streams[0]
-    else:
-        merged = heapq.merge(*streams, key=lambda item: item[0], reverse=plan.reverse)
+        scans.append((index, backend.scan(plan.table, scan)))
+    if len(scans) == 1:  # one span: its rows as they come, no merge key to compute
+        (index, rows), count = scans[0], 0
+        try:
+            for row in rows:
+                if limit is not None and count >= limit:
+                    return
+                count += 1
+                yield index, row
+        finally:
+            _close(rows)
+        return
+    streams = [_tagged(rows, index, plan.merge_offset) for index, rows in scans]
+    merged = heapq.merge(*streams, key=lambda item: item[0], reverse=plan.reverse)
     count = 0
     try:
         for _, index, row in merged:
@@ -165,18 +173,20 @@ def execute(
             yield index, row
     finally:
         for stream in streams:
-            close = getattr(stream, "close", None)
-            if close is not None:
-                close()
+            stream.close()
+
+
+def _close(rows: Iterator[RowResult]) -> None:
+    close = getattr(rows, "close", None)
+    if close is not None:
+        close()
 
 
 def _tagged(
     rows: Iterator[RowResult], index: int, offset: int
-) -> Iterator[tuple[bytes, int, RowResult]]:
+) -> Generator[tuple[bytes, int, RowResult], None, None]:
     try:
         for row in rows:
             yield row.row[offset:], index, row
     finally:
-        close = getattr(rows, "close", None)
-        if close is not None:
-            close()
+        _close(rows)
