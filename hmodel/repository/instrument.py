@@ -5,23 +5,39 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-import attrs
-
 from hmodel.backend.base import Backend
 from hmodel.repository.event import Listener, QueryEvent
 
 __all__ = ["Call", "Instrument"]
 
 
-@attrs.define
 class Call:
-    """What one call reports: set ``results`` (and ``rows`` or ``plan``) before it ends."""
+    """What one call reports: set ``results`` (and ``rows`` or ``plan``) before it ends.
 
-    rows: tuple[bytes, ...] = ()
-    plan: str | None = None
-    results: int = 0
-    started_ns: int = attrs.field(factory=time.time_ns)
-    monotonic_ns: int = attrs.field(factory=time.perf_counter_ns)
+    A plain slotted class (one is made per repository call).
+
+    Attributes:
+        rows: The rowkeys the call touches.
+        plan: The scan plan, described.
+        results: How many results the call returned or wrote.
+        started_ns: When it started, ``time.time_ns()``.
+        monotonic_ns: When it started, ``time.perf_counter_ns()`` (for the duration).
+    """
+
+    __slots__ = ("monotonic_ns", "plan", "results", "rows", "started_ns")
+
+    def __init__(self, rows: tuple[bytes, ...] = (), plan: str | None = None) -> None:
+        self.rows = rows
+        self.plan = plan
+        self.results = 0
+        self.started_ns = _now_ns()
+        self.monotonic_ns = _perf_ns()
+
+    def __repr__(self) -> str:
+        return f"Call(rows={self.rows!r}, plan={self.plan!r}, results={self.results})"
+
+
+_now_ns, _perf_ns = time.time_ns, time.perf_counter_ns
 
 
 class Instrument:
