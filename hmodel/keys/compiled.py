@@ -116,6 +116,29 @@ class CompiledKey:
             pass
         return self.key.encode(values)
 
+    def attribute_encoder(self, kinds: Mapping[str, type]) -> Callable[[object], bytes]:
+        """A function returning the rowkey of an object's key attributes, or raising.
+
+        ``encoder(obj)`` reads each key field as an attribute of ``obj``, requires it to
+        be exactly of class ``kinds[name]``, and encodes as :meth:`encode` does. It raises
+        (any exception) where it does not decide: a value of another class, one that does
+        not encode; the caller then takes its full path, which words the error.
+        """
+        names: dict[str, Any] = {"_UndecidedError": _UndecidedError}
+        lines = ["def encode(obj):"]
+        for index, (name, _) in enumerate(self._encoders):
+            names[f"t{index}"] = kinds[name]
+            lines.append(f"    a{index} = obj.{name}")
+            lines.append(f"    if type(a{index}) is not t{index}:")
+            lines.append("        raise _UndecidedError")
+        where = {name: index for index, (name, _) in enumerate(self._encoders)}
+        lines.extend(
+            _encode_lines(self._encoders, self.layout, names, lambda name: f"a{where[name]}")
+        )
+        exec(compile("\n".join(lines), f"<hmodel key attributes {self.key!r}>", "exec"), names)
+        encoder: Callable[[object], bytes] = names["encode"]
+        return encoder
+
     def decode(self, row: bytes, *, verify: bool = True) -> dict[str, Any]:
         """Return ``Key.decode(row)``.
 
@@ -168,9 +191,30 @@ def _generate(
     """
     names: dict[str, Any] = {"_UndecidedError": _UndecidedError}
     lines = ["def encode(values):"]
+    lines.extend(_encode_lines(encoders, layout, names, lambda name: f"values[{name!r}]"))
+    lines.append("def decode(row, verify):")
+    body, values = decode_lines(key, layout, names)
+    lines.extend(body)
+    lines.append(f"    return {{{', '.join(f'{n!r}: {v}' for n, v in values.items())}}}")
+    exec(compile("\n".join(lines), f"<hmodel key {key!r}>", "exec"), names)
+    return names["encode"], names["decode"]
+
+
+def _encode_lines(
+    encoders: tuple[tuple[str, Callable[[Any], bytes]], ...],
+    layout: tuple[str | bytes | _Derived, ...],
+    names: dict[str, Any],
+    access: Callable[[str], str],
+) -> list[str]:
+    """The body of a generated encode: each value encoded, then the parts joined.
+
+    ``access(name)`` is the expression of field ``name``'s value. A computed component's
+    memo is read before its sources' dictionary is built.
+    """
+    lines = []
     for index, (name, encode) in enumerate(encoders):
         names[f"c{index}"] = encode
-        lines.append(f"    e_{index} = c{index}(values[{name!r}])")
+        lines.append(f"    e_{index} = c{index}({access(name)})")
     slot = {name: index for index, (name, _) in enumerate(encoders)}
     parts: list[str] = []
     for position, step in enumerate(layout):
@@ -180,17 +224,17 @@ def _generate(
             names[f"k{position}"] = step
             parts.append(f"k{position}")
         else:
-            names[f"x{position}"] = step
+            names[f"x{position}"], names[f"xm{position}"] = step, step.memo
             sources = ", ".join(f"{s!r}: e_{slot[s]}" for s in step.sources)
-            parts.append(f"x{position}.to_bytes(x{position}.value({{{sources}}}))")
+            if len(step.sources) == 1:
+                lines.append(f"    m{position} = xm{position}.get(e_{slot[step.sources[0]]})")
+                lines.append(f"    if m{position} is None:")
+                lines.append(f"        m{position} = x{position}.value({{{sources}}})")
+            else:
+                lines.append(f"    m{position} = x{position}.value({{{sources}}})")
+            parts.append(f"x{position}.to_bytes(m{position})")
     lines.append(f"    return b''.join(({', '.join(parts)},))")
-
-    lines.append("def decode(row, verify):")
-    body, values = decode_lines(key, layout, names)
-    lines.extend(body)
-    lines.append(f"    return {{{', '.join(f'{n!r}: {v}' for n, v in values.items())}}}")
-    exec(compile("\n".join(lines), f"<hmodel key {key!r}>", "exec"), names)
-    return names["encode"], names["decode"]
+    return lines
 
 
 def decode_lines(

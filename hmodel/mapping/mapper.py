@@ -116,6 +116,7 @@ class Mapper(Generic[M]):
         self._key_names = self.info.key_field_names
         self._key_types = tuple((f.name, f.python_type) for f in self.info.key_fields)
         self._key_getter = operator.attrgetter(*self._key_names)
+        self._rowkey_of = self._key.attribute_encoder(dict(self._key_types))
         self._read_plan = read_plan(self.info)
         self._counters = {name: f.column for name, f in self.info.counters.items()}
         self._write_steps, self._written = write_plan(self.info)
@@ -211,6 +212,11 @@ class Mapper(Generic[M]):
             ValidationError: ``instance`` is not of this model, or a key field does not
                 encode.
         """
+        if type(instance) is self.cls:
+            try:
+                return self._rowkey_of(instance)
+            except Exception:  # the full path below words the error
+                pass
         return self.key_of_values(self.key_values(instance))
 
     def matches(self, row: bytes) -> bool:

@@ -229,6 +229,21 @@ def test_a_model_with_its_own_init_hooks_is_built_through_its_class() -> None:
     assert seen == ["a", "a"]
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    st.builds(
+        CustomerOrder,
+        customer_id=st.text(max_size=3) | st.integers() | st.binary(max_size=2),
+        order_id=st.text(max_size=3) | st.none(),
+        total=st.just(Decimal(1)),
+    )
+)
+def test_a_rowkey_of_an_instance_agrees_with_the_full_path(item: CustomerOrder) -> None:
+    mapper = mapper_for(CustomerOrder)
+    slow = outcome(lambda: mapper.key_of_values(mapper.key_values(item)))
+    assert outcome(mapper.rowkey, item) == slow
+
+
 def test_the_generated_writer_runs_for_a_model_without_maps() -> None:
     assert mapper_for(Limited)._writer is not None
     assert mapper_for(User)._writer is None  # a map field: the loop writes it
