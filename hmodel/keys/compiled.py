@@ -14,6 +14,7 @@ raises its usual typed error with the field and row named.
 from __future__ import annotations
 
 import datetime as dt
+import struct
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -168,6 +169,9 @@ class CompiledKey:
         return True
 
 
+#: A big-endian signed 8-byte long (Java's ``Bytes.toBytes(long)``).
+_LONG = struct.Struct(">q")
+
 #: ``timedelta`` positional arguments of ``t`` ticks of each unit (days, seconds,
 #: microseconds, milliseconds).
 _DELTA_ARGS = {"s": "0, t", "ms": "0, 0, 0, t", "us": "0, 0, t"}
@@ -304,13 +308,10 @@ def _decode_one(component: object, i: int, names: dict[str, Any]) -> list[str]:
         ]
     if type(component) in (Timestamp, ReverseTimestamp):
         assert isinstance(component, Timestamp | ReverseTimestamp)
-        names["_EPOCH"], names["_DELTA"] = EPOCH, dt.timedelta
+        names["_EPOCH"], names["_DELTA"], names["_LONG"] = EPOCH, dt.timedelta, _LONG.unpack
         ticks = "t" if type(component) is Timestamp else f"{LONG_MAX} - t"
         return [
-            f"    t = row[{at}:{at} + 8]",
-            "    if len(t) != 8:",
-            "        raise _UndecidedError",
-            "    t = int.from_bytes(t, 'big', signed=True)",
+            f"    (t,) = _LONG(row[{at}:{at} + 8])",  # struct.error unless exactly 8 bytes
             f"    t = {ticks}",
             f"    if not 0 <= t <= {component.max_ticks}:",
             "        raise _UndecidedError",

@@ -11,6 +11,7 @@ a codec error) leaves the plan for the mapper's full path, which words the error
 from __future__ import annotations
 
 import operator
+import struct
 import types
 import typing
 from collections.abc import Callable
@@ -172,6 +173,10 @@ def instance_builder(info: ModelInfo) -> Callable[[dict[str, Any]], Any] | None:
     return build
 
 
+#: A big-endian signed 8-byte long, as :class:`~hmodel.codecs.Long` stores it.
+_LONG = struct.Struct(">q")
+
+
 def _inline_decode(decode: Callable[[bytes], Any]) -> list[str] | None:
     """Lines decoding ``c.value`` into ``w`` as the codec of ``decode`` does, or ``None``.
 
@@ -181,12 +186,7 @@ def _inline_decode(decode: Callable[[bytes], Any]) -> list[str] | None:
     """
     codec = getattr(decode, "__self__", None)
     if type(codec) is Long:
-        return [
-            "w = c.value",
-            "if len(w) != 8 or type(w) is not bytes:",
-            "    raise _UndecidedError",
-            "w = int.from_bytes(w, 'big', signed=True)",
-        ]
+        return ["(w,) = _LONG(c.value)"]  # struct.error unless exactly 8 bytes
     if type(codec) is Utf8:
         return ["w = c.value.decode('utf-8')"]
     return None
@@ -226,7 +226,7 @@ def row_reader(
     if instance_builder(info) is None:
         return None
     names: dict[str, Any] = {"_new": object.__new__, "_cls": info.cls}
-    names["_UndecidedError"] = _UndecidedError
+    names["_UndecidedError"], names["_LONG"] = _UndecidedError, _LONG.unpack
     names["_full"] = full
     lines = ["def read(result, verify):", "    row = result.row"]
     body, key_values = decode_lines(info.key, key.layout, names)
