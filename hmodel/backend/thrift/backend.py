@@ -33,7 +33,7 @@ from hmodel.backend.thrift.descriptor import (
 from hmodel.backend.thrift.error import SERVER_ERRORS, server_error
 from hmodel.backend.thrift.idl import Mutation as TMutation
 from hmodel.backend.thrift.idl import TAppend, TIncrement
-from hmodel.backend.thrift.result import cell, column_order, row_result
+from hmodel.backend.thrift.result import cell, in_column_order, row_result
 from hmodel.backend.thrift.scanner import ScannerIterator, close_scanner
 from hmodel.errors import (
     BackendError,
@@ -404,8 +404,12 @@ class ThriftBackend(Backend):
                 retry=Retry.IDEMPOTENT,
                 table=table,
             )
-        found = (row_result(r) for r in results)
-        return [r for r in found if r is not None]
+        found = []
+        for tresult in results:
+            result = row_result(tresult)
+            if result is not None:
+                found.append(result)
+        return found
 
     def get_versions(
         self,
@@ -637,7 +641,7 @@ class ThriftBackend(Backend):
             values=[values[c] for c in columns],
         )
         cells = self._rpc("append", tappend, retry=Retry.UNSENT, table=table, row=row)
-        ordered = sorted(columns, key=column_order)
+        ordered = in_column_order(columns)
         if len(cells) != len(ordered):
             raise BackendError(
                 f"append answered {len(cells)} cells for {len(ordered)} columns",
