@@ -57,12 +57,13 @@ def _require_before(before: object, *, table: str, row: bytes | None = None) -> 
 class ThriftBackend(Backend):
     """The :class:`~hmodel.backend.base.Backend` protocol over HBase's Thrift1 server.
 
-    Built on happybase: a ``happybase.ConnectionPool`` holds ``pool_size`` connections
-    and each request borrows one for exactly one RPC, so the backend may be shared by
-    many threads. Calls go through each connection's raw thriftpy2 client, because the
-    protocol needs RPCs happybase's ``Table`` does not expose (``checkAndPut``,
-    ``incrementRows``, ``append``, ``getVerTs``, ``getRowsWithColumnsTs`` with no
-    columns). Every protocol call is one RPC (:attr:`round_trips` counts them), except:
+    Built on happybase: a pool (:class:`~hmodel.backend.thrift.channel.Channel`) holds
+    up to ``pool_size`` happybase connections and each request borrows one for exactly
+    one RPC, so the backend may be shared by many threads. Calls go through each
+    connection's raw thriftpy2 client, because the protocol needs RPCs happybase's
+    ``Table`` does not expose (``checkAndPut``, ``incrementRows``, ``append``,
+    ``getVerTs``, ``getRowsWithColumnsTs`` with no columns). Every protocol call is one
+    RPC (:attr:`round_trips` counts them), except:
 
     * :meth:`scan`: ``scannerOpenWithScan``, one ``scannerGetList`` per ``batch_size``
       rows, and ``scannerClose``;
