@@ -106,10 +106,58 @@ def plan_batches(
     markers mask puts by timestamp whatever the arrival order, so only "now" deletes
     must come last; within one call the server applies puts before deletes.)
 
+    Two puts of one cell at one timestamp (both at "now", or at the same explicit one)
+    are one version, the later one's. When they differ in ttl they travel in two calls
+    whose order follows the rules above, not the mutations' order, so the earlier put
+    is left out: it would otherwise overwrite the later one when its call comes last.
+
     Raises:
         IllegalArgumentError: A mutation is not a ``Put``/``Delete``, a put names a bare
             family, or a put's ttl is negative.
     """
+    fetched: list[Sequence[bytes]] = []
+
+    def families_once() -> Sequence[bytes]:
+        if not fetched:
+            fetched.append(families())
+        return fetched[0]
+
+    batches = _plan(mutations, families_once)
+    with_puts = [key for key, batch in batches.items() if batch.has_puts]
+    if len({timestamp for timestamp, _ in with_puts}) < len(with_puts):
+        # Puts at one timestamp in calls of different ttls: one may overwrite another.
+        kept = _without_overwritten(mutations)
+        if len(kept) < len(mutations):
+            batches = _plan(kept, families_once)
+    return sorted(
+        batches.values(),
+        key=lambda b: (b.has_deletes, b.has_deletes and b.timestamp is None),
+    )
+
+
+def _without_overwritten(mutations: Sequence[Mutation]) -> list[Mutation]:
+    """``mutations`` without the puts a later put overwrites from another call.
+
+    That is a later put of the same cell at the same timestamp with another ttl (with the
+    same ttl both travel in one call, which applies them in order).
+    """
+    last_ttl: dict[tuple[bytes, bytes, int | None], int | None] = {}
+    kept: list[Mutation] = []
+    for mutation in reversed(mutations):
+        if isinstance(mutation, Put):
+            cell = (mutation.row, mutation.column, mutation.timestamp)
+            ttl = last_ttl.setdefault(cell, mutation.ttl)
+            if ttl != mutation.ttl:
+                continue
+        kept.append(mutation)
+    kept.reverse()
+    return kept
+
+
+def _plan(
+    mutations: Sequence[Mutation], families: Callable[[], Sequence[bytes]]
+) -> dict[tuple[int | None, int | None], MutationBatch]:
+    """The batches of ``mutations`` by ``(timestamp, ttl)``, each mutation checked."""
     batches: dict[tuple[int | None, int | None], MutationBatch] = {}
     table_families: Sequence[bytes] | None = None
     # The batch of the previous put, by the identity of its timestamp and ttl: puts of a
@@ -166,7 +214,4 @@ def plan_batches(
             if table_families is None:
                 table_families = families()
             rows.extend(TMutation(isDelete=True, column=family) for family in table_families)
-    return sorted(
-        batches.values(),
-        key=lambda b: (b.has_deletes, b.has_deletes and b.timestamp is None),
-    )
+    return batches

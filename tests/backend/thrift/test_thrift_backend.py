@@ -326,6 +326,20 @@ def test_a_table_prefix_isolates_tables_and_is_hidden_from_names(server: FakeHBa
         theirs.close()
 
 
+def test_a_later_put_of_a_cell_wins_though_its_ttl_sends_it_in_another_call(
+    thrift: ThriftBackend, table: str
+) -> None:
+    thrift.mutate(
+        table,
+        [
+            Put(b"r", b"g:x", b"old"),
+            Delete(b"s"),  # a "now" delete: its call goes last
+            Put(b"r", b"g:x", b"new", ttl=3_600_000),
+        ],
+    )
+    assert thrift.get(table, [b"r"])[0].value(b"g:x") == b"new"
+
+
 def test_the_server_names_follow_a_changed_table_prefix(server: FakeHBaseServer) -> None:
     backend = ThriftBackend(server.host, server.port, table_prefix="app")
     try:

@@ -122,16 +122,66 @@ _mutations = st.lists(
 )
 
 
+def _overwritten_left_out(mutations: list[object]) -> list[object]:
+    """The mutations but the puts a later put of the cell overwrites from another call.
+
+    That is a later put of the same cell and timestamp with another ttl.
+    """
+    kept = []
+    for index, m in enumerate(mutations):
+        if isinstance(m, Put):
+            later = [
+                p
+                for p in mutations[index + 1 :]
+                if isinstance(p, Put)
+                and (p.row, p.column, p.timestamp) == (m.row, m.column, m.timestamp)
+            ]
+            if later and later[-1].ttl != m.ttl:
+                continue
+        kept.append(m)
+    return kept
+
+
+def test_a_later_put_of_a_cell_in_another_call_wins_over_an_earlier_one() -> None:
+    mutations = [
+        Put(b"r", b"f:x", b"old"),
+        Delete(b"s"),
+        Put(b"r", b"f:x", b"new", ttl=1),
+        Put(b"r", b"f:y", b"kept"),
+    ]
+    batches = plan_batches(mutations, lambda: [b"f"])
+    assert [(b.timestamp, b.ttl) for b in batches] == [(None, 1), (None, None)]
+    assert _shape(batches[0]) == {b"r": [(False, b"f:x", b"new")]}
+    assert _shape(batches[1]) == {
+        b"r": [(False, b"f:y", b"kept")],
+        b"s": [(True, b"f", None)],
+    }
+
+
+def test_families_are_asked_for_once_when_overwritten_puts_are_left_out() -> None:
+    asked: list[int] = []
+
+    def families() -> list[bytes]:
+        asked.append(1)
+        return [b"f"]
+
+    mutations = [Put(b"r", b"f:x", b"old"), Delete(b"s"), Put(b"r", b"f:x", b"new", ttl=1)]
+    batches = plan_batches(mutations, families)
+    assert asked == [1]
+    assert sum(len(ms) for b in batches for ms in b.rows.values()) == 2
+
+
 @given(_mutations)
 def test_batches_are_one_per_distinct_pair_and_lose_no_mutation(mutations: list[object]) -> None:
     batches = plan_batches(mutations, lambda: [b"f"])  # type: ignore[arg-type]
+    sent_mutations = _overwritten_left_out(mutations)
     pairs = {
         (m.timestamp, m.ttl if isinstance(m, Put) else None)  # type: ignore[attr-defined]
-        for m in mutations
+        for m in sent_mutations
     }
     assert len(batches) == len(pairs) == len({(b.timestamp, b.ttl) for b in batches})
     sent = sum(len(ms) for b in batches for ms in b.rows.values())
-    assert sent == len(mutations)
+    assert sent == len(sent_mutations)
     seen_delete = False
     for batch in batches:  # no put-only batch after a batch with deletes
         assert not (seen_delete and not batch.has_deletes)
@@ -222,10 +272,11 @@ _any_mutations = st.lists(
 
 
 @given(_any_mutations)
-def test_batches_hold_every_mutation_grouped_by_pair_rows_in_first_order(
+def test_batches_hold_the_mutations_grouped_by_pair_rows_in_first_order(
     mutations: list[object],
 ) -> None:
     batches = plan_batches(mutations, lambda: [b"f", b"g"])  # type: ignore[arg-type]
+    mutations = _overwritten_left_out(mutations)
     got = sorted(
         (((b.timestamp, b.ttl), {row: [(m.isDelete, m.column, m.value) for m in ms]
                                  for row, ms in b.rows.items()}) for b in batches),
