@@ -381,7 +381,9 @@ class Thrift2Backend(Thrift2Admin, Backend):
             return []
         tcols = tcolumns(wanted)
         trange = _time_range(checked_before)
-        tgets = [TGet(row=key, columns=tcols, timeRange=trange, maxVersions=1) for key in keys]
+        # TGet(row, columns, timestamp, timeRange, maxVersions): positional, as it is one
+        # struct per row asked for.
+        tgets = [TGet(key, tcols, None, trange, 1) for key in keys]
         results = self._rpc(
             "getMultiple", self._data_name(table), tgets, retry=Retry.IDEMPOTENT, table=table
         )
