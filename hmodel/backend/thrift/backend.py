@@ -8,7 +8,7 @@ import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from hmodel.backend.argument import LONG_MAX, require_int, require_row
+from hmodel.backend.argument import LONG_MAX, MAX_ROW_LENGTH, require_int, require_row
 from hmodel.backend.base import (
     Backend,
     Cell,
@@ -33,7 +33,7 @@ from hmodel.backend.thrift.descriptor import (
 from hmodel.backend.thrift.error import SERVER_ERRORS, server_error
 from hmodel.backend.thrift.idl import Mutation as TMutation
 from hmodel.backend.thrift.idl import TAppend, TIncrement
-from hmodel.backend.thrift.result import cell, column_order, row_result
+from hmodel.backend.thrift.result import cell, in_column_order, row_result
 from hmodel.backend.thrift.scanner import ScannerIterator, close_scanner
 from hmodel.errors import (
     BackendError,
@@ -48,6 +48,10 @@ from hmodel.schema.table import Table
 __all__ = ["ThriftBackend"]
 
 
+#: At most this many table names are remembered with their server names.
+_SERVER_NAMES_KEPT = 1024
+
+
 def _require_before(before: object, *, table: str, row: bytes | None = None) -> None:
     """``before`` is ``None`` or an exclusive upper bound ``0 <= before <= Long.MAX_VALUE``."""
     if before is not None:
@@ -57,12 +61,13 @@ def _require_before(before: object, *, table: str, row: bytes | None = None) -> 
 class ThriftBackend(Backend):
     """The :class:`~hmodel.backend.base.Backend` protocol over HBase's Thrift1 server.
 
-    Built on happybase: a ``happybase.ConnectionPool`` holds ``pool_size`` connections
-    and each request borrows one for exactly one RPC, so the backend may be shared by
-    many threads. Calls go through each connection's raw thriftpy2 client, because the
-    protocol needs RPCs happybase's ``Table`` does not expose (``checkAndPut``,
-    ``incrementRows``, ``append``, ``getVerTs``, ``getRowsWithColumnsTs`` with no
-    columns). Every protocol call is one RPC (:attr:`round_trips` counts them), except:
+    Built on happybase: a pool (:class:`~hmodel.backend.thrift.channel.Channel`) holds
+    up to ``pool_size`` happybase connections and each request borrows one for exactly
+    one RPC, so the backend may be shared by many threads. Calls go through each
+    connection's raw thriftpy2 client, because the protocol needs RPCs happybase's
+    ``Table`` does not expose (``checkAndPut``, ``incrementRows``, ``append``,
+    ``getVerTs``, ``getRowsWithColumnsTs`` with no columns). Every protocol call is one
+    RPC (:attr:`round_trips` counts them), except:
 
     * :meth:`scan`: ``scannerOpenWithScan``, one ``scannerGetList`` per ``batch_size``
       rows, and ``scannerClose``;
@@ -141,8 +146,9 @@ class ThriftBackend(Backend):
             raise IllegalArgumentError(
                 "table_prefix_separator must be a str without ':'", value=table_prefix_separator
             )
-        self.table_prefix = table_prefix
-        self.table_prefix_separator = table_prefix_separator
+        self._server_names: dict[str, bytes] = {}
+        self._table_prefix = table_prefix
+        self._table_prefix_separator = table_prefix_separator
         self.lenient_ddl = lenient_ddl
         self._families: dict[bytes, tuple[bytes, ...]] = {}
         self._deferred_closes: list[int] = []
@@ -175,6 +181,26 @@ class ThriftBackend(Backend):
         return f"ThriftBackend({self.host!r}, {self.port}{prefix})"
 
     @property
+    def table_prefix(self) -> str | None:
+        """Prepended, with :attr:`table_prefix_separator`, to every table name."""
+        return self._table_prefix
+
+    @table_prefix.setter
+    def table_prefix(self, prefix: str | None) -> None:
+        self._table_prefix = prefix
+        self._server_names.clear()
+
+    @property
+    def table_prefix_separator(self) -> str:
+        """Between the table prefix and the name."""
+        return self._table_prefix_separator
+
+    @table_prefix_separator.setter
+    def table_prefix_separator(self, separator: str) -> None:
+        self._table_prefix_separator = separator
+        self._server_names.clear()
+
+    @property
     def host(self) -> str:
         """The Thrift server's host."""
         return self._channel.host
@@ -197,7 +223,8 @@ class ThriftBackend(Backend):
         filter_given: bool = False,
     ) -> Any:
         """Send one RPC; translate the server's errors with the call's context."""
-        self._close_deferred()
+        if self._deferred_closes:
+            self._close_deferred()
         try:
             return self._channel.call(method, *args, retry=retry, table=table, row=row)
         except SERVER_ERRORS as exc:
@@ -228,14 +255,25 @@ class ThriftBackend(Backend):
             self._deferred_closes.append(scanner)
 
     def _server_name(self, name: str) -> bytes:
-        """The table name sent to the server: ``[namespace:]prefix<sep>name``."""
+        """The table name sent to the server: ``[namespace:]prefix<sep>name``.
+
+        Remembered per name (a ``str``: its hash is cached, so the lookup is cheap).
+        """
+        if type(name) is str:
+            known = self._server_names.get(name)
+            if known is not None:
+                return known
         if not isinstance(name, str) or not name:
             raise IllegalArgumentError("a table name is a non-empty str", value=name)
         if self.table_prefix is None:
-            return name.encode()
-        namespace, colon, table = name.rpartition(":")
-        prefixed = f"{self.table_prefix}{self.table_prefix_separator}{table}"
-        return f"{namespace}{colon}{prefixed}".encode()
+            server_name = name.encode()
+        else:
+            namespace, colon, table = name.rpartition(":")
+            prefixed = f"{self.table_prefix}{self.table_prefix_separator}{table}"
+            server_name = f"{namespace}{colon}{prefixed}".encode()
+        if type(name) is str and len(self._server_names) < _SERVER_NAMES_KEPT:
+            self._server_names[name] = server_name
+        return server_name
 
     def _visible_name(self, server_name: bytes) -> str | None:
         """The caller's name of a server table, or ``None`` if it lacks this prefix."""
@@ -377,9 +415,13 @@ class ThriftBackend(Backend):
         ``Table.rows`` works around that by listing the families; an empty list is enough
         and costs no extra RPC). No RPC for an empty ``rows``.
         """
-        keys = [require_row(r, table=table, argument="rows") for r in rows]
-        wanted = require_each("columns", columns, table=table)
-        _require_before(before, table=table)
+        keys = list(rows)
+        for key in keys:
+            if type(key) is not bytes or not 0 < len(key) <= MAX_ROW_LENGTH:
+                require_row(key, table=table, argument="rows")  # raises, or a bytes subclass
+        wanted = [] if columns == () else require_each("columns", columns, table=table)
+        if before is not None:
+            _require_before(before, table=table)
         if not keys:
             return []
         server_name = self._server_name(table)
@@ -404,8 +446,12 @@ class ThriftBackend(Backend):
                 retry=Retry.IDEMPOTENT,
                 table=table,
             )
-        found = (row_result(r) for r in results)
-        return [r for r in found if r is not None]
+        found = []
+        for tresult in results:
+            result = row_result(tresult)
+            if result is not None:
+                found.append(result)
+        return found
 
     def get_versions(
         self,
@@ -637,7 +683,7 @@ class ThriftBackend(Backend):
             values=[values[c] for c in columns],
         )
         cells = self._rpc("append", tappend, retry=Retry.UNSENT, table=table, row=row)
-        ordered = sorted(columns, key=column_order)
+        ordered = in_column_order(columns)
         if len(cells) != len(ordered):
             raise BackendError(
                 f"append answered {len(cells)} cells for {len(ordered)} columns",

@@ -7,7 +7,13 @@ from typing import Any
 
 import attrs
 
-from hmodel.backend.argument import LONG_MAX, require_int, require_row, require_timestamp
+from hmodel.backend.argument import (
+    LONG_MAX,
+    MAX_ROW_LENGTH,
+    require_int,
+    require_row,
+    require_timestamp,
+)
 from hmodel.backend.base import Delete, Mutation, Put
 from hmodel.backend.thrift.argument import require_bytes, require_cell_column
 from hmodel.backend.thrift.idl import BatchMutation
@@ -54,6 +60,10 @@ class MutationBatch:
         return [BatchMutation(row=row, mutations=list(ms)) for row, ms in self.rows.items()]
 
 
+#: No timestamp or ttl seen yet (``None`` is one).
+_UNSET = object()
+
+
 def _check(mutation: object, index: int) -> Put | Delete:
     if isinstance(mutation, Put):
         require_row(mutation.row, table=None)
@@ -96,32 +106,112 @@ def plan_batches(
     markers mask puts by timestamp whatever the arrival order, so only "now" deletes
     must come last; within one call the server applies puts before deletes.)
 
+    Two puts of one cell at one timestamp (both at "now", or at the same explicit one)
+    are one version, the later one's. When they differ in ttl they travel in two calls
+    whose order follows the rules above, not the mutations' order, so the earlier put
+    is left out: it would otherwise overwrite the later one when its call comes last.
+
     Raises:
         IllegalArgumentError: A mutation is not a ``Put``/``Delete``, a put names a bare
             family, or a put's ttl is negative.
     """
-    batches: dict[tuple[int | None, int | None], MutationBatch] = {}
-    table_families: Sequence[bytes] | None = None
-    for index, raw in enumerate(mutations):
-        mutation = _check(raw, index)
-        ttl = mutation.ttl if isinstance(mutation, Put) else None
-        key = (mutation.timestamp, ttl)
-        batch = batches.get(key)
-        if batch is None:
-            batch = batches[key] = MutationBatch(timestamp=mutation.timestamp, ttl=ttl)
-        structs = batch.rows.setdefault(mutation.row, [])
-        if isinstance(mutation, Put):
-            batch.has_puts = True
-            structs.append(TMutation(isDelete=False, column=mutation.column, value=mutation.value))
-        elif mutation.column is not None:
-            batch.has_deletes = True
-            structs.append(TMutation(isDelete=True, column=mutation.column))
-        else:
-            batch.has_deletes = True
-            if table_families is None:
-                table_families = families()
-            structs.extend(TMutation(isDelete=True, column=family) for family in table_families)
+    fetched: list[Sequence[bytes]] = []
+
+    def families_once() -> Sequence[bytes]:
+        if not fetched:
+            fetched.append(families())
+        return fetched[0]
+
+    batches = _plan(mutations, families_once)
+    with_puts = [key for key, batch in batches.items() if batch.has_puts]
+    if len({timestamp for timestamp, _ in with_puts}) < len(with_puts):
+        # Puts at one timestamp in calls of different ttls: one may overwrite another.
+        kept = _without_overwritten(mutations)
+        if len(kept) < len(mutations):
+            batches = _plan(kept, families_once)
     return sorted(
         batches.values(),
         key=lambda b: (b.has_deletes, b.has_deletes and b.timestamp is None),
     )
+
+
+def _without_overwritten(mutations: Sequence[Mutation]) -> list[Mutation]:
+    """``mutations`` without the puts a later put overwrites from another call.
+
+    That is a later put of the same cell at the same timestamp with another ttl (with the
+    same ttl both travel in one call, which applies them in order).
+    """
+    last_ttl: dict[tuple[bytes, bytes, int | None], int | None] = {}
+    kept: list[Mutation] = []
+    for mutation in reversed(mutations):
+        if isinstance(mutation, Put):
+            cell = (mutation.row, mutation.column, mutation.timestamp)
+            ttl = last_ttl.setdefault(cell, mutation.ttl)
+            if ttl != mutation.ttl:
+                continue
+        kept.append(mutation)
+    kept.reverse()
+    return kept
+
+
+def _plan(
+    mutations: Sequence[Mutation], families: Callable[[], Sequence[bytes]]
+) -> dict[tuple[int | None, int | None], MutationBatch]:
+    """The batches of ``mutations`` by ``(timestamp, ttl)``, each mutation checked."""
+    batches: dict[tuple[int | None, int | None], MutationBatch] = {}
+    table_families: Sequence[bytes] | None = None
+    # The batch of the previous put, by the identity of its timestamp and ttl: puts of a
+    # bulk write usually share both, so most skip building and hashing the key.
+    last_timestamp: object = _UNSET
+    last_ttl: object = _UNSET
+    last_rows: dict[bytes, list[Any]] = {}
+    for index, mutation in enumerate(mutations):
+        if type(mutation) is Put:
+            row = mutation.row
+            column = mutation.column
+            value = mutation.value
+            timestamp = mutation.timestamp
+            ttl = mutation.ttl
+            # The checks of _check, on exact types (a bool is not an int, a bytes subclass
+            # takes the full checks); anything off runs them, for their error.
+            if not (
+                type(row) is bytes
+                and 0 < len(row) <= MAX_ROW_LENGTH
+                and type(column) is bytes
+                and column.find(b":") > 0  # a colon, after a non-empty family
+                and type(value) is bytes
+                and (timestamp is None or (type(timestamp) is int and 0 <= timestamp < LONG_MAX))
+                and (ttl is None or (type(ttl) is int and 0 <= ttl <= LONG_MAX))
+            ):
+                _check(mutation, index)
+            if timestamp is not last_timestamp or ttl is not last_ttl:
+                key = (timestamp, ttl)
+                batch = batches.get(key)
+                if batch is None:
+                    batch = batches[key] = MutationBatch(timestamp=timestamp, ttl=ttl)
+                batch.has_puts = True
+                last_timestamp, last_ttl, last_rows = timestamp, ttl, batch.rows
+            structs = last_rows.get(row)
+            if structs is None:
+                structs = last_rows[row] = []
+            structs.append(TMutation(False, column, value))  # isDelete, column, value
+            continue
+        checked = _check(mutation, index)
+        put_ttl = checked.ttl if isinstance(checked, Put) else None
+        key = (checked.timestamp, put_ttl)
+        batch = batches.get(key)
+        if batch is None:
+            batch = batches[key] = MutationBatch(timestamp=checked.timestamp, ttl=put_ttl)
+        rows = batch.rows.setdefault(checked.row, [])
+        if isinstance(checked, Put):
+            batch.has_puts = True
+            rows.append(TMutation(isDelete=False, column=checked.column, value=checked.value))
+        elif checked.column is not None:
+            batch.has_deletes = True
+            rows.append(TMutation(isDelete=True, column=checked.column))
+        else:
+            batch.has_deletes = True
+            if table_families is None:
+                table_families = families()
+            rows.extend(TMutation(isDelete=True, column=family) for family in table_families)
+    return batches

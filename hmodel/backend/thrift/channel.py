@@ -34,11 +34,14 @@ ENCODING_ERRORS: tuple[type[BaseException], ...] = (
 
 
 class Channel:
-    """Thread-safe access to an HBase Thrift1 server through a ``happybase.ConnectionPool``.
+    """Thread-safe access to an HBase Thrift1 server through a pool of happybase connections.
 
     Each RPC borrows one pooled connection for exactly the duration of the call, so any
     number of threads (and any number of open scanners) share ``pool_size`` connections.
-    A connection that fails is closed and replaced by the pool before it is reused.
+    Connections are opened when first needed, the most recently used idle one is lent
+    first, and a connection that fails is closed and replaced by a new one when next
+    needed. (The pool is hmodel's: happybase's ``ConnectionPool`` costs several
+    microseconds per call in its queue and thread-local bookkeeping.)
 
     Args:
         host: The Thrift server's host.
@@ -89,6 +92,7 @@ class Channel:
             )
         self.host = host
         self.port = port
+        self._where = f"{host}:{port}"
         self._options: dict[str, Any] = {
             "host": host,
             "port": port,
@@ -96,25 +100,31 @@ class Channel:
             "transport": transport,
             "protocol": protocol,
         }
-        self._pool_size = pool_size
         self._retries = retries
         self._backoff_ms = retry_backoff_ms
         self._sleep = sleep
-        self._pool: Any = None
         self._lock = threading.Lock()
+        self._returned = threading.Condition(self._lock)
+        #: Open connections not lent; the last one is lent first.
+        self._idle: list[Any] = []
+        #: How many more connections may be opened (``pool_size`` minus those open).
+        self._unopened = pool_size
+        #: How many threads wait for a connection to be given back.
+        self._waiting = 0
+        #: Every open connection, lent or idle, by id (for :meth:`close`).
         self._connections: dict[int, Any] = {}
         self._count = count
         self._closed = False
         self._local = threading.local()
         if autoconnect:  # fail now, once, if the server cannot be reached
             send(
-                self._get_pool,
+                lambda: self._give_back(self._borrow()),
                 method="connect",
                 retry=Retry.IDEMPOTENT,
                 retries=0,
                 backoff_ms=0,
                 sleep=self._sleep,
-                where=f"{self.host}:{self.port}",
+                where=self._where,
             )
 
     @property
@@ -126,22 +136,68 @@ class Channel:
         """Whether the calling thread is inside an RPC (e.g. a finalizer run by the GC)."""
         return bool(getattr(self._local, "busy", False))
 
-    def _get_pool(self) -> Any:
+    def _borrow(self) -> Any:
+        """An idle connection, else a new one if the pool may grow, else the next returned.
+
+        Raises:
+            ConnectionLostError: The channel was closed.
+            DroppedError: A new connection could not be opened (nothing was sent).
+        """
         with self._lock:
-            if self._closed:
-                raise ConnectionLostError(
-                    f"the Thrift backend for {self.host}:{self.port} was closed"
-                )
-            if self._pool is None:
+            while True:
+                if self._closed:
+                    raise ConnectionLostError(
+                        f"the Thrift backend for {self.host}:{self.port} was closed"
+                    )
+                if self._idle:
+                    return self._idle.pop()
+                if self._unopened:
+                    self._unopened -= 1
+                    break
+                self._waiting += 1
                 try:
-                    pool = happybase.ConnectionPool(self._pool_size, **self._options)
-                except TRANSPORT_ERRORS as exc:
-                    raise DroppedError(exc, sent=False) from exc
-                # The pool opened one connection to check the address: remember it.
-                with pool.connection() as connection:
-                    self._connections[id(connection)] = connection
-                self._pool = pool
-            return self._pool
+                    self._returned.wait()
+                finally:
+                    self._waiting -= 1
+        try:
+            connection = happybase.Connection(**self._options)
+        except TRANSPORT_ERRORS as exc:
+            self._free_slot()
+            raise DroppedError(exc, sent=False) from exc
+        except BaseException:
+            self._free_slot()
+            raise
+        with self._lock:
+            if not self._closed:
+                self._connections[id(connection)] = connection
+                return connection
+        self._discard(connection)
+        raise ConnectionLostError(f"the Thrift backend for {self.host}:{self.port} was closed")
+
+    def _give_back(self, connection: Any) -> None:
+        """Return a healthy connection to the idle ones (closed if the channel was)."""
+        with self._lock:
+            if not self._closed:
+                self._idle.append(connection)
+                if self._waiting:
+                    self._returned.notify()
+                return
+        with contextlib.suppress(*TRANSPORT_ERRORS):
+            connection.close()
+
+    def _discard(self, connection: Any) -> None:
+        """Close a connection that failed (or outlived the channel) and free its place."""
+        with contextlib.suppress(*TRANSPORT_ERRORS):
+            connection.close()
+        with self._lock:
+            self._connections.pop(id(connection), None)
+        self._free_slot()
+
+    def _free_slot(self) -> None:
+        with self._lock:
+            self._unopened += 1
+            if self._waiting:
+                self._returned.notify()
 
     def call(
         self,
@@ -168,7 +224,7 @@ class Channel:
             retries=self._retries,
             backoff_ms=self._backoff_ms,
             sleep=self._sleep,
-            where=f"{self.host}:{self.port}",
+            where=self._where,
             table=table,
             row=row,
         )
@@ -176,54 +232,54 @@ class Channel:
     def _attempt(
         self, method: str, args: tuple[Any, ...], *, table: str | None, row: bytes | None
     ) -> Any:
-        pool = self._get_pool()
-        sent = False
-        failure: BaseException | None = None
-        unencodable: BaseException | None = None
+        local = self._local
+        # Busy from before the borrow until the connection is back: a finalizer the GC
+        # runs on this thread meanwhile defers its scanner close instead of entering the
+        # pool again (whose lock this thread may hold).
+        local.busy = True
         try:
-            with pool.connection() as connection:
-                self._connections[id(connection)] = connection
-                self._local.busy = True
-                try:
-                    sent = True
-                    return getattr(connection.client, method)(*args)
-                except SERVER_ERRORS as exc:
-                    # The server answered: the connection is fine. Raised below, outside
-                    # the pool's block, so the pool does not replace a healthy connection.
-                    failure = exc
-                except TRANSPORT_ERRORS:
-                    connection.close()
-                    raise
-                except ENCODING_ERRORS as exc:
-                    # An argument the protocol cannot encode (wrong type, out of range).
-                    # Requests are flushed only once fully encoded, so nothing was sent,
-                    # but the write buffer holds part of it: replace the connection.
-                    sent = False
-                    unencodable = exc
-                    connection.close()
-                    raise TTransportException(message=f"{type(exc).__name__}: {exc}") from exc
-                except Exception as exc:
-                    # Anything else (a malformed answer) leaves the stream in an unknown
-                    # state: close it and let the pool replace it.
-                    connection.close()
-                    raise TTransportException(message=f"{type(exc).__name__}: {exc}") from exc
-                except BaseException:
-                    connection.close()
-                    raise
-                finally:
-                    self._local.busy = False
-                    if sent:
-                        self._count()
+            connection = self._borrow()
+        except BaseException:
+            local.busy = False
+            raise
+        sent = True
+        healthy = False
+        try:
+            result = getattr(connection.client, method)(*args)
+            healthy = True
+            return result
+        except SERVER_ERRORS:
+            # The server answered: the connection is fine.
+            healthy = True
+            raise
         except TRANSPORT_ERRORS as exc:
-            if unencodable is not None:
-                raise IllegalArgumentError(
-                    f"{method}: an argument cannot be encoded for Thrift: {unencodable}",
-                    table=table,
-                    row=row,
-                ) from unencodable
-            raise DroppedError(exc, sent=sent) from exc
-        assert failure is not None
-        raise failure
+            raise DroppedError(exc, sent=True) from exc
+        except ENCODING_ERRORS as exc:
+            # An argument the protocol cannot encode (wrong type, out of range). Requests
+            # are flushed only once fully encoded, so nothing was sent, but the write
+            # buffer holds part of it: the connection is replaced.
+            sent = False
+            raise IllegalArgumentError(
+                f"{method}: an argument cannot be encoded for Thrift: {exc}",
+                table=table,
+                row=row,
+            ) from exc
+        except Exception as exc:
+            # Anything else (a malformed answer) leaves the stream in an unknown state:
+            # the connection is replaced.
+            failure = TTransportException(message=f"{type(exc).__name__}: {exc}")
+            failure.__cause__ = exc
+            raise DroppedError(failure, sent=True) from failure
+        finally:
+            try:
+                if sent:
+                    self._count()
+                if healthy:
+                    self._give_back(connection)
+                else:
+                    self._discard(connection)
+            finally:
+                local.busy = False
 
     def close(self) -> None:
         """Close every pooled connection; later calls raise ``ConnectionLostError``."""
@@ -231,7 +287,8 @@ class Channel:
             self._closed = True
             connections = list(self._connections.values())
             self._connections.clear()
-            self._pool = None
+            self._idle.clear()
+            self._returned.notify_all()
         for connection in connections:
             with contextlib.suppress(*TRANSPORT_ERRORS):
                 connection.close()

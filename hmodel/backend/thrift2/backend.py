@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import contextlib
+import operator
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from hmodel.backend.argument import LONG_MAX, require_bytes, require_int, require_row
+from hmodel.backend.argument import (
+    LONG_MAX,
+    MAX_ROW_LENGTH,
+    require_bytes,
+    require_int,
+    require_row,
+)
 from hmodel.backend.base import (
     Backend,
     Cell,
@@ -37,6 +44,7 @@ from hmodel.backend.thrift2.idl import (
 )
 from hmodel.backend.thrift2.mutation import (
     check_mutation,
+    check_mutations,
     require_cell_column,
     row_result,
     tcolumns,
@@ -54,6 +62,12 @@ from hmodel.errors import (
 )
 
 __all__ = ["RegionLocation", "Thrift2Backend"]
+
+#: At most this many table names are remembered with their server names.
+_DATA_NAMES_KEPT = 1024
+
+#: The ``column`` of a mutation or an increment.
+_column_of = operator.attrgetter("column")
 
 
 def _time_range(before: int | None) -> Any:
@@ -160,8 +174,9 @@ class Thrift2Backend(Thrift2Admin, Backend):
             raise IllegalArgumentError(
                 "table_prefix_separator must be a str without ':'", value=table_prefix_separator
             )
-        self.table_prefix = table_prefix
-        self.table_prefix_separator = table_prefix_separator
+        self._data_names: dict[str, bytes] = {}
+        self._table_prefix = table_prefix
+        self._table_prefix_separator = table_prefix_separator
         self._families: dict[str, tuple[bytes, ...]] = {}
         self._deferred_closes: list[int] = []
         self._lock = threading.Lock()
@@ -193,6 +208,26 @@ class Thrift2Backend(Thrift2Admin, Backend):
         return f"Thrift2Backend({self.host!r}, {self.port}{prefix})"
 
     @property
+    def table_prefix(self) -> str | None:
+        """Prepended, with :attr:`table_prefix_separator`, to every table name."""
+        return self._table_prefix
+
+    @table_prefix.setter
+    def table_prefix(self, prefix: str | None) -> None:
+        self._table_prefix = prefix
+        self._data_names.clear()
+
+    @property
+    def table_prefix_separator(self) -> str:
+        """Between the table prefix and the name."""
+        return self._table_prefix_separator
+
+    @table_prefix_separator.setter
+    def table_prefix_separator(self, separator: str) -> None:
+        self._table_prefix_separator = separator
+        self._data_names.clear()
+
+    @property
     def host(self) -> str:
         """The Thrift2 server's host."""
         return self._channel.host
@@ -215,7 +250,8 @@ class Thrift2Backend(Thrift2Admin, Backend):
         filter_given: bool = False,
     ) -> Any:
         """Send one call; translate the server's errors with the call's context."""
-        self._close_deferred()
+        if self._deferred_closes:
+            self._close_deferred()
         try:
             return self._channel.call(method, *args, retry=retry, table=table, row=row)
         except SERVER_ERRORS as exc:
@@ -253,8 +289,18 @@ class Thrift2Backend(Thrift2Admin, Backend):
         return f"{namespace}{colon}{self.table_prefix}{self.table_prefix_separator}{table}"
 
     def _data_name(self, name: str) -> bytes:
-        """The ``table`` argument of the data calls: the server name as bytes."""
-        return self._server_name(name).encode()
+        """The ``table`` argument of the data calls: the server name as bytes.
+
+        Remembered per name (a ``str``: its hash is cached, so the lookup is cheap).
+        """
+        if type(name) is str:
+            known = self._data_names.get(name)
+            if known is not None:
+                return known
+        data_name = self._server_name(name).encode()
+        if type(name) is str and len(self._data_names) < _DATA_NAMES_KEPT:
+            self._data_names[name] = data_name
+        return data_name
 
     def _visible_name(self, server_name: str) -> str | None:
         """The caller's name of a server table, or ``None`` if it lacks this prefix."""
@@ -278,15 +324,26 @@ class Thrift2Backend(Thrift2Admin, Backend):
             self._families[server_name] = families
         return families
 
-    def _check_families(self, name: str, columns: Sequence[tuple[bytes, bytes | None]]) -> None:
-        """Refuse, before anything is sent, a column whose family the table lacks.
+    def _check_families(self, name: str, items: Sequence[Mutation | Increment]) -> None:
+        """Refuse, before anything is sent, an item whose column's family the table lacks.
 
         The families come from the cache; a family missing there is looked up once more
         on the server (another client may have added it) before the call is refused.
+        ``items`` are mutations or increments: their ``row`` and ``column`` (``None``: a
+        whole row). Their distinct columns are checked first (a batch names few); only
+        when one is unknown are they gone through one by one, for the first offender.
         """
         cached = self._server_name(name) in self._families
         known = set(self._table_families(name))
-        unknown = [(r, c) for r, c in columns if c is not None and family_of(c) not in known]
+        named = set(map(_column_of, items))
+        named.discard(None)
+        if all(family_of(column) in known for column in named):
+            return
+        unknown = [
+            (item.row, item.column)
+            for item in items
+            if item.column is not None and family_of(item.column) not in known
+        ]
         if unknown and cached:
             self._families.pop(self._server_name(name), None)
             known = set(self._table_families(name))
@@ -314,19 +371,29 @@ class Thrift2Backend(Thrift2Admin, Backend):
 
         ``before`` travels as the time range ``[0, before)``. No call for empty ``rows``.
         """
-        keys = [require_row(r, table=table, argument="rows") for r in rows]
+        keys = list(rows)
+        for key in keys:
+            if type(key) is not bytes or not 0 < len(key) <= MAX_ROW_LENGTH:
+                require_row(key, table=table, argument="rows")  # raises, or a bytes subclass
         wanted = [require_bytes("columns", c, table=table) for c in columns]
         checked_before = _require_before(before, table=table)
         if not keys:
             return []
         tcols = tcolumns(wanted)
         trange = _time_range(checked_before)
-        tgets = [TGet(row=key, columns=tcols, timeRange=trange, maxVersions=1) for key in keys]
+        # TGet(row, columns, timestamp, timeRange, maxVersions): positional, as it is one
+        # struct per row asked for.
+        tgets = [TGet(key, tcols, None, trange, 1) for key in keys]
         results = self._rpc(
             "getMultiple", self._data_name(table), tgets, retry=Retry.IDEMPOTENT, table=table
         )
-        found = (row_result(r) for r in results if r is not None)
-        return [r for r in found if r is not None]
+        found = []
+        for tresult in results:
+            if tresult is not None:
+                result = row_result(tresult)
+                if result is not None:
+                    found.append(result)
+        return found
 
     def get_versions(
         self,
@@ -414,12 +481,12 @@ class Thrift2Backend(Thrift2Admin, Backend):
         """
         if isinstance(mutations, (str, bytes)) or not isinstance(mutations, Sequence):
             raise IllegalArgumentError("mutations must be a sequence", table=table)
-        checked = [check_mutation(m, table=table, index=i) for i, m in enumerate(mutations)]
+        checked = check_mutations(mutations, table=table)
         if not checked:
             return
         name = self._data_name(table)
-        rows = {m.row for m in checked}
-        if len(rows) == 1:
+        first_row = checked[0].row
+        if all(m.row == first_row for m in checked):
             row = checked[0].row
             self._rpc(
                 "mutateRow", name, TRowMutations(row=row, mutations=to_tmutations(checked)),
@@ -429,7 +496,7 @@ class Thrift2Backend(Thrift2Admin, Backend):
         puts = [m for m in checked if isinstance(m, Put)]
         deletes = [m for m in checked if isinstance(m, Delete)]
         # A real HBase applies the good actions of a failing batch: check families first.
-        self._check_families(table, [(m.row, m.column) for m in checked])
+        self._check_families(table, checked)
         if puts:
             self._rpc("putMultiple", name, to_tputs(puts), retry=Retry.IDEMPOTENT, table=table)
         if deletes:
@@ -513,7 +580,7 @@ class Thrift2Backend(Thrift2Admin, Backend):
             )
             calls[index][2].add(inc.column)
         if len(calls) > 1:
-            self._check_families(table, [(inc.row, inc.column) for inc in increments])
+            self._check_families(table, increments)
         name = self._data_name(table)
         for row, tcols, _columns in calls:
             try:

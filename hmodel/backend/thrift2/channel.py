@@ -63,8 +63,10 @@ class Channel:
     """Thread-safe calls to a Thrift2 server over at most ``pool_size`` connections.
 
     Each call borrows one idle connection (or opens one) for exactly the duration of the
-    call, so any number of threads and open scanners share the pool. A connection whose
-    call failed at the transport level is closed, never reused.
+    call, so any number of threads and open scanners share the pool. The most recently
+    used idle connection is lent first; when ``pool_size`` are lent, a call waits for one
+    to come back. A connection whose call failed at the transport level is closed, never
+    reused, and its place freed.
 
     Args:
         host: The Thrift2 server's host.
@@ -134,20 +136,26 @@ class Channel:
         self._backoff_ms = retry_backoff_ms
         self._sleep = sleep
         self._count = count
-        self._idle: list[_Connection] = []
-        self._slots = threading.BoundedSemaphore(pool_size)
+        self._where = f"{host}:{port}"
         self._lock = threading.Lock()
+        self._returned = threading.Condition(self._lock)
+        #: Open connections not lent; the last one is lent first.
+        self._idle: list[_Connection] = []
+        #: How many more connections may be opened (``pool_size`` minus those open).
+        self._unopened = pool_size
+        #: How many threads wait for a connection to be given back.
+        self._waiting = 0
         self._closed = False
         self._local = threading.local()
         if autoconnect:  # fail now, once, if the server cannot be reached
             send(
-                lambda: self._idle.append(self._connect()),
+                lambda: self._give_back(self._borrow()),
                 method="connect",
                 retry=Retry.IDEMPOTENT,
                 retries=0,
                 backoff_ms=0,
                 sleep=self._sleep,
-                where=f"{self.host}:{self.port}",
+                where=self._where,
             )
 
     @property
@@ -158,12 +166,6 @@ class Channel:
     def busy_here(self) -> bool:
         """Whether the calling thread is inside a call (e.g. a finalizer run by the GC)."""
         return bool(getattr(self._local, "busy", False))
-
-    def _connect(self) -> _Connection:
-        try:
-            return _Connection(self._options)
-        except TRANSPORT_ERRORS as exc:
-            raise DroppedError(exc, sent=False) from exc
 
     def call(
         self,
@@ -190,73 +192,121 @@ class Channel:
             retries=self._retries,
             backoff_ms=self._backoff_ms,
             sleep=self._sleep,
-            where=f"{self.host}:{self.port}",
+            where=self._where,
             table=table,
             row=row,
         )
 
     def _borrow(self) -> _Connection:
+        """An idle connection, else a new one if the pool may grow, else the next returned.
+
+        Raises:
+            ConnectionLostError: The channel was closed.
+            DroppedError: A new connection could not be opened (nothing was sent).
+        """
         with self._lock:
-            if self._closed:
-                raise ConnectionLostError(
-                    f"the Thrift2 backend for {self.host}:{self.port} was closed"
-                )
-            if self._idle:
-                return self._idle.pop()
-        return self._connect()
+            while True:
+                if self._closed:
+                    raise ConnectionLostError(
+                        f"the Thrift2 backend for {self.host}:{self.port} was closed"
+                    )
+                if self._idle:
+                    return self._idle.pop()
+                if self._unopened:
+                    self._unopened -= 1
+                    break
+                self._waiting += 1
+                try:
+                    self._returned.wait()
+                finally:
+                    self._waiting -= 1
+        try:
+            return _Connection(self._options)
+        except TRANSPORT_ERRORS as exc:
+            self._free_place()
+            raise DroppedError(exc, sent=False) from exc
+        except BaseException:
+            self._free_place()
+            raise
 
     def _give_back(self, connection: _Connection) -> None:
+        """Return a healthy connection to the idle ones (closed if the channel was)."""
         with self._lock:
             if not self._closed:
                 self._idle.append(connection)
+                if self._waiting:
+                    self._returned.notify()
                 return
         connection.close()
+
+    def _discard(self, connection: _Connection) -> None:
+        """Close a connection that failed and free its place in the pool."""
+        connection.close()
+        self._free_place()
+
+    def _free_place(self) -> None:
+        with self._lock:
+            self._unopened += 1
+            if self._waiting:
+                self._returned.notify()
 
     def _attempt(
         self, method: str, args: tuple[Any, ...], *, table: str | None, row: bytes | None
     ) -> Any:
-        with self._slots:
+        local = self._local
+        # Busy from before the borrow until the connection is back: a finalizer the GC
+        # runs on this thread meanwhile defers its scanner close instead of entering the
+        # pool again (whose lock this thread may hold).
+        local.busy = True
+        try:
             connection = self._borrow()
-            self._local.busy = True
-            try:
-                result = getattr(connection.client, method)(*args)
-            except SERVER_ERRORS:
-                # The server answered: the connection is healthy.
-                self._count()
-                self._give_back(connection)
-                raise
-            except _ENCODING_ERRORS as exc:
-                # Calls are flushed only once fully encoded: nothing left, but the write
-                # buffer holds part of this one, so the connection is dropped.
-                connection.close()
-                raise IllegalArgumentError(
-                    f"{method}: an argument cannot be encoded for Thrift: {exc}",
-                    table=table,
-                    row=row,
-                ) from exc
-            except TRANSPORT_ERRORS as exc:
-                connection.close()
-                self._count()
-                raise DroppedError(exc, sent=True) from exc
-            except Exception as exc:
-                # A malformed answer leaves the stream in an unknown state.
-                connection.close()
-                self._count()
-                failure = TTransportException(message=f"{type(exc).__name__}: {exc}")
-                raise DroppedError(failure, sent=True) from exc
-            except BaseException:
-                connection.close()
-                raise
-            finally:
-                self._local.busy = False
-            self._count()
-            self._give_back(connection)
+        except BaseException:
+            local.busy = False
+            raise
+        sent = True
+        healthy = False
+        try:
+            result = getattr(connection.client, method)(*args)
+            healthy = True
             return result
+        except SERVER_ERRORS:
+            # The server answered: the connection is healthy.
+            healthy = True
+            raise
+        except _ENCODING_ERRORS as exc:
+            # Calls are flushed only once fully encoded: nothing left, but the write
+            # buffer holds part of this one, so the connection is dropped.
+            sent = False
+            raise IllegalArgumentError(
+                f"{method}: an argument cannot be encoded for Thrift: {exc}",
+                table=table,
+                row=row,
+            ) from exc
+        except TRANSPORT_ERRORS as exc:
+            raise DroppedError(exc, sent=True) from exc
+        except Exception as exc:
+            # A malformed answer leaves the stream in an unknown state.
+            failure = TTransportException(message=f"{type(exc).__name__}: {exc}")
+            raise DroppedError(failure, sent=True) from exc
+        except BaseException:
+            sent = False  # interrupted (not counted, as ever): the connection is dropped
+            raise
+        finally:
+            try:
+                if sent:
+                    self._count()
+                if healthy:
+                    self._give_back(connection)
+                else:
+                    self._discard(connection)
+            finally:
+                local.busy = False
 
     def close(self) -> None:
         """Close every idle connection; later calls raise ``ConnectionLostError``."""
         with self._lock:
             self._closed = True
             idle, self._idle = self._idle, []
+            self._returned.notify_all()  # waiting threads then find the channel closed
         for connection in idle:
             connection.close()

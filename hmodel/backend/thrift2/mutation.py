@@ -7,6 +7,7 @@ from typing import Any
 
 from hmodel.backend.argument import (
     LONG_MAX,
+    MAX_ROW_LENGTH,
     require_bytes,
     require_int,
     require_row,
@@ -26,7 +27,9 @@ from hmodel.errors import ColumnFamilyNotFoundError, IllegalArgumentError
 
 __all__ = [
     "check_mutation",
+    "check_mutations",
     "column_order",
+    "in_column_order",
     "require_cell_column",
     "row_result",
     "tcolumns",
@@ -35,6 +38,10 @@ __all__ = [
     "to_tputs",
     "ttl_attribute",
 ]
+
+
+#: No put seen yet (``None`` is a ttl).
+_UNSET = object()
 
 
 def ttl_attribute(ttl: int) -> dict[bytes, bytes]:
@@ -94,6 +101,36 @@ def check_mutation(mutation: object, *, table: str, index: int) -> Mutation:
     )
 
 
+def check_mutations(mutations: Sequence[object], *, table: str) -> list[Mutation]:
+    """:func:`check_mutation` of each of ``mutations``, in order; return them as a list.
+
+    A plain :class:`Put` is checked inline on exact types (a ``bool`` is not an ``int``,
+    a ``bytes`` subclass takes the full checks); anything else, and anything off, goes
+    through :func:`check_mutation`, which raises its error.
+    """
+    checked: list[Mutation] = []
+    append = checked.append
+    for index, mutation in enumerate(mutations):
+        if type(mutation) is Put:
+            row = mutation.row
+            column = mutation.column
+            timestamp = mutation.timestamp
+            ttl = mutation.ttl
+            if (
+                type(row) is bytes
+                and 0 < len(row) <= MAX_ROW_LENGTH
+                and type(column) is bytes
+                and column.find(b":") > 0  # a colon, after a non-empty family
+                and type(mutation.value) is bytes
+                and (timestamp is None or (type(timestamp) is int and 0 <= timestamp < LONG_MAX))
+                and (ttl is None or (type(ttl) is int and 0 <= ttl <= LONG_MAX))
+            ):
+                append(mutation)
+                continue
+        append(check_mutation(mutation, table=table, index=index))
+    return checked
+
+
 def to_tputs(puts: Sequence[Put]) -> list[Any]:
     """One ``TPut`` per ``(row, ttl)``, in order of first appearance.
 
@@ -102,13 +139,21 @@ def to_tputs(puts: Sequence[Put]) -> list[Any]:
     a ``TPut`` each.
     """
     grouped: dict[tuple[bytes, int | None], list[Any]] = {}
+    # The values of the previous put's (row, ttl): consecutive puts of one row (the cells
+    # of one record) skip building and hashing the key. Compared by identity: equal
+    # objects that are not identical just take the dictionary.
+    last_row: object = _UNSET
+    last_ttl: object = _UNSET
+    values: list[Any] = []
     for put in puts:
-        family, qualifier = split_column(put.column)
-        grouped.setdefault((put.row, put.ttl), []).append(
-            TColumnValue(
-                family=family, qualifier=qualifier or b"", value=put.value, timestamp=put.timestamp
-            )
-        )
+        row = put.row
+        ttl = put.ttl
+        if row is not last_row or ttl is not last_ttl:
+            values = grouped.setdefault((row, ttl), [])
+            last_row, last_ttl = row, ttl
+        family, _, qualifier = put.column.partition(b":")
+        # family, qualifier, value, timestamp (a bare family: the empty qualifier)
+        values.append(TColumnValue(family, qualifier, put.value, put.timestamp))
     return [
         TPut(
             row=row,
@@ -180,18 +225,51 @@ def column_order(column: bytes) -> tuple[bytes, bytes]:
     return family, qualifier
 
 
+def in_column_order(columns: Any) -> list[bytes]:
+    """The names of ``columns`` (``b"f:q"``, an iterable) sorted by :func:`column_order`.
+
+    Names sharing their family sort the same as joined bytes, so they are sorted as bytes
+    first, without a key function; sorted so, every name between two that start with
+    ``b"f:"`` starts with it too. Only when the first and the last do not share their
+    family (or the first has no colon) are they sorted by :func:`column_order`.
+    """
+    names = sorted(columns)
+    if len(names) > 1:
+        first = names[0]
+        colon = first.find(b":")
+        if colon < 0 or not names[-1].startswith(first[: colon + 1]):
+            return sorted(columns, key=column_order)
+    return names
+
+
+# ``Cell`` and ``RowResult`` are attrs frozen slotted classes without converters or
+# validators: allocating one and setting its slots makes the same object as the generated
+# ``__init__`` (which detours through the frozen ``__setattr__``) in about half the time.
+_new = object.__new__
+_set_value = Cell.__dict__["value"].__set__
+_set_timestamp = Cell.__dict__["timestamp"].__set__
+_set_row = RowResult.__dict__["row"].__set__
+_set_cells = RowResult.__dict__["cells"].__set__
+
+
 def row_result(tresult: Any) -> RowResult | None:
     """The :class:`RowResult` of a ``TResult``: the newest cell per column; ``None`` if empty.
 
     A result may hold several versions of a column (newest first); only the first is kept.
     """
-    values = tresult.columnValues or []
+    values = tresult.columnValues
     if not values or tresult.row is None:
         return None
-    cells: dict[bytes, Cell] = {}
+    found: dict[bytes, Cell] = {}
     for value in values:
         name = value.family + b":" + value.qualifier
-        if name not in cells:
-            cells[name] = Cell(value=value.value or b"", timestamp=value.timestamp)
-    ordered = sorted(cells, key=column_order)
-    return RowResult(row=tresult.row, cells={name: cells[name] for name in ordered})
+        if name not in found:
+            made = _new(Cell)
+            _set_value(made, value.value or b"")
+            _set_timestamp(made, value.timestamp)
+            found[name] = made
+    names = in_column_order(found)
+    result = _new(RowResult)
+    _set_row(result, tresult.row)
+    _set_cells(result, found if list(found) == names else {name: found[name] for name in names})
+    return result

@@ -214,26 +214,45 @@ class ScannerIterator(Iterator[RowResult]):
             self._release()
 
     def _take(self, results: list[Any]) -> None:
-        reverse = self._scan.reverse
-        for tresult in results:
-            result = row_result(tresult)
-            if result is None:
-                continue
-            row = result.row
-            if reverse:
-                if self._upper and row >= self._upper:
+        # The bounds and the count are kept in locals while the batch is taken and
+        # written back once: this runs for every row scanned.
+        append = self._buffer.append
+        remaining = self._remaining
+        if self._scan.reverse:
+            upper = self._upper
+            lower = self._lower
+            for tresult in results:
+                result = row_result(tresult)
+                if result is None:
+                    continue
+                row = result.row
+                if upper and row >= upper:
                     continue  # the inclusive startRow sent; the protocol's stop is exclusive
-                if row < self._lower:
-                    self._remaining = 0  # below the protocol's inclusive start: done
-                    return
-                self._upper = row
-            else:
-                self._lower = row + b"\x00"
-            self._buffer.append(result)
-            if self._remaining is not None:
-                self._remaining -= 1
-                if self._remaining == 0:
-                    return
+                if row < lower:
+                    remaining = 0  # below the protocol's inclusive start: done
+                    break
+                upper = row
+                append(result)
+                if remaining is not None:
+                    remaining -= 1
+                    if remaining == 0:
+                        break
+            self._upper = upper
+        else:
+            last: bytes | None = None
+            for tresult in results:
+                result = row_result(tresult)
+                if result is None:
+                    continue
+                last = result.row
+                append(result)
+                if remaining is not None:
+                    remaining -= 1
+                    if remaining == 0:
+                        break
+            if last is not None:
+                self._lower = last + b"\x00"
+        self._remaining = remaining
 
     def close(self) -> None:
         """Release the server-side scanner; the iterator then yields nothing more.

@@ -326,6 +326,46 @@ def test_a_table_prefix_isolates_tables_and_is_hidden_from_names(server: FakeHBa
         theirs.close()
 
 
+def test_a_later_put_of_a_cell_wins_though_its_ttl_sends_it_in_another_call(
+    thrift: ThriftBackend, table: str
+) -> None:
+    thrift.mutate(
+        table,
+        [
+            Put(b"r", b"g:x", b"old"),
+            Delete(b"s"),  # a "now" delete: its call goes last
+            Put(b"r", b"g:x", b"new", ttl=3_600_000),
+        ],
+    )
+    assert thrift.get(table, [b"r"])[0].value(b"g:x") == b"new"
+
+
+def test_the_server_names_follow_a_changed_table_prefix(server: FakeHBaseServer) -> None:
+    backend = ThriftBackend(server.host, server.port, table_prefix="app")
+    try:
+        assert backend._server_name("ns:user") == b"ns:app_user"
+        backend.table_prefix_separator = "."
+        assert backend._server_name("ns:user") == b"ns:app.user"
+        backend.table_prefix = None
+        assert backend._server_name("ns:user") == b"ns:user"
+        with pytest.raises(IllegalArgumentError, match="non-empty str"):
+            backend._server_name(b"user")  # type: ignore[arg-type]
+    finally:
+        backend.close()
+
+
+def test_get_takes_any_sequence_of_rowkeys_and_checks_each(
+    thrift: ThriftBackend, table: str
+) -> None:
+    thrift.mutate(table, [Put(b"a", b"f:q", b"1"), Put(b"b", b"f:q", b"2")])
+    assert [r.row for r in thrift.get(table, (b"b", b"a"))] == [b"b", b"a"]
+    with pytest.raises(IllegalArgumentError, match="rows must be bytes, not str") as info:
+        thrift.get(table, [b"a", "b"])  # type: ignore[list-item]
+    assert info.value.table == table
+    with pytest.raises(IllegalArgumentError, match="1 to 32767 bytes long, got 0"):
+        thrift.get(table, [b"a", b""])
+
+
 @pytest.mark.parametrize(
     ("transport", "protocol"),
     [("buffered", "binary"), ("buffered", "compact"), ("framed", "binary"), ("framed", "compact")],

@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hmodel.backend.base import Delete, Put
-from hmodel.backend.thrift.batch import TTL_ATTRIBUTE, plan_batches, ttl_attribute
-from hmodel.errors import IllegalArgumentError
+from hmodel.backend.thrift.batch import TTL_ATTRIBUTE, _check, plan_batches, ttl_attribute
+from hmodel.errors import BackendError, IllegalArgumentError
 
 
 def _no_families() -> list[bytes]:
@@ -122,17 +122,168 @@ _mutations = st.lists(
 )
 
 
+def _overwritten_left_out(mutations: list[object]) -> list[object]:
+    """The mutations but the puts a later put of the cell overwrites from another call.
+
+    That is a later put of the same cell and timestamp with another ttl.
+    """
+    kept = []
+    for index, m in enumerate(mutations):
+        if isinstance(m, Put):
+            later = [
+                p
+                for p in mutations[index + 1 :]
+                if isinstance(p, Put)
+                and (p.row, p.column, p.timestamp) == (m.row, m.column, m.timestamp)
+            ]
+            if later and later[-1].ttl != m.ttl:
+                continue
+        kept.append(m)
+    return kept
+
+
+def test_a_later_put_of_a_cell_in_another_call_wins_over_an_earlier_one() -> None:
+    mutations = [
+        Put(b"r", b"f:x", b"old"),
+        Delete(b"s"),
+        Put(b"r", b"f:x", b"new", ttl=1),
+        Put(b"r", b"f:y", b"kept"),
+    ]
+    batches = plan_batches(mutations, lambda: [b"f"])
+    assert [(b.timestamp, b.ttl) for b in batches] == [(None, 1), (None, None)]
+    assert _shape(batches[0]) == {b"r": [(False, b"f:x", b"new")]}
+    assert _shape(batches[1]) == {
+        b"r": [(False, b"f:y", b"kept")],
+        b"s": [(True, b"f", None)],
+    }
+
+
+def test_families_are_asked_for_once_when_overwritten_puts_are_left_out() -> None:
+    asked: list[int] = []
+
+    def families() -> list[bytes]:
+        asked.append(1)
+        return [b"f"]
+
+    mutations = [Put(b"r", b"f:x", b"old"), Delete(b"s"), Put(b"r", b"f:x", b"new", ttl=1)]
+    batches = plan_batches(mutations, families)
+    assert asked == [1]
+    assert sum(len(ms) for b in batches for ms in b.rows.values()) == 2
+
+
 @given(_mutations)
 def test_batches_are_one_per_distinct_pair_and_lose_no_mutation(mutations: list[object]) -> None:
     batches = plan_batches(mutations, lambda: [b"f"])  # type: ignore[arg-type]
+    sent_mutations = _overwritten_left_out(mutations)
     pairs = {
         (m.timestamp, m.ttl if isinstance(m, Put) else None)  # type: ignore[attr-defined]
-        for m in mutations
+        for m in sent_mutations
     }
     assert len(batches) == len(pairs) == len({(b.timestamp, b.ttl) for b in batches})
     sent = sum(len(ms) for b in batches for ms in b.rows.values())
-    assert sent == len(mutations)
+    assert sent == len(sent_mutations)
     seen_delete = False
     for batch in batches:  # no put-only batch after a batch with deletes
         assert not (seen_delete and not batch.has_deletes)
         seen_delete = seen_delete or batch.has_deletes
+
+
+class _Bytes(bytes):
+    """A bytes subclass: accepted, as ``isinstance`` accepts it, through the full checks."""
+
+
+@pytest.mark.parametrize(
+    "put",
+    [
+        Put("r", b"f:q", b"v"),  # type: ignore[arg-type]
+        Put(b"", b"f:q", b"v"),
+        Put(b"r" * 32_768, b"f:q", b"v"),
+        Put(b"r", bytearray(b"f:q"), b"v"),  # type: ignore[arg-type]
+        Put(b"r", b"f", b"v"),
+        Put(b"r", b":q", b"v"),
+        Put(b"r", b"f:q", "v"),  # type: ignore[arg-type]
+        Put(b"r", b"f:q", b"v", timestamp=True),
+        Put(b"r", b"f:q", b"v", timestamp=-1),
+        Put(b"r", b"f:q", b"v", timestamp=2**63 - 1),
+        Put(b"r", b"f:q", b"v", timestamp=1.0),  # type: ignore[arg-type]
+        Put(b"r", b"f:q", b"v", ttl=-1),
+        Put(b"r", b"f:q", b"v", ttl=False),
+        Put(b"r", b"f:q", b"v", ttl=2**63),
+    ],
+    ids=repr,
+)
+def test_a_bad_put_raises_what_the_full_checks_raise(put: Put) -> None:
+    with pytest.raises(BackendError) as expected:
+        _check(put, 1)
+    with pytest.raises(BackendError) as raised:
+        plan_batches([Put(b"ok", b"f:q", b"v"), put], _no_families)
+    assert type(raised.value) is type(expected.value)
+    assert str(raised.value) == str(expected.value)
+    assert raised.value.row == expected.value.row
+
+
+def test_bytes_subclasses_and_the_bounds_themselves_are_accepted() -> None:
+    puts = [
+        Put(_Bytes(b"r"), _Bytes(b"f:q"), _Bytes(b"v")),
+        Put(b"r" * 32_767, b"f:q", b"v", timestamp=0, ttl=0),
+        Put(b"r", b"f:", b"", timestamp=2**63 - 2, ttl=2**63 - 1),
+    ]
+    batches = plan_batches(puts, _no_families)
+    assert sum(len(ms) for b in batches for ms in b.rows.values()) == 3
+
+
+def _reference(mutations: list[object], families: list[bytes]) -> list[tuple[object, ...]]:
+    """What plan_batches sends, computed the plain way: per pair, rows in first order."""
+    grouped: dict[tuple[object, object], dict[bytes, list[tuple[bool, bytes, object]]]] = {}
+    for m in mutations:
+        ttl = m.ttl if isinstance(m, Put) else None
+        rows = grouped.setdefault((m.timestamp, ttl), {})  # type: ignore[attr-defined]
+        cells = rows.setdefault(m.row, [])  # type: ignore[attr-defined]
+        if isinstance(m, Put):
+            cells.append((False, m.column, m.value))
+        elif isinstance(m, Delete) and m.column is not None:
+            cells.append((True, m.column, None))
+        else:
+            cells.extend((True, family, None) for family in families)
+    return sorted(((pair, rows) for pair, rows in grouped.items()), key=repr)
+
+
+_far = st.integers(0, 2).map(lambda n: int("1700000000000") + n)  # equal, not identical
+
+_any_mutations = st.lists(
+    st.one_of(
+        st.builds(
+            Put,
+            row=st.sampled_from([b"a", b"b", _Bytes(b"c")]),
+            column=st.sampled_from([b"f:x", b"g:y"]),
+            value=st.binary(max_size=3),
+            timestamp=st.none() | st.integers(1, 3) | _far,
+            ttl=st.none() | st.integers(0, 2) | _far,
+        ),
+        st.builds(
+            Delete,
+            row=st.sampled_from([b"a", b"b"]),
+            column=st.sampled_from([None, b"f", b"f:x"]),
+            timestamp=st.none() | st.integers(1, 3) | _far,
+        ),
+    ),
+    max_size=16,
+)
+
+
+@given(_any_mutations)
+def test_batches_hold_the_mutations_grouped_by_pair_rows_in_first_order(
+    mutations: list[object],
+) -> None:
+    batches = plan_batches(mutations, lambda: [b"f", b"g"])  # type: ignore[arg-type]
+    mutations = _overwritten_left_out(mutations)
+    got = sorted(
+        (((b.timestamp, b.ttl), {row: [(m.isDelete, m.column, m.value) for m in ms]
+                                 for row, ms in b.rows.items()}) for b in batches),
+        key=repr,
+    )  # fmt: skip
+    assert got == _reference(mutations, [b"f", b"g"])
+    for batch in batches:
+        kinds = {m.isDelete for ms in batch.rows.values() for m in ms}
+        assert batch.has_puts == (False in kinds)
+        assert batch.has_deletes == (True in kinds)

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hmodel.backend.base import Cell
-from hmodel.backend.thrift.result import column_order, row_result
+from hmodel.backend.thrift.result import cell, column_order, in_column_order, row_result
 
 
 def test_cells_are_ordered_by_family_then_qualifier_not_by_joined_bytes() -> None:
@@ -40,3 +40,41 @@ def test_column_order_is_hbases_family_then_qualifier_order(
 ) -> None:
     columns = [f + b":" + q for f, q in pairs]
     assert sorted(columns, key=column_order) == [f + b":" + q for f, q in sorted(pairs)]
+
+
+_column = st.tuples(_family, st.binary(max_size=3)).map(lambda fq: fq[0] + b":" + fq[1])
+
+
+@given(st.lists(_column, min_size=1, max_size=8, unique=True))
+def test_in_column_order_sorts_as_the_column_order_key(columns: list[bytes]) -> None:
+    assert in_column_order(columns) == sorted(columns, key=column_order)
+
+
+@given(st.lists(st.binary(max_size=4), max_size=8, unique=True))
+def test_in_column_order_sorts_names_without_a_colon_as_the_column_order_key(
+    columns: list[bytes],
+) -> None:
+    assert in_column_order(columns) == sorted(columns, key=column_order)
+
+
+@given(st.dictionaries(_column, st.tuples(st.binary(max_size=3) | st.none(), st.integers(0, 9))))
+def test_row_result_holds_every_cell_in_column_order(
+    cells: dict[bytes, tuple[bytes | None, int]],
+) -> None:
+    tresult = Struct(
+        row=b"r", columns={c: Struct(value=v, timestamp=ts) for c, (v, ts) in cells.items()}
+    )
+    result = row_result(tresult)
+    if not cells:
+        assert result is None
+        return
+    assert result is not None
+    assert result.row == b"r"
+    assert list(result.cells) == sorted(cells, key=column_order)
+    assert result.cells == {c: Cell(v or b"", ts) for c, (v, ts) in cells.items()}
+    assert all(type(c) is Cell for c in result.cells.values())
+
+
+def test_a_cell_without_a_value_reads_as_empty_bytes() -> None:
+    assert cell(Struct(value=None, timestamp=7)) == Cell(b"", 7)
+    assert cell(Struct(value=b"v", timestamp=8)) == Cell(b"v", 8)
