@@ -210,8 +210,15 @@ def run(scale: Scale) -> list[Result]:
     rows = scale.count(5000, multiple=100)
     with _Server() as server:
         backend = ThriftBackend(server.host, server.port, transport="buffered", protocol="binary")
+        # A careful engineer sets a socket timeout, as hmodel's backend does (10 s): an
+        # unbounded wait on a dead region server is a hung request thread.
         connection = happybase.Connection(
-            server.host, server.port, transport="buffered", protocol="binary", autoconnect=True
+            server.host,
+            server.port,
+            transport="buffered",
+            protocol="binary",
+            autoconnect=True,
+            timeout=10_000,
         )
         try:
             return _measure(backend, connection, scale, pairs, rows)
