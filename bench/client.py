@@ -1,13 +1,15 @@
 """Client CPU per row, no I/O: each step of hmodel's read and write paths against the
 hand-written code's same step (issue 11: <= 1.5 times).
 
-The four steps the issue measured, on the model of ``bench/handwritten.py`` (a 16-bucket
+The four steps the issue measured, and a fifth, on the model of ``bench/handwritten.py`` (a 16-bucket
 salted key, five value cells): a rowkey from key fields (``Mapper.key_of_values`` against
 ``struct`` and ``hashlib``); a Thrift1 ``TRowResult`` into a row
 (``hmodel.backend.thrift.result.row_result`` against happybase's ``make_row``); a row into
 an object (``Mapper.from_row`` against a slotted dataclass built by hand); an object into
 Thrift1 mutations (``Mapper.to_mutations`` and the Thrift1 batch planning against
-happybase's ``Mutation`` structs of ``struct``-packed cells). Each ratio is hmodel's
+happybase's ``Mutation`` structs of ``struct``-packed cells); and a row into an object as
+a repository loads it (``Repository.load``: the row's timestamps observed for later write
+stamps, the instance remembered in the identity map). Each ratio is hmodel's
 time over the hand-written code's, the median of interleaved pairs over the same rows.
 """
 
@@ -18,10 +20,12 @@ from typing import Any
 from bench.handwritten import Sale, hand_cells, hand_decode, hand_key, sales
 from bench.harness import Result, Scale, paired, summary
 from hmodel.backend.base import Cell, RowResult
+from hmodel.backend.memory import MemoryBackend
 from hmodel.backend.thrift.batch import plan_batches
 from hmodel.backend.thrift.idl import BatchMutation, Mutation
 from hmodel.backend.thrift.result import row_result
 from hmodel.mapping import mapper_for
+from hmodel.repository import Repository
 
 __all__ = ["run"]
 
@@ -82,6 +86,13 @@ def run(scale: Scale) -> list[Result]:
         for row, row_cells in zip(rows, cells, strict=True):
             hand_decode(row, row_cells)
 
+    repository = Repository(Sale, MemoryBackend())
+    load = repository.load
+
+    def hm_load(_: int) -> None:
+        for result in results:
+            load(result)
+
     def hm_mutations(index: int) -> None:
         mutations = [
             m for s in items for m in mapper.to_mutations(s, timestamp=1_700_000_000_000 + index)
@@ -106,6 +117,12 @@ def run(scale: Scale) -> list[Result]:
         ("rowkey", hm_key, hw_key, "rowkey from key fields"),
         ("thrift_row", hm_result, hw_result, "Thrift1 TRowResult of 5 cells to a row"),
         ("row_to_object", hm_object, hw_object, "row of 5 cells to an object (key decoded)"),
+        (
+            "load",
+            hm_load,
+            hw_object,
+            "row to object by Repository.load: + write-stamp observation and identity map",
+        ),
         ("object_to_mutations", hm_mutations, hw_mutations, "object to Thrift1 mutations"),
     ]
     out = []

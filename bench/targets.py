@@ -95,6 +95,7 @@ TARGETS: dict[str, Target] = {
     "client.rowkey": _at_most(1.5),
     "client.thrift_row": _at_most(1.5),
     "client.row_to_object": _at_most(1.5),
+    "client.load": _at_most(1.5),
     "client.object_to_mutations": _at_most(1.5),
     # Repositories on the engine.
     "repository.save": _at_least(5_000),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import timedelta
@@ -36,6 +37,9 @@ from hmodel.repository.query import Query
 from hmodel.repository.version import VersionCell
 
 __all__ = ["OnError", "Repository"]
+
+#: A cell's timestamp (reads fold the newest into later write stamps).
+_timestamp_of = operator.attrgetter("timestamp")
 
 M = TypeVar("M")
 
@@ -112,6 +116,7 @@ class Repository(Generic[M]):
         self.info = self.mapper.info
         self.table = self.info.table.full_name
         self._stamps = stamps if stamps is not None else stamps_for(clock)
+        self._clock = self._stamps.clock
         self._tokens = TokenCodec(token_secret or _PROCESS_SECRET)
         self._instrument = Instrument(self.table, backend, listeners)
         self._batch_size = scan_batch_size
@@ -120,9 +125,10 @@ class Repository(Generic[M]):
         self._all_columns = tuple(self.mapper.columns(None))
         # Cells a read does not order later writes after: counters (F10) and, over
         # Thrift1, the version cell are stamped by the server's clock, not by this layer.
-        self._server_stamped = frozenset(
+        self._server_stamped = tuple(
             self.mapper.column_of(n) for n in (*self.info.counters, *self._version_names())
         )
+        self._skip = frozenset(self._server_stamped)
         self._version: VersionCell | None = None
         self._locking: Locking | None = None
         if self.info.version_field is not None:
@@ -210,15 +216,17 @@ class Repository(Generic[M]):
         """
         cells = result.cells
         if cells:
-            skip = self._server_stamped
-            if skip and not skip.isdisjoint(cells):
-                newest = max(
-                    (cell.timestamp for column, cell in cells.items() if column not in skip),
-                    default=0,
-                )
+            for column in self._server_stamped:
+                if column in cells:
+                    newest = max(
+                        (c.timestamp for name, c in cells.items() if name not in self._skip),
+                        default=0,
+                    )
+                    break
             else:
-                newest = max([cell.timestamp for cell in cells.values()])
-            self._stamps.observe(newest, rows=(result.row,))
+                newest = max(map(_timestamp_of, cells.values()))
+            if newest >= self._clock():  # else observe() has nothing to do
+                self._stamps.observe(newest, rows=(result.row,))
         if self._locking is None:
             obj = self.mapper.from_row(result, key_encoded_here=key_encoded_here)
             self._identity.remember(obj, result.row, None, partial=partial)

@@ -272,12 +272,12 @@ def test_the_identity_map_forgets_an_instance_when_it_is_collected() -> None:
     assert identity.recall(users[7]).version == b"\x07"  # type: ignore[union-attr]
     del users[:50]
     gc.collect()
-    assert len(identity._entries) == 50
-    assert len(copy._entries) == 50
+    assert len(identity) == 50
+    assert len(copy) == 50
     identity.forget(users[0])
     assert identity.recall(users[0]) is None
     assert copy.recall(users[0]) is not None
     users.clear()
     gc.collect()
-    assert identity._entries == {}
-    assert copy._entries == {}
+    assert len(identity) == 0
+    assert len(copy) == 0
