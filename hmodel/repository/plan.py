@@ -103,30 +103,16 @@ def _resumed(span: KeySpan, position: Position, reverse: bool) -> KeySpan | None
     return KeySpan(position.last_row + b"\x00", span.stop)  # the next possible row
 
 
-def execute(
+def _open(
     backend: Backend,
     plan: ScanPlan,
-    positions: Sequence[Position] | None = None,
+    positions: Sequence[Position] | None,
     *,
-    limit: int | None = None,
-    batch_size: int = 1000,
-    expected: int | None = None,
-) -> Generator[tuple[int, RowResult], None, None]:
-    """Run ``plan`` and yield ``(span index, row)`` merged into one stream in key order.
-
-    Salted scans (K3, I5) open one scan per span and merge them on the rowkey without its
-    first ``merge_offset`` bytes, so the stream is ordered by the natural key (descending
-    when ``plan.reverse``). ``positions`` resume each span after the row it last returned.
-
-    Args:
-        backend: Where to scan.
-        plan: What to scan.
-        positions: One per span, from a previous page; ``None`` starts from the beginning.
-        limit: Stop after this many rows overall (each span is asked for at most as many).
-        batch_size: Rows per round trip of each span's scan.
-        expected: How many rows the caller expects to take (when it filters rows itself
-            and cannot set ``limit``): only sizes the round trips.
-    """
+    limit: int | None,
+    batch_size: int,
+    expected: int | None,
+) -> list[tuple[int, Iterator[RowResult]]]:
+    """Open the scan of every span not finished yet: ``(span index, rows)`` pairs."""
     positions = positions or [Position()] * len(plan.spans)
     live = sum(1 for p in positions if not p.done)
     wanted = limit if limit is not None else expected
@@ -151,6 +137,50 @@ def execute(
             batch_size=batch_size,
         )
         scans.append((index, backend.scan(plan.table, scan)))
+    return scans
+
+
+def stream(
+    backend: Backend, plan: ScanPlan, *, batch_size: int = 1000, expected: int | None = None
+) -> Iterator[RowResult]:
+    """Run ``plan`` from its start and return its rows merged in key order, without indexes.
+
+    As :func:`execute` without positions and limit, for a caller that needs neither: a
+    one-span plan's rows come straight from the backend's scan (no generator between),
+    a salted plan's through one merge. Close the result (``close()``, when it has one)
+    to release the scans early.
+    """
+    scans = _open(backend, plan, None, limit=None, batch_size=batch_size, expected=expected)
+    if len(scans) == 1:
+        return scans[0][1]
+    return _merged_rows(scans, plan)
+
+
+def execute(
+    backend: Backend,
+    plan: ScanPlan,
+    positions: Sequence[Position] | None = None,
+    *,
+    limit: int | None = None,
+    batch_size: int = 1000,
+    expected: int | None = None,
+) -> Generator[tuple[int, RowResult], None, None]:
+    """Run ``plan`` and yield ``(span index, row)`` merged into one stream in key order.
+
+    Salted scans (K3, I5) open one scan per span and merge them on the rowkey without its
+    first ``merge_offset`` bytes, so the stream is ordered by the natural key (descending
+    when ``plan.reverse``). ``positions`` resume each span after the row it last returned.
+
+    Args:
+        backend: Where to scan.
+        plan: What to scan.
+        positions: One per span, from a previous page; ``None`` starts from the beginning.
+        limit: Stop after this many rows overall (each span is asked for at most as many).
+        batch_size: Rows per round trip of each span's scan.
+        expected: How many rows the caller expects to take (when it filters rows itself
+            and cannot set ``limit``): only sizes the round trips.
+    """
+    scans = _open(backend, plan, positions, limit=limit, batch_size=batch_size, expected=expected)
     if len(scans) == 1:  # one span: its rows as they come, no merge key to compute
         (index, rows), count = scans[0], 0
         try:
@@ -163,7 +193,7 @@ def execute(
             _close(rows)
         return
     streams = [_tagged(rows, index, plan.merge_offset) for index, rows in scans]
-    merged = heapq.merge(*streams, key=lambda item: item[0], reverse=plan.reverse)
+    merged = heapq.merge(*streams, key=_merge_key, reverse=plan.reverse)
     count = 0
     try:
         for _, index, row in merged:
@@ -172,8 +202,25 @@ def execute(
             count += 1
             yield index, row
     finally:
-        for stream in streams:
-            stream.close()
+        for tagged in streams:
+            tagged.close()
+
+
+def _merged_rows(
+    scans: list[tuple[int, Iterator[RowResult]]], plan: ScanPlan
+) -> Generator[RowResult, None, None]:
+    """The rows of several spans' scans merged in key order (:func:`execute`'s merge)."""
+    streams = [_tagged(rows, index, plan.merge_offset) for index, rows in scans]
+    try:
+        for _, _, row in heapq.merge(*streams, key=_merge_key, reverse=plan.reverse):
+            yield row
+    finally:
+        for tagged in streams:
+            tagged.close()
+
+
+def _merge_key(item: tuple[bytes, int, RowResult]) -> bytes:
+    return item[0]
 
 
 def _close(rows: Iterator[RowResult]) -> None:

@@ -32,7 +32,7 @@ from hmodel.repository.instrument import Instrument
 from hmodel.repository.locking import Locking
 from hmodel.repository.page import Page, Position, TokenCodec
 from hmodel.repository.pager import paginate
-from hmodel.repository.plan import KeySpan, ScanPlan, execute
+from hmodel.repository.plan import KeySpan, ScanPlan, execute, stream
 from hmodel.repository.query import Query
 from hmodel.repository.version import VersionCell
 
@@ -620,19 +620,22 @@ class Repository(Generic[M]):
         with self._instrument.call("scan", always=True) as call:
             call.plan = plan.describe()
             # The limit counts models, not rows: rows of other record types (R1) are skipped.
-            rows = execute(self.backend, plan, batch_size=self._batch_size, expected=limit)
+            if limit == 0:
+                return
+            rows = stream(self.backend, plan, batch_size=self._batch_size, expected=limit)
+            load = self._load_each
             try:
-                if limit == 0:
-                    return
-                for _, result in rows:
-                    obj = self._load_each(result, on_error, partial=partial)
+                for result in rows:
+                    obj = load(result, on_error, partial=partial)
                     if obj is not None:
                         call.results += 1
                         yield obj
                         if call.results == limit:
                             return
             finally:
-                rows.close()
+                close = getattr(rows, "close", None)
+                if close is not None:
+                    close()
 
     def _paging(
         self, size: int, query: Query, token: str | None, on_error: OnError
