@@ -167,7 +167,14 @@ class Scan:
         reverse: Return rows from the highest to the lowest; the range is still
             ``start`` (inclusive) to ``stop`` (exclusive).
         limit: At most this many rows; ``None``: no limit.
-        batch_size: Rows fetched per round trip (HBase scanner caching), >= 1.
+        batch_size: Rows fetched per round trip (HBase scanner caching), >= 1: by the
+            first round trip, and by every one when ``max_batch_size`` is ``None``.
+        max_batch_size: Adaptive caching: each round trip after the first fetches twice
+            the rows of the one before, up to this many (>= ``batch_size``). For a read
+            that wants its first rows soon and may go on to read many, such as a paged
+            read that keeps its scanners open: ``batch_size=200, max_batch_size=1000``
+            reads 5,000 rows in 7 fetches, where 200 a fetch would take 25. ``None``:
+            every round trip fetches ``batch_size`` rows.
 
     Scans return the latest visible version of each column (Thrift1 scans cannot return
     more); use :meth:`Backend.get_versions` for history.
@@ -181,9 +188,10 @@ class Scan:
     reverse: bool = False
     limit: int | None = None
     batch_size: int = 1000
+    max_batch_size: int | None = None
 
     def __attrs_post_init__(self) -> None:
-        for name in ("batch_size", "limit", "before"):
+        for name in ("batch_size", "limit", "before", "max_batch_size"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
                 raise IllegalArgumentError(f"{name} must be an int", field=name, value=value)
@@ -195,6 +203,16 @@ class Scan:
             raise IllegalArgumentError("batch_size must be >= 1", value=self.batch_size)
         if self.limit is not None and self.limit < 0:
             raise IllegalArgumentError("limit must be >= 0", value=self.limit)
+        if self.max_batch_size is not None and self.max_batch_size < self.batch_size:
+            raise IllegalArgumentError(
+                "max_batch_size must be >= batch_size", value=self.max_batch_size
+            )
+
+    def next_batch_size(self, size: int) -> int:
+        """The rows the round trip after one that fetched ``size`` rows asks for."""
+        if self.max_batch_size is None:
+            return self.batch_size
+        return min(2 * size, self.max_batch_size)
 
     @classmethod
     def prefix(cls, prefix: bytes, **options: object) -> Scan:

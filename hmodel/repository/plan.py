@@ -111,6 +111,7 @@ def _open(
     limit: int | None,
     batch_size: int,
     expected: int | None,
+    max_batch_size: int | None = None,
 ) -> list[tuple[int, Iterator[RowResult]]]:
     """Open the scan of every span not finished yet: ``(span index, rows)`` pairs."""
     positions = positions or [Position()] * len(plan.spans)
@@ -135,6 +136,7 @@ def _open(
             reverse=plan.reverse,
             limit=limit,
             batch_size=batch_size,
+            max_batch_size=None if max_batch_size is None else max(max_batch_size, batch_size),
         )
         scans.append((index, backend.scan(plan.table, scan)))
     return scans
@@ -164,6 +166,7 @@ def execute(
     limit: int | None = None,
     batch_size: int = 1000,
     expected: int | None = None,
+    max_batch_size: int | None = None,
 ) -> Generator[tuple[int, RowResult], None, None]:
     """Run ``plan`` and yield ``(span index, row)`` merged into one stream in key order.
 
@@ -179,8 +182,18 @@ def execute(
         batch_size: Rows per round trip of each span's scan.
         expected: How many rows the caller expects to take (when it filters rows itself
             and cannot set ``limit``): only sizes the round trips.
+        max_batch_size: Let each span's fetches grow, doubling, up to this many rows
+            (:attr:`Scan.max_batch_size`); ``None``: every fetch is ``batch_size``.
     """
-    scans = _open(backend, plan, positions, limit=limit, batch_size=batch_size, expected=expected)
+    scans = _open(
+        backend,
+        plan,
+        positions,
+        limit=limit,
+        batch_size=batch_size,
+        expected=expected,
+        max_batch_size=max_batch_size,
+    )
     if len(scans) == 1:  # one span: its rows as they come, no merge key to compute
         (index, rows), count = scans[0], 0
         try:

@@ -735,8 +735,10 @@ class Repository(Generic[M]):
 
         One scan per salt bucket serves the whole read (not one per page): each page's
         ``next_token`` still resumes right after it, in another call or process. Empty
-        pages are not yielded. Round trips: per bucket an open and one per
-        ``max(2 * size, 100)`` rows (at most ``scan_batch_size``), over Thrift a close.
+        pages are not yielded. Round trips: per bucket an open, fetches of
+        ``max(2 * size, 100)`` rows (at most ``scan_batch_size``) growing twofold each time
+        up to ``scan_batch_size`` (the first page comes soon, a whole read takes few
+        fetches), and over Thrift a close.
         """
         q = self._query(
             query,
@@ -753,7 +755,9 @@ class Repository(Generic[M]):
         batch = min(self._batch_size, max(2 * size, 100))
         with self._instrument.call("pages", always=True) as call:
             call.plan = plan.describe()
-            rows = execute(self.backend, plan, positions, batch_size=batch)
+            rows = execute(
+                self.backend, plan, positions, batch_size=batch, max_batch_size=self._batch_size
+            )
             try:
                 for raw in paginate(rows, positions, size, decode):
                     found = tuple(errors)

@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 
 from hmodel.backend.base import Backend, Cell, Delete, Put, RowResult, Scan
-from hmodel.errors import ColumnFamilyNotFoundError, FilterError, TableNotFoundError
+from hmodel.errors import (
+    ColumnFamilyNotFoundError,
+    FilterError,
+    IllegalArgumentError,
+    TableNotFoundError,
+)
 
 #: Rows chosen so that unsigned byte order differs from signed order and from length order.
 ROWS = [b"\x00", b"\x7f", b"\x80", b"\xff", b"\xff\x00", b"a", b"ab", b"abc", b"b", b"ba", b"c"]
@@ -210,3 +215,38 @@ def test_a_malformed_filter_raises_filter_error(backend: Backend, filled: str) -
     """A filter string that does not parse is refused."""
     with pytest.raises(FilterError):
         _filtered(backend, filled, "PrefixFilter('a'")
+
+
+def test_adaptive_caching_doubles_each_fetch_up_to_its_bound(backend: Backend, table: str) -> None:
+    """max_batch_size: fetches of 2, 4, 8, 8, ... rows; the rows are those of any batch size.
+
+    29 rows: with batch_size=8 the fetches are 8, 8, 8, 5; growing from 2 they are 2, 4, 8,
+    8, 7: one fetch more, whatever a backend adds per scan (an open, a close). From 1 row a
+    fetch, 29 rows take 30 fetches (the last finds none); growing up to 1000 (1, 2, 4, 8,
+    14 of 16) they take 5.
+    """
+    rows = [b"r%02d" % n for n in range(29)]
+    backend.mutate(table, [Put(row, b"i:n", row, timestamp=10) for row in rows])
+
+    def trips(scan: Scan) -> tuple[int, list[bytes]]:
+        before = backend.round_trips
+        found = _rows(backend, table, scan)
+        return backend.round_trips - before, found
+
+    fixed, fixed_rows = trips(Scan(batch_size=8))
+    growing, growing_rows = trips(Scan(batch_size=2, max_batch_size=8))
+    assert fixed_rows == growing_rows == rows
+    assert growing == fixed + 1
+    ones, _ = trips(Scan(batch_size=1))
+    doubling, doubling_rows = trips(Scan(batch_size=1, max_batch_size=1000))
+    assert doubling_rows == rows
+    assert ones - doubling == 30 - 5
+    reverse = trips(Scan(batch_size=2, max_batch_size=8, reverse=True, limit=20))[1]
+    assert reverse == rows[::-1][:20]
+
+
+def test_a_max_batch_size_below_the_batch_size_is_refused() -> None:
+    with pytest.raises(IllegalArgumentError, match="max_batch_size"):
+        Scan(batch_size=10, max_batch_size=5)
+    with pytest.raises(IllegalArgumentError, match="must be an int"):
+        Scan(max_batch_size=True)  # type: ignore[arg-type]

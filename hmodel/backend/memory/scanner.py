@@ -85,7 +85,7 @@ def scan_rows(
     clock: Clock,
     charge: Callable[[], None],
 ) -> Iterator[RowResult]:
-    """Yield the rows of ``scan``, fetching ``batch_size`` rows per round trip.
+    """Yield the rows of ``scan``, fetching ``batch_size`` rows (or more: see below) a trip.
 
     Each fetch calls ``charge`` once, looks the table up again (so a table deleted or
     disabled meanwhile fails the scan as it fails an HBase scanner), and reads under the
@@ -94,14 +94,15 @@ def scan_rows(
     concurrent writes never break it. A fetch asks for ``batch_size`` rows (fewer when the
     ``limit`` is closer); one that returns fewer than it asked for ends the scan, as does
     reaching the limit or a filter saying it is done. So ``n`` rows cost ``n // batch_size
-    + 1`` fetches without a limit.
+    + 1`` fetches without a limit. With ``max_batch_size`` each fetch after the first asks
+    for twice the rows of the one before, up to it (:meth:`Scan.next_batch_size`).
     """
     returned = 0
     after: bytes | None = None
+    size = scan.batch_size
     while True:
-        want = (
-            scan.batch_size if scan.limit is None else min(scan.batch_size, scan.limit - returned)
-        )
+        want = size if scan.limit is None else min(size, scan.limit - returned)
+        size = scan.next_batch_size(size)
         if want <= 0:
             return
         charge()

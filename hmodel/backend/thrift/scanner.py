@@ -147,6 +147,7 @@ class ScannerIterator(Iterator[RowResult]):
         self._lock = threading.Lock()
         self._buffer: deque[RowResult] = deque()
         self._remaining = scan.limit
+        self._size = scan.batch_size  # rows the next fetch asks for (before the limit)
         self._lower = scan.start  # inclusive; b"": unbounded
         self._upper = scan.stop  # exclusive; b"": unbounded
         self._scanner: int | None = None
@@ -201,7 +202,8 @@ class ScannerIterator(Iterator[RowResult]):
         return self._buffer.popleft()
 
     def _fetch(self) -> None:
-        wanted = self._scan.batch_size
+        wanted = self._size
+        self._size = self._scan.next_batch_size(wanted)  # adaptive caching, when asked for
         if self._remaining is not None:
             wanted = min(wanted, self._remaining)
         resumes = 0

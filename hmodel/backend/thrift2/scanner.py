@@ -122,6 +122,7 @@ class ScannerIterator(Iterator[RowResult]):
         self._lock = threading.Lock()
         self._buffer: deque[RowResult] = deque()
         self._remaining = scan.limit
+        self._size = scan.batch_size  # rows the next fetch asks for (before the limit)
         self._lower = scan.start
         self._upper = scan.stop
         self._scanner: int | None = None
@@ -158,7 +159,7 @@ class ScannerIterator(Iterator[RowResult]):
         return tscan
 
     def _wanted(self) -> int:
-        wanted = self._scan.batch_size
+        wanted = self._size
         if self._remaining is not None:
             wanted = min(wanted, self._remaining + (1 if self._scan.reverse else 0))
         return wanted
@@ -209,6 +210,7 @@ class ScannerIterator(Iterator[RowResult]):
             except BaseException:
                 self._release()
                 raise
+        self._size = self._scan.next_batch_size(self._size)  # adaptive caching, if asked
         self._take(results)
         if len(results) < wanted or self._remaining == 0:
             self._release()
