@@ -19,6 +19,7 @@ __all__ = [
     "rate",
     "retained_bytes",
     "summary",
+    "timed",
 ]
 
 #: Which way a result improves: ``"higher"`` (throughput), ``"lower"`` (bytes, round trips).
@@ -117,7 +118,8 @@ def retained_bytes(build: Callable[[], object]) -> int:
     return retained
 
 
-def _timed(run: Callable[[int], object], index: int) -> int:
+def timed(run: Callable[[int], object], index: int) -> int:
+    """Nanoseconds of one ``run(index)``, after a full garbage collection."""
     gc.collect()
     start = time.perf_counter_ns()
     run(index)
@@ -139,9 +141,9 @@ def paired(
     ratios = []
     for index in range(1, pairs + 1):
         if index % 2:
-            mine, other = _timed(ours, index), _timed(theirs, index)
+            mine, other = timed(ours, index), timed(theirs, index)
         else:
-            other, mine = _timed(theirs, index), _timed(ours, index)
+            other, mine = timed(theirs, index), timed(ours, index)
         ratios.append(other / mine)
     return ratios
 
