@@ -58,7 +58,7 @@ def run(scale: Scale) -> list[Result]:
     pairs = 5 if scale.repeat < 5 else 9
     mapper = mapper_for(Sale)
     items = sales(count)
-    keys = [{"user": s.user, "ts": s.ts, "product": s.product} for s in items]
+    keys: list[dict[str, Any]] = [{"user": s.user, "ts": s.ts, "product": s.product} for s in items]
     rows = [mapper.key_of_values(k) for k in keys]
     cells = [hand_cells(s) for s in items]
     results = [
