@@ -206,7 +206,7 @@ def execute(
             _close(rows)
         return
     streams = [_tagged(rows, index, plan.merge_offset) for index, rows in scans]
-    merged = heapq.merge(*streams, key=_merge_key, reverse=plan.reverse)
+    merged = heapq.merge(*streams, reverse=plan.reverse)  # tuples compare in C: _tagged
     count = 0
     try:
         for _, index, row in merged:
@@ -225,15 +225,11 @@ def _merged_rows(
     """The rows of several spans' scans merged in key order (:func:`execute`'s merge)."""
     streams = [_tagged(rows, index, plan.merge_offset) for index, rows in scans]
     try:
-        for _, _, row in heapq.merge(*streams, key=_merge_key, reverse=plan.reverse):
+        for _, _, row in heapq.merge(*streams, reverse=plan.reverse):
             yield row
     finally:
         for tagged in streams:
             tagged.close()
-
-
-def _merge_key(item: tuple[bytes, int, RowResult]) -> bytes:
-    return item[0]
 
 
 def _close(rows: Iterator[RowResult]) -> None:
@@ -245,6 +241,12 @@ def _close(rows: Iterator[RowResult]) -> None:
 def _tagged(
     rows: Iterator[RowResult], index: int, offset: int
 ) -> Generator[tuple[bytes, int, RowResult], None, None]:
+    """``(merge key, span index, row)`` per row: the tuples ``heapq.merge`` compares.
+
+    The key is the rowkey without its first ``offset`` bytes (the salt). Two spans never
+    hold rows with the same key (a salt is a function of the fields after it), and the
+    span index breaks any tie anyway, so the rows themselves are never compared.
+    """
     try:
         for row in rows:
             yield row.row[offset:], index, row
