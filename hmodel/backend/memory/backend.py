@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 
 from hmodel.backend.base import (
@@ -336,10 +337,7 @@ class MemoryBackend(Backend):
             dropped = set(table.families) - {f.name_bytes for f in kept.families}
             table.redeclare(kept)
             if dropped:
-                for row in list(table.rows):
-                    table.rows[row] = _without_families(table.rows[row], dropped)
-                    if table.rows[row].empty:
-                        del table.rows[row]
+                table.rewrite(lambda stored: _without_families(stored, dropped))
 
     def truncate_table(self, name: str, *, preserve_splits: bool = True) -> None:
         """Drop every row of table ``name``; it comes back enabled (HBase's ``truncate``).
@@ -386,7 +384,7 @@ class MemoryBackend(Backend):
         table = self._table(name, enabled=False)
         checked = require_row(row, table=table.name)
         with table.lock:
-            stored = table.rows.get(checked)
+            stored = table.row(checked)
             return [] if stored is None else stored.raw(table.orders)
 
     # --- reads ----------------------------------------------------------------------
@@ -417,10 +415,14 @@ class MemoryBackend(Backend):
         """
         if not rows and isinstance(rows, (list, tuple)):
             return []  # nothing to do: no round trip (the protocol's rule for empty calls)
-        with self._lock:  # _charge(), inlined on this hot path
+        lock = self._lock
+        lock.acquire()  # _charge(), inlined on this hot path (acquire/release: no `with`)
+        try:
             if self._closed:
                 raise ConnectionLostError("the MemoryBackend is closed")
             self.round_trips += 1
+        finally:
+            lock.release()
         stored = self._tables.get(table) if type(table) is str else None
         if stored is None or not stored.enabled:
             stored = self._table(table)
@@ -440,36 +442,49 @@ class MemoryBackend(Backend):
         )
         checked_before = None if before is None else self._before(stored, before)
         results = []
-        found = stored.rows.get
         plain = stored.timeless and checked_before is None and selection is EVERYTHING
-        with stored.lock:
-            # The clock is read only if a row needs it (TTLs): see StoredRow.latest.
-            now = None if plain else self.clock()
+        lock = stored.lock
+        lock.acquire()
+        try:
+            # The clock is read only if a row needs it (TTLs): see MemoryTable.latest_of.
+            now: int | None = None if plain else self.clock()
+            index = stored.rows  # RowIndex.locate and MemoryTable.latest_of, inlined
+            firsts, chunk_keys, chunk_names, chunk_data = (
+                index.firsts,
+                index.keys,
+                index.names,
+                index.data,
+            )
             for row in keys:
-                held = found(row)
-                if held is None:
+                chunk = bisect_right(firsts, row) - 1
+                if chunk < 0:
                     continue
-                if plain and held.markers is None and not held.irregular:
-                    # Nothing can hide a cell: every entry is a plain Cell, the newest.
-                    cells: dict[bytes, Cell] = dict(
-                        zip(held.names, held, strict=True)  # type: ignore[arg-type]
+                held = chunk_keys[chunk]
+                at = bisect_left(held, row)
+                if at == len(held) or held[at] != row:
+                    continue
+                names = chunk_names[chunk][at]
+                data = chunk_data[chunk][at]
+                if plain and names is not None:
+                    # A plain row: nothing can hide a cell; every Cell is the newest.
+                    cells: dict[bytes, Cell] = (
+                        dict(zip(names, data, strict=True))  # type: ignore[call-overload]
+                        if type(data) is tuple
+                        else {names[0]: data}  # type: ignore[index]
                     )
                 else:
                     if now is None:
                         now = self.clock()
-                    cells = held.latest(
-                        selection,
-                        stored.families,
-                        stored.orders,
-                        before=checked_before,
-                        now=now,
-                        timeless=stored.timeless,
+                    cells = stored.latest_of(
+                        names, data, selection, before=checked_before, now=now
                     )
                 if cells:
                     result = new_row_result(RowResult)  # row_result(), inlined
                     set_row(result, row)
                     set_cells(result, cells)
                     results.append(result)
+        finally:
+            lock.release()
         return results
 
     def get_versions(

@@ -194,16 +194,17 @@ def apply_put(table: MemoryTable, put: PlannedPut, *, now: int) -> None:
 def apply_puts(table: MemoryTable, puts: Sequence[PlannedPut], *, now: int) -> None:
     """Store ``puts`` in order, each stamped ``now`` if it has no timestamp.
 
-    The caller holds the lock.
+    A new row is built whole from its consecutive puts while their columns ascend
+    (:meth:`MemoryTable.add_row`); a stored row is opened once for its consecutive puts
+    and settled after them. The caller holds the lock.
     """
-    rows = table.rows
     keeps = table.keeps
     orders = table.orders
     shapes = table.shapes
+    locate = table.rows.locate
     last: bytes | None = None
-    stored: StoredRow | None = None
-    # A new row is built whole from its consecutive puts while their columns ascend.
-    fresh: list[bytes] = []
+    stored: StoredRow | None = None  # the open row ``last``, if it is a stored row
+    fresh: list[bytes] = []  # the columns of the new row ``last``
     fresh_versions: list[Stored] = []
     for row, name, value, timestamp, ttl in puts:
         version = (
@@ -216,18 +217,23 @@ def apply_puts(table: MemoryTable, puts: Sequence[PlannedPut], *, now: int) -> N
                 fresh.append(name)
                 fresh_versions.append(version)
                 continue
-            stored = rows[last] = StoredRow.of(tuple(fresh), fresh_versions, shapes)  # type: ignore[index]
+            table.add_row(last, tuple(fresh), fresh_versions)  # type: ignore[arg-type]
             fresh, fresh_versions = [], []
-        if stored is None or row != last:  # a row's cells usually come together
+        elif stored is not None and row != last:
+            table.settle(last, stored)  # type: ignore[arg-type]
+            stored = None
+        if stored is None:
             last = row
-            stored = rows.get(row)
-            if stored is None:
+            if locate(row)[0] < 0:
                 fresh.append(name)
                 fresh_versions.append(version)
                 continue
+            stored = table.open_row(row)
         stored.put(name, version, keeps[name], orders, shapes)
     if fresh:
-        rows[last] = StoredRow.of(tuple(fresh), fresh_versions, shapes)  # type: ignore[index]
+        table.add_row(last, tuple(fresh), fresh_versions)  # type: ignore[arg-type]
+    elif stored is not None:
+        table.settle(last, stored)  # type: ignore[arg-type]
 
 
 def apply_delete(table: MemoryTable, delete: PlannedDelete, *, now: int) -> None:
@@ -237,7 +243,7 @@ def apply_delete(table: MemoryTable, delete: PlannedDelete, *, now: int) -> None
     the lock.
     """
     timestamp = now if delete.timestamp is None else delete.timestamp
-    stored = table.row_for_write(delete.row)
+    stored = table.open_row(delete.row)
     if delete.family is None:
         for family in table.families:
             stored.delete_family(family, timestamp)
@@ -246,3 +252,4 @@ def apply_delete(table: MemoryTable, delete: PlannedDelete, *, now: int) -> None
     else:
         name = table.register(delete.family, delete.qualifier)
         stored.delete_column(name, timestamp)
+    table.settle(delete.row, stored)

@@ -29,6 +29,7 @@ __all__ = [
     "Shapes",
     "StoredRow",
     "new_row_result",
+    "plain_form",
     "row_result",
     "set_cells",
     "set_row",
@@ -86,6 +87,19 @@ def row_result(row: bytes, cells: dict[bytes, Cell]) -> RowResult:
     set_row(result, row)
     set_cells(result, cells)
     return result
+
+
+def plain_form(row: StoredRow) -> tuple[tuple[bytes, ...], Cell | tuple[Cell, ...]] | None:
+    """``row`` as a plain payload ``(names, data)`` (see :class:`MemoryTable`), or ``None``.
+
+    A row is plain when it holds at least one column, at most ``Shapes.WIDE`` of them
+    (so ``names`` is a shared tuple), no delete marker, and exactly one version of each
+    column, a :class:`Cell` (no per-cell TTL).
+    """
+    names = row.names
+    if row.markers is not None or row.irregular or type(names) is not tuple or not names:
+        return None
+    return names, (row[0] if len(row) == 1 else tuple(row))  # type: ignore[return-value]
 
 
 def _add_marker(markers: list[int], timestamp: int) -> None:
@@ -191,6 +205,20 @@ class StoredRow(list[Entry]):
         row.names = shapes.of(names)
         row.markers = None
         row.irregular = sum(1 for version in versions if type(version) is not Cell)
+        return row
+
+    @classmethod
+    def plain(cls, names: tuple[bytes, ...], data: Cell | tuple[Cell, ...]) -> StoredRow:
+        """A new row from a plain payload (see :class:`MemoryTable`): ``names`` shared,
+        ``data`` the one ``Cell`` of a one-column row or a tuple of one per column."""
+        row = cls.__new__(cls)  # no __init__: every slot is set here
+        if type(data) is tuple:
+            row.extend(data)
+        else:
+            row.append(data)  # type: ignore[arg-type]  # one Cell
+        row.names = names
+        row.markers = None
+        row.irregular = 0
         return row
 
     def _find(self, name: bytes, orders: Mapping[bytes, ColumnKey]) -> int:

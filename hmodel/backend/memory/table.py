@@ -5,13 +5,12 @@ from __future__ import annotations
 import bisect
 import itertools
 import threading
-from collections.abc import Iterator
-
-from sortedcontainers import SortedDict
+from collections.abc import Callable, Iterator
 
 from hmodel.backend.base import Cell, Region
+from hmodel.backend.memory.rows import RowIndex
 from hmodel.backend.memory.selection import ColumnKey, Selection
-from hmodel.backend.memory.store import History, Shapes, StoredRow
+from hmodel.backend.memory.store import History, Shapes, StoredRow, plain_form
 from hmodel.backend.memory.version import Stored
 from hmodel.schema.family import Family
 from hmodel.schema.table import Table
@@ -31,7 +30,24 @@ def column_name(key: ColumnKey) -> bytes:
 
 
 class MemoryTable:
-    """A table: rows in unsigned byte order (a ``SortedDict`` keyed by the rowkey).
+    """A table: rows in unsigned byte order, and their columns' registry.
+
+    :attr:`rows` maps each rowkey to a payload of two fields, ``(names, data)``, in one of
+    two forms:
+
+    * **plain**: ``names`` is the row's column names, a tuple in column order shared by
+      the rows with the same columns (:class:`Shapes`, at most ``Shapes.WIDE`` of them);
+      ``data`` is each column's one version as the :class:`Cell` a read returns: the
+      ``Cell`` itself for a one-column row, a tuple of them in column order otherwise.
+      A plain row has no delete marker, no second version of a column and no per-cell
+      TTL, so without a family TTL or a time range a read pairs the two fields and
+      nothing else (:meth:`latest_of`). Rows are written this way whenever they can be.
+    * **rich**: ``names`` is ``None`` and ``data`` a :class:`StoredRow`, which holds
+      everything (versions, markers, TTLs); used by every row that cannot be plain.
+
+    Writes to a stored row go through :meth:`open_row` (the row becomes rich) and
+    :meth:`settle` (plain again if it can be, dropped if empty); reads that need HBase's
+    full rules work on :meth:`expanded`, a ``StoredRow`` made from a plain payload.
 
     The table's re-entrant ``lock`` guards every read and write of its rows; the backend
     holds it for the whole of one call, which makes each call atomic on this table.
@@ -45,7 +61,7 @@ class MemoryTable:
     """
 
     def __init__(self, declaration: Table) -> None:
-        self.rows: SortedDict[bytes, StoredRow] = SortedDict()
+        self.rows = RowIndex()
         self.lock = threading.RLock()
         self.enabled = True
         self.orders: dict[bytes, ColumnKey] = {}
@@ -122,47 +138,113 @@ class MemoryTable:
 
     # --- rows -----------------------------------------------------------------------
 
-    def row_for_write(self, row: bytes) -> StoredRow:
-        """Return the stored row ``row``, creating it empty if absent."""
-        stored = self.rows.get(row)
-        if stored is None:
-            stored = self.rows[row] = StoredRow()
+    def expanded(self, names: object, data: object) -> StoredRow:
+        """The :class:`StoredRow` of a row payload (see :attr:`rows`).
+
+        A rich row's is the stored object itself; a plain row's is a new one, for reading
+        or for :meth:`open_row` to store.
+        """
+        if names is None:
+            return data  # type: ignore[return-value]  # a rich row: the StoredRow
+        return StoredRow.plain(names, data)  # type: ignore[arg-type]
+
+    def row(self, row: bytes) -> StoredRow | None:
+        """``row`` as a :class:`StoredRow` to read (a plain row's is a copy), or ``None``."""
+        found = self.rows.get(row)
+        return None if found is None else self.expanded(*found)
+
+    def open_row(self, row: bytes) -> StoredRow:
+        """``row`` as a :class:`StoredRow` to change in place, created empty if absent.
+
+        A plain row is stored rich from here on; call :meth:`settle` when done with it.
+        """
+        found = self.rows.get(row)
+        if found is not None and found[0] is None:
+            return found[1]  # type: ignore[return-value]  # already rich
+        stored = StoredRow() if found is None else self.expanded(*found)
+        self.rows.set(row, None, stored)
         return stored
+
+    def settle(self, row: bytes, stored: StoredRow) -> None:
+        """Store ``stored`` (the row ``row``) plain if it can be; drop it if it is empty."""
+        if stored.empty:
+            self.rows.delete(row)
+            return
+        plain = plain_form(stored)
+        if plain is None:
+            self.rows.set(row, None, stored)
+        else:
+            names, data = plain
+            self.rows.set(row, self.shapes.of(names), data)
+
+    def add_row(self, row: bytes, names: tuple[bytes, ...], versions: list[Stored]) -> None:
+        """Store the new row ``row``: one version of each of ``names``, in column order."""
+        if len(names) <= Shapes.WIDE and all(type(version) is Cell for version in versions):
+            self.rows.set(
+                row, self.shapes.of(names), versions[0] if len(versions) == 1 else tuple(versions)
+            )
+        else:
+            self.rows.set(row, None, StoredRow.of(names, versions, self.shapes))
 
     def put(self, row: bytes, name: bytes, version: Stored) -> None:
         """Store one version of the registered column ``name`` in ``row``."""
-        stored = self.rows.get(row)
-        if stored is None:
-            self.rows[row] = StoredRow.of((name,), [version], self.shapes)
-        else:
-            stored.put(name, version, self.keeps[name], self.orders, self.shapes)
+        if self.rows.locate(row)[0] < 0:
+            self.add_row(row, (name,), [version])
+            return
+        stored = self.open_row(row)
+        stored.put(name, version, self.keeps[name], self.orders, self.shapes)
+        self.settle(row, stored)
+
+    def latest_of(
+        self,
+        names: object,
+        data: object,
+        selection: Selection,
+        *,
+        before: int | None,
+        now: int,
+    ) -> dict[bytes, Cell]:
+        """The newest visible cell of each selected column of a row payload, in column order.
+
+        A plain row holds nothing that can hide a cell but a family TTL or a time range.
+        """
+        if names is not None and self.timeless and before is None:
+            cells = data if type(data) is tuple else (data,)
+            if selection.everything:
+                return dict(zip(names, cells, strict=True))  # type: ignore[call-overload]
+            chosen, families, orders = selection.names, selection.families, self.orders
+            return {
+                name: cell
+                for name, cell in zip(names, cells, strict=True)  # type: ignore[call-overload]
+                if name in chosen or orders[name][0] in families
+            }
+        return self.expanded(names, data).latest(
+            selection, self.families, self.orders, before=before, now=now, timeless=self.timeless
+        )
 
     def latest_cells(
         self, row: bytes, selection: Selection, *, before: int | None, now: int
     ) -> dict[bytes, Cell]:
         """The newest visible cell of each selected column of ``row``, in column order."""
-        stored = self.rows.get(row)
-        if stored is None:
+        found = self.rows.get(row)
+        if found is None:
             return {}
-        return stored.latest(
-            selection, self.families, self.orders, before=before, now=now, timeless=self.timeless
-        )
+        return self.latest_of(*found, selection, before=before, now=now)
 
-    def history(self, row: bytes, selection: Selection, *, before: int | None, now: int) -> History:
-        """The visible selected columns of ``row`` with all their visible versions.
+    def history_of(
+        self, stored: StoredRow, selection: Selection, *, before: int | None, now: int
+    ) -> History:
+        """The visible selected columns of ``stored`` with all their visible versions.
 
         As ``(b"f:q", [Cell, ...])`` pairs in column order, for filters.
         """
-        stored = self.rows.get(row)
-        if stored is None:
-            return []
         return stored.history(selection, self.families, self.orders, before=before, now=now)
 
     def row_versions(
         self, row: bytes, name: bytes, *, before: int | None, now: int
     ) -> list[Stored]:
         """The visible versions of one cell ``b"f:q"``, newest first."""
-        stored = self.rows.get(row)
+        stored = self.row(row)
         if stored is None:
             return []
         return stored.column_versions(name, self.families, self.orders, before=before, now=now)
@@ -172,10 +254,11 @@ class MemoryTable:
         versions = self.row_versions(row, name, before=None, now=now)
         return versions[0] if versions else None
 
-    def keys(
+    def entries(
         self, start: bytes, stop: bytes, *, after: bytes | None, reverse: bool
-    ) -> Iterator[bytes]:
-        """Rowkeys in ``[start, stop)`` (``stop == b""``: unbounded), resuming after ``after``.
+    ) -> Iterator[tuple[bytes, object, object]]:
+        """``(rowkey, names, data)`` of the rows in ``[start, stop)`` (``stop == b""``:
+        unbounded), resuming after ``after``.
 
         ``after`` is the last row already returned: forward scans continue above it,
         reverse scans below it. The caller holds the lock while iterating.
@@ -189,12 +272,18 @@ class MemoryTable:
                 low, low_inclusive = after, False
         if high is not None and low >= high:
             return iter(())
-        return self.rows.irange(low, high, (low_inclusive, False), reverse=reverse)
+        return self.rows.range(low, high, low_inclusive=low_inclusive, reverse=reverse)
+
+    def rewrite(self, change: Callable[[StoredRow], StoredRow]) -> None:
+        """Replace every row by ``change`` of it; rows left empty are dropped."""
+        for row, names, data in list(self.rows.range(b"", None, low_inclusive=True, reverse=False)):
+            self.settle(row, change(self.expanded(names, data)))
 
     def compact(self, now: int) -> None:
         """Major-compact every row (see :meth:`StoredRow.compact`); empty rows are dropped."""
-        for row in list(self.rows):
-            stored = self.rows[row]
+
+        def compacted(stored: StoredRow) -> StoredRow:
             stored.compact(self.families, self.orders, self.shapes, now)
-            if stored.empty:
-                del self.rows[row]
+            return stored
+
+        self.rewrite(compacted)
