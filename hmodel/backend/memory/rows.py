@@ -86,12 +86,16 @@ class RowIndex:
         self.data[chunk].insert(index, data)
         if index == 0:
             firsts[chunk] = key
-        if len(keys) >= self.CHUNK:
-            self._split(chunk)
+        if len(keys) > self.CHUNK:
+            self._split(chunk, appended=index == len(keys) - 1 and chunk == len(firsts) - 1)
 
-    def _split(self, chunk: int) -> None:
-        """Cut ``chunk`` into two halves."""
-        half = len(self.keys[chunk]) // 2
+    def _split(self, chunk: int, *, appended: bool) -> None:
+        """Cut ``chunk`` in two: halves, or its last row alone if it was just appended.
+
+        Rows usually arrive in ascending order: splitting off only the new last row leaves
+        the chunks behind it full (halving them would leave every chunk half empty).
+        """
+        half = len(self.keys[chunk]) - 1 if appended else len(self.keys[chunk]) // 2
         for lists in (self.keys, self.names, self.data):
             whole = lists[chunk]
             lists.insert(chunk + 1, whole[half:])  # type: ignore[arg-type]
@@ -113,10 +117,11 @@ class RowIndex:
     def range(
         self, low: bytes, high: bytes | None, *, low_inclusive: bool, reverse: bool
     ) -> Iterator[tuple[bytes, object, object]]:
-        """``(key, names, data)`` of the rows in ``[low, high)`` (``(low, high)`` if not
-        ``low_inclusive``; ``high`` ``None``: unbounded), in order or in reverse.
+        """``(key, names, data)`` of the rows from ``low`` to ``high``, in order or reversed.
 
-        The rows must not be added or removed while iterating.
+        The range is ``[low, high)``, or ``(low, high)`` if not ``low_inclusive``; ``high``
+        ``None`` leaves it unbounded above. Rows must not be added or removed while
+        iterating.
         """
         firsts, all_keys, all_names, all_data = self.firsts, self.keys, self.names, self.data
         if not firsts:

@@ -99,7 +99,8 @@ def plain_form(row: StoredRow) -> tuple[tuple[bytes, ...], Cell | tuple[Cell, ..
     names = row.names
     if row.markers is not None or row.irregular or type(names) is not tuple or not names:
         return None
-    return names, (row[0] if len(row) == 1 else tuple(row))  # type: ignore[return-value]
+    cells: list[Cell] = row  # type: ignore[assignment]  # no irregular entry: all Cells
+    return names, (cells[0] if len(cells) == 1 else tuple(cells))
 
 
 def _add_marker(markers: list[int], timestamp: int) -> None:
@@ -209,8 +210,11 @@ class StoredRow(list[Entry]):
 
     @classmethod
     def plain(cls, names: tuple[bytes, ...], data: Cell | tuple[Cell, ...]) -> StoredRow:
-        """A new row from a plain payload (see :class:`MemoryTable`): ``names`` shared,
-        ``data`` the one ``Cell`` of a one-column row or a tuple of one per column."""
+        """A new row from a plain payload (see :class:`MemoryTable`).
+
+        ``names`` is kept as it is (shared); ``data`` is the one ``Cell`` of a one-column
+        row, or a tuple of one ``Cell`` per column.
+        """
         row = cls.__new__(cls)  # no __init__: every slot is set here
         if type(data) is tuple:
             row.extend(data)

@@ -1,0 +1,99 @@
+"""RowIndex on its own: a sorted map in chunks, checked against a dict sorted on demand."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hmodel.backend.memory.rows import RowIndex
+
+#: Small rowkeys, so that operations collide and chunks split and empty often.
+_keys = st.binary(min_size=1, max_size=3)
+
+_operations = st.lists(
+    st.one_of(
+        st.tuples(st.just("set"), _keys, st.integers(0, 9)),
+        st.tuples(st.just("delete"), _keys, st.just(0)),
+    ),
+    max_size=120,
+)
+
+
+class _Small(RowIndex):
+    """Chunks of at most 4 rows, so a few operations split and empty them."""
+
+    __slots__ = ()
+    CHUNK = 4
+
+
+def _check_invariants(index: RowIndex) -> None:
+    assert len(index.firsts) == len(index.keys) == len(index.names) == len(index.data)
+    flat: list[bytes] = []
+    for first, keys, names, data in zip(
+        index.firsts, index.keys, index.names, index.data, strict=True
+    ):
+        assert keys and first == keys[0]
+        assert len(keys) == len(names) == len(data) <= index.CHUNK
+        flat.extend(keys)
+    assert flat == sorted(set(flat))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    operations=_operations,
+    low=_keys,
+    high=st.one_of(st.none(), _keys),
+    low_inclusive=st.booleans(),
+    reverse=st.booleans(),
+)
+def test_the_index_behaves_as_a_sorted_map(
+    operations: list[tuple[str, bytes, int]],
+    low: bytes,
+    high: bytes | None,
+    low_inclusive: bool,
+    reverse: bool,
+) -> None:
+    """Sets, deletes, look-ups and ranges agree with a plain dict, in byte order."""
+    index = _Small()
+    model: dict[bytes, tuple[object, object]] = {}
+    for kind, key, payload in operations:
+        if kind == "set":
+            index.set(key, f"n{payload}", payload)
+            model[key] = (f"n{payload}", payload)
+        else:
+            index.delete(key)
+            model.pop(key, None)
+        _check_invariants(index)
+    assert list(index) == sorted(model)
+    assert len(index) == len(model)
+    for key in {key for _, key, _ in operations} | {low}:
+        assert index.get(key) == model.get(key)
+        assert (index.locate(key)[0] >= 0) is (key in model)
+    expected = [
+        (key, *model[key])
+        for key in sorted(model)
+        if (key >= low if low_inclusive else key > low) and (high is None or key < high)
+    ]
+    if reverse:
+        expected.reverse()
+    got = list(index.range(low, high, low_inclusive=low_inclusive, reverse=reverse))
+    assert got == expected
+
+
+def test_rows_arriving_in_order_fill_their_chunks() -> None:
+    """Appending splits off only the new last row, so the chunks behind it stay full."""
+    index = _Small()
+    for number in range(10):
+        index.set(b"%02d" % number, (), number)
+    assert [len(keys) for keys in index.keys] == [4, 4, 2]
+
+
+def test_clear_empties_the_index() -> None:
+    """After clear nothing is found and new rows go in as into a new index."""
+    index = _Small()
+    for key in (b"b", b"a", b"c"):
+        index.set(key, (), key)
+    index.clear()
+    assert index.get(b"a") is None and list(index) == []
+    index.set(b"z", (), 1)
+    assert list(index.range(b"", None, low_inclusive=True, reverse=True)) == [(b"z", (), 1)]
