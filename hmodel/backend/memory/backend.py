@@ -38,6 +38,7 @@ from hmodel.backend.memory.mutation import (
     plan_put,
     round_trip_groups,
 )
+from hmodel.backend.memory.rows import Names
 from hmodel.backend.memory.scanner import scan_rows
 from hmodel.backend.memory.selection import EVERYTHING, Selection
 from hmodel.backend.memory.store import (
@@ -448,7 +449,7 @@ class MemoryBackend(Backend):
         try:
             # The clock is read only if a row needs it (TTLs): see MemoryTable.latest_of.
             now: int | None = None if plain else self.clock()
-            index = stored.rows  # RowIndex.locate and MemoryTable.latest_of, inlined
+            index = stored.rows  # RowIndex.get and MemoryTable.latest_of, inlined
             firsts, chunk_keys, chunk_names, chunk_data = (
                 index.firsts,
                 index.keys,
@@ -463,15 +464,16 @@ class MemoryBackend(Backend):
                 at = bisect_left(held, row)
                 if at == len(held) or held[at] != row:
                     continue
-                names = chunk_names[chunk][at]
+                shared = chunk_names[chunk]
+                names: Names = shared[at] if type(shared) is list else shared  # type: ignore[assignment]
                 data = chunk_data[chunk][at]
                 if plain and names is not None:
                     # A plain row: nothing can hide a cell; every Cell is the newest. The
                     # two tuples have one length (zip's strict= alone costs 0.3 us a call).
                     cells: dict[bytes, Cell] = (
-                        dict(zip(names, data))  # type: ignore[call-overload]  # noqa: B905
+                        dict(zip(names, data))  # noqa: B905
                         if type(data) is tuple
-                        else {names[0]: data}  # type: ignore[index, dict-item]
+                        else {names[0]: data}  # type: ignore[dict-item]
                     )
                 else:
                     if now is None:

@@ -97,7 +97,12 @@ def plain_form(row: StoredRow) -> tuple[tuple[bytes, ...], Cell | tuple[Cell, ..
     column, a :class:`Cell` (no per-cell TTL).
     """
     names = row.names
-    if row.markers is not None or row.irregular or type(names) is not tuple or not names:
+    if (
+        row.markers is not None
+        or row.irregular
+        or type(names) is not tuple
+        or not 0 < len(names) <= Shapes.WIDE
+    ):
         return None
     cells: list[Cell] = row  # type: ignore[assignment]  # no irregular entry: all Cells
     return names, (cells[0] if len(cells) == 1 else tuple(cells))
@@ -157,16 +162,20 @@ class Shapes:
     def __init__(self) -> None:
         self._known: dict[tuple[bytes, ...], tuple[bytes, ...]] = {}
 
-    def of(self, names: tuple[bytes, ...]) -> Sequence[bytes]:
-        """The shared tuple equal to ``names``, or a list of them for a wide row."""
-        if len(names) > self.WIDE:
-            return list(names)
+    def shared(self, names: tuple[bytes, ...]) -> tuple[bytes, ...]:
+        """The shared tuple equal to ``names``, which has at most :attr:`WIDE` names."""
         known = self._known.get(names)
         if known is None:
             if len(self._known) >= self.LIMIT:
                 self._known.clear()
             known = self._known[names] = names
         return known
+
+    def of(self, names: tuple[bytes, ...]) -> Sequence[bytes]:
+        """The shared tuple equal to ``names``, or a list of them for a wide row."""
+        if len(names) > self.WIDE:
+            return list(names)
+        return self.shared(names)
 
 
 class StoredRow(list[Entry]):

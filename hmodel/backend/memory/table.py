@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable, Iterator
 
 from hmodel.backend.base import Cell, Region
-from hmodel.backend.memory.rows import RowIndex
+from hmodel.backend.memory.rows import Names, RowIndex
 from hmodel.backend.memory.selection import ColumnKey, Selection
 from hmodel.backend.memory.store import History, Shapes, StoredRow, plain_form
 from hmodel.backend.memory.version import Stored
@@ -138,7 +138,7 @@ class MemoryTable:
 
     # --- rows -----------------------------------------------------------------------
 
-    def expanded(self, names: object, data: object) -> StoredRow:
+    def expanded(self, names: Names, data: object) -> StoredRow:
         """The :class:`StoredRow` of a row payload (see :attr:`rows`).
 
         A rich row's is the stored object itself; a plain row's is a new one, for reading
@@ -175,13 +175,15 @@ class MemoryTable:
             self.rows.set(row, None, stored)
         else:
             names, data = plain
-            self.rows.set(row, self.shapes.of(names), data)
+            self.rows.set(row, self.shapes.shared(names), data)
 
     def add_row(self, row: bytes, names: tuple[bytes, ...], versions: list[Stored]) -> None:
         """Store the new row ``row``: one version of each of ``names``, in column order."""
         if len(names) <= Shapes.WIDE and all(type(version) is Cell for version in versions):
             self.rows.set(
-                row, self.shapes.of(names), versions[0] if len(versions) == 1 else tuple(versions)
+                row,
+                self.shapes.shared(names),
+                versions[0] if len(versions) == 1 else tuple(versions),
             )
         else:
             self.rows.set(row, None, StoredRow.of(names, versions, self.shapes))
@@ -197,7 +199,7 @@ class MemoryTable:
 
     def latest_of(
         self,
-        names: object,
+        names: Names,
         data: object,
         selection: Selection,
         *,
@@ -212,13 +214,13 @@ class MemoryTable:
             # ``names`` and the cells have one length (zip's strict= costs 0.3 us a call).
             if selection.everything:
                 if type(data) is tuple:
-                    return dict(zip(names, data))  # type: ignore[call-overload]  # noqa: B905
-                return {names[0]: data}  # type: ignore[index, dict-item]
+                    return dict(zip(names, data))  # noqa: B905
+                return {names[0]: data}  # type: ignore[dict-item]
             cells = data if type(data) is tuple else (data,)
             chosen, families, orders = selection.names, selection.families, self.orders
             return {
                 name: cell
-                for name, cell in zip(names, cells)  # type: ignore[call-overload]  # noqa: B905
+                for name, cell in zip(names, cells)  # noqa: B905
                 if name in chosen or orders[name][0] in families
             }
         return self.expanded(names, data).latest(
@@ -259,7 +261,7 @@ class MemoryTable:
 
     def entries(
         self, start: bytes, stop: bytes, *, after: bytes | None, reverse: bool
-    ) -> Iterator[tuple[bytes, object, object]]:
+    ) -> Iterator[tuple[bytes, Names, object]]:
         """``(rowkey, names, data)`` of the rows in ``[start, stop)``, resuming after ``after``.
 
         ``stop == b""`` leaves the range unbounded above.

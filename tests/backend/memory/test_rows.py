@@ -5,18 +5,27 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hmodel.backend.memory.rows import RowIndex
+from hmodel.backend.memory.rows import Names, RowIndex
 
 #: Small rowkeys, so that operations collide and chunks split and empty often.
 _keys = st.binary(min_size=1, max_size=3)
 
 _operations = st.lists(
     st.one_of(
-        st.tuples(st.just("set"), _keys, st.integers(0, 9)),
+        st.tuples(st.just("set"), _keys, st.integers(0, 5)),
         st.tuples(st.just("delete"), _keys, st.just(0)),
     ),
     max_size=120,
 )
+
+
+#: The names a row may have: shared tuples (uniform chunks) and ``None``.
+_SHAPES: list[Names] = [(b"f:a",), (b"f:a", b"f:b"), None]
+
+
+def _names(payload: int) -> Names:
+    """Mostly one shape, so that chunks are often uniform."""
+    return _SHAPES[0] if payload < 3 else _SHAPES[payload - 3]
 
 
 class _Small(RowIndex):
@@ -33,7 +42,8 @@ def _check_invariants(index: RowIndex) -> None:
         index.firsts, index.keys, index.names, index.data, strict=True
     ):
         assert keys and first == keys[0]
-        assert len(keys) == len(names) == len(data) <= index.CHUNK
+        assert len(keys) == len(data) <= index.CHUNK
+        assert type(names) is tuple or len(names) == len(keys)  # uniform, or one per row
         flat.extend(keys)
     assert flat == sorted(set(flat))
 
@@ -55,11 +65,11 @@ def test_the_index_behaves_as_a_sorted_map(
 ) -> None:
     """Sets, deletes, look-ups and ranges agree with a plain dict, in byte order."""
     index = _Small()
-    model: dict[bytes, tuple[object, object]] = {}
+    model: dict[bytes, tuple[Names, object]] = {}
     for kind, key, payload in operations:
         if kind == "set":
-            index.set(key, f"n{payload}", payload)
-            model[key] = (f"n{payload}", payload)
+            index.set(key, _names(payload), payload)
+            model[key] = (_names(payload), payload)
         else:
             index.delete(key)
             model.pop(key, None)
@@ -84,16 +94,29 @@ def test_rows_arriving_in_order_fill_their_chunks() -> None:
     """Appending splits off only the new last row, so the chunks behind it stay full."""
     index = _Small()
     for number in range(10):
-        index.set(b"%02d" % number, (), number)
+        index.set(b"%02d" % number, _SHAPES[0], number)
     assert [len(keys) for keys in index.keys] == [4, 4, 2]
+    assert index.names == [_SHAPES[0]] * 3  # every chunk uniform: no names list
+
+
+def test_a_chunk_stops_and_starts_being_uniform() -> None:
+    """Other names turn a uniform chunk into one list per row; a split re-unites halves."""
+    index = _Small()
+    for number in range(4):
+        index.set(b"%02d" % number, _SHAPES[0], number)
+    index.set(b"01", None, "rich")
+    assert index.names == [[_SHAPES[0], None, _SHAPES[0], _SHAPES[0]]]
+    assert index.get(b"01") == (None, "rich") and index.get(b"02") == (_SHAPES[0], 2)
+    index.set(b"025", _SHAPES[0], 25)  # five rows: split in halves
+    assert index.names == [[_SHAPES[0], None], _SHAPES[0]]
 
 
 def test_clear_empties_the_index() -> None:
     """After clear nothing is found and new rows go in as into a new index."""
     index = _Small()
     for key in (b"b", b"a", b"c"):
-        index.set(key, (), key)
+        index.set(key, None, key)
     index.clear()
     assert index.get(b"a") is None and list(index) == []
-    index.set(b"z", (), 1)
-    assert list(index.range(b"", None, low_inclusive=True, reverse=True)) == [(b"z", (), 1)]
+    index.set(b"z", None, 1)
+    assert list(index.range(b"", None, low_inclusive=True, reverse=True)) == [(b"z", None, 1)]
