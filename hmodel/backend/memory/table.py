@@ -227,15 +227,6 @@ class MemoryTable:
             selection, self.families, self.orders, before=before, now=now, timeless=self.timeless
         )
 
-    def latest_cells(
-        self, row: bytes, selection: Selection, *, before: int | None, now: int
-    ) -> dict[bytes, Cell]:
-        """The newest visible cell of each selected column of ``row``, in column order."""
-        found = self.rows.get(row)
-        if found is None:
-            return {}
-        return self.latest_of(*found, selection, before=before, now=now)
-
     def history_of(
         self, stored: StoredRow, selection: Selection, *, before: int | None, now: int
     ) -> History:
