@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 
 from hmodel.backend.base import (
@@ -38,7 +38,6 @@ from hmodel.backend.memory.mutation import (
     plan_put,
     round_trip_groups,
 )
-from hmodel.backend.memory.rows import Names
 from hmodel.backend.memory.scanner import scan_rows
 from hmodel.backend.memory.selection import EVERYTHING, Selection
 from hmodel.backend.memory.store import (
@@ -449,36 +448,34 @@ class MemoryBackend(Backend):
         try:
             # The clock is read only if a row needs it (TTLs): see MemoryTable.latest_of.
             now: int | None = None if plain else self.clock()
-            index = stored.rows  # RowIndex.get and MemoryTable.latest_of, inlined
-            firsts, chunk_keys, chunk_names, chunk_data = (
-                index.firsts,
-                index.keys,
-                index.names,
-                index.data,
-            )
+            index = stored.rows  # RowIndex.get and .names_of, MemoryTable.latest_of, inlined
+            found = index.data.get
+            firsts, chunk_names = index.firsts, index.names
             for row in keys:
-                chunk = bisect_right(firsts, row) - 1
-                if chunk < 0:
+                data = found(row)
+                if data is None:
                     continue
-                held = chunk_keys[chunk]
-                at = bisect_left(held, row)
-                if at == len(held) or held[at] != row:
-                    continue
-                shared = chunk_names[chunk]
-                names: Names = shared[at] if type(shared) is list else shared  # type: ignore[assignment]
-                data = chunk_data[chunk][at]
-                if plain and names is not None:
-                    # A plain row: nothing can hide a cell; every Cell is the newest. The
-                    # two tuples have one length (zip's strict= alone costs 0.3 us a call).
-                    cells: dict[bytes, Cell] = (
-                        dict(zip(names, data))  # noqa: B905
-                        if type(data) is tuple
-                        else {names[0]: data}  # type: ignore[dict-item]
-                    )
+                if plain and type(data) is tuple:
+                    # A plain row of several columns, its names last: nothing can hide a
+                    # cell, every Cell is the newest. zip stops at the names' end (and its
+                    # strict= would cost 0.3 us a call).
+                    cells: dict[bytes, Cell] = dict(zip(data[-1], data))  # noqa: B905
+                elif plain and type(data) is Cell:
+                    # A plain one-column row: its names are its chunk's (often uniform).
+                    shared = chunk_names[bisect_right(firsts, row) - 1]
+                    names = shared if type(shared) is tuple else index.names_of(row)
+                    cells = {names[0]: data}  # type: ignore[index]
                 else:
                     if now is None:
                         now = self.clock()
-                    cells = stored.latest_of(names, data, selection, before=checked_before, now=now)
+                    names = None if type(data) is not Cell else index.names_of(row)
+                    cells = stored.latest_of(
+                        names,
+                        data,
+                        selection,
+                        before=checked_before,
+                        now=now,
+                    )
                 if cells:
                     result = new_row_result(RowResult)  # row_result(), inlined
                     set_row(result, row)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from hmodel.backend.base import Delete, Mutation, Put
+from hmodel.backend.base import Cell, Delete, Mutation, Put
 from hmodel.backend.memory.argument import (
     MAX_ROW_LENGTH,
     require_bytes,
@@ -201,7 +201,7 @@ def apply_puts(table: MemoryTable, puts: Sequence[PlannedPut], *, now: int) -> N
     keeps = table.keeps
     orders = table.orders
     shapes = table.shapes
-    locate = table.rows.locate
+    stored_rows = table.rows.data
     last: bytes | None = None
     stored: StoredRow | None = None  # the open row ``last``, if it is a stored row
     fresh: list[bytes] = []  # the columns of the new row ``last``
@@ -224,10 +224,17 @@ def apply_puts(table: MemoryTable, puts: Sequence[PlannedPut], *, now: int) -> N
             stored = None
         if stored is None:
             last = row
-            if locate(row)[0] < 0:
+            data = stored_rows.get(row)
+            if data is None:
                 fresh.append(name)
                 fresh_versions.append(version)
                 continue
+            if (
+                type(data) is not StoredRow
+                and type(version) is Cell
+                and table.put_plain(row, data, name, version)
+            ):
+                continue  # still plain: the next put of the row looks it up again
             stored = table.open_row(row)
         stored.put(name, version, keeps[name], orders, shapes)
     if fresh:

@@ -13,32 +13,33 @@ Names = tuple[bytes, ...] | None
 
 
 class RowIndex:
-    """A sorted map of rowkey to ``(names, data)``, kept as chunks of parallel lists.
+    """A sorted map of rowkey to ``(names, data)``: a dict, and chunks of sorted rowkeys.
 
-    Layout: the rows are cut into consecutive chunks of at most :attr:`CHUNK` rows. For
-    chunk ``c``:
+    Layout:
 
-    * ``keys[c]`` is a list of its rowkeys in unsigned byte order, and ``firsts[c]`` is
-      ``keys[c][0]``; every chunk holds at least one row, chunks never overlap, and
-      ``firsts`` is sorted;
-    * ``data[c]`` is a list of each row's ``data`` (any object, the table's business);
-    * ``names[c]`` is either a list of each row's ``names`` (a tuple or ``None``), or,
-      when every row of the chunk has the very same tuple (``is``), that tuple alone: a
-      *uniform* chunk. A chunk becomes uniform when it is made (by its first row or by a
-      split) and all its rows share one tuple, and stops being one when a row with
-      other names arrives.
+    * ``data`` is a dict of each row's ``data`` (any object but ``None``, the table's
+      business) by rowkey: finding a row is one hash probe, whatever the table's size.
+    * The rowkeys in unsigned byte order are cut into consecutive chunks of at most
+      :attr:`CHUNK`: ``keys[c]`` is the list of chunk ``c``'s rowkeys and ``firsts[c]``
+      is ``keys[c][0]``; every chunk holds at least one row, chunks never overlap, and
+      ``firsts`` is sorted. Scans walk these.
+    * ``names[c]`` gives the ``names`` of chunk ``c``'s rows: either a list of one per
+      row (a tuple or ``None``), or, when every row that has names has the very same
+      tuple (``is``), that tuple alone: a *uniform* chunk. ``None`` means the row needs
+      no names (its ``data`` says everything): such a row leaves a uniform chunk uniform,
+      and reads of its names report whatever the chunk holds. A chunk becomes uniform
+      when it is made (by its first row or by a split) and stops being one when a row
+      with other names arrives.
 
-    A row therefore costs two list slots (16 bytes) in a uniform chunk and three (24
-    bytes) in another, plus the lists' spare capacity, and no object of its own, against
-    a ``SortedDict``'s dict entry and sorted-list slot (about 60 bytes). Rows arriving
-    in ascending order fill their chunks (see :meth:`_split`).
-
-    Finding a row is two bisections (of ``firsts``, then of one chunk), both in C; a new
-    row is inserted into one chunk, which is split in two when it outgrows
-    :attr:`CHUNK`, so nothing costs more with the size of the table than a bisection and
-    a bounded list insertion. The four lists are public for the engine's hot read path,
-    which inlines :meth:`get`; they are changed only through the methods here. The caller
-    holds the table lock.
+    A row therefore costs its dict entry (24 bytes plus the hash index, about 30 to 50
+    bytes with the dict's spare room) and one list slot (8 bytes) in a uniform chunk, a
+    second one in another, and no object of its own. Looking a row up is one dict probe;
+    its names, one bisection of ``firsts`` (a short list, warm in the cache), plus one of
+    its chunk if the chunk is not uniform. A new row is inserted into one chunk, split in
+    two when it outgrows :attr:`CHUNK`, so no cost grows with the size of the table but
+    bisections of the chunk lists. The lists and the dict are public for the engine's
+    hot read path, which inlines :meth:`get` and :meth:`names_of`; they are changed only
+    through the methods here. The caller holds the table lock.
     """
 
     __slots__ = ("data", "firsts", "keys", "names")
@@ -47,13 +48,13 @@ class RowIndex:
     CHUNK = 1024
 
     def __init__(self) -> None:
+        self.data: dict[bytes, object] = {}
         self.firsts: list[bytes] = []
         self.keys: list[list[bytes]] = []
         self.names: list[list[Names] | tuple[bytes, ...]] = []
-        self.data: list[list[object]] = []
 
     def __len__(self) -> int:
-        return sum(len(chunk) for chunk in self.keys)
+        return len(self.data)
 
     def __iter__(self) -> Iterator[bytes]:
         for keys in self.keys:
@@ -61,26 +62,19 @@ class RowIndex:
 
     def clear(self) -> None:
         """Drop every row."""
-        self.firsts, self.keys, self.names, self.data = [], [], [], []
+        self.data, self.firsts, self.keys, self.names = {}, [], [], []
 
-    def locate(self, key: bytes) -> tuple[int, int]:
-        """The ``(chunk, index)`` of ``key``, or ``(-1, -1)`` if it is not stored."""
+    def get(self, key: bytes) -> object | None:
+        """The ``data`` of ``key``, or ``None`` if it is not stored."""
+        return self.data.get(key)
+
+    def names_of(self, key: bytes) -> Names:
+        """The ``names`` of the stored row ``key`` (see the class for rows without)."""
         chunk = bisect.bisect_right(self.firsts, key) - 1
-        if chunk >= 0:
-            keys = self.keys[chunk]
-            index = bisect.bisect_left(keys, key)
-            if index < len(keys) and keys[index] == key:
-                return chunk, index
-        return -1, -1
-
-    def get(self, key: bytes) -> tuple[Names, object] | None:
-        """The ``(names, data)`` of ``key``, or ``None``."""
-        chunk, index = self.locate(key)
-        if chunk < 0:
-            return None
         shared = self.names[chunk]
-        names = shared[index] if type(shared) is list else shared
-        return names, self.data[chunk][index]  # type: ignore[return-value]
+        if type(shared) is not list:
+            return shared  # type: ignore[return-value]  # a uniform chunk's tuple
+        return shared[bisect.bisect_left(self.keys[chunk], key)]
 
     def _per_row(self, chunk: int) -> list[Names]:
         """The names of ``chunk`` as a list of one per row (a uniform chunk stops being so)."""
@@ -91,8 +85,16 @@ class RowIndex:
         self.names[chunk] = listed
         return listed
 
+    def replace(self, key: bytes, data: object) -> None:
+        """Make ``data`` the data of the stored row ``key``, its names unchanged."""
+        self.data[key] = data
+
     def set(self, key: bytes, names: Names, data: object) -> None:
         """Store ``(names, data)`` as the payload of ``key``, adding the row if it is new."""
+        present = key in self.data
+        self.data[key] = data
+        if present and names is None:
+            return  # a row without names leaves its chunk's names as they are
         firsts = self.firsts
         chunk = bisect.bisect_right(firsts, key) - 1
         if chunk < 0:
@@ -100,23 +102,20 @@ class RowIndex:
                 firsts.append(key)
                 self.keys.append([key])
                 self.names.append(names if names is not None else [names])
-                self.data.append([data])
                 return
             chunk = 0  # below every stored key: it goes first in the first chunk
         keys = self.keys[chunk]
-        index = bisect.bisect_left(keys, key)
-        present = index < len(keys) and keys[index] == key
-        if names is not self.names[chunk]:  # not the uniform chunk's tuple
-            listed = self._per_row(chunk)
-            if present:
-                listed[index] = names
-            else:
-                listed.insert(index, names)
+        shared = self.names[chunk]
         if present:
-            self.data[chunk][index] = data
+            if names is not None and names is not shared:
+                self._per_row(chunk)[bisect.bisect_left(keys, key)] = names
+            elif type(shared) is list:
+                shared[bisect.bisect_left(keys, key)] = names
             return
+        index = bisect.bisect_left(keys, key)
+        if type(shared) is list or (names is not None and names is not shared):
+            self._per_row(chunk).insert(index, names)
         keys.insert(index, key)
-        self.data[chunk].insert(index, data)
         if index == 0:
             firsts[chunk] = key
         if len(keys) > self.CHUNK:
@@ -127,15 +126,12 @@ class RowIndex:
 
         Rows usually arrive in ascending order: splitting off only the new last row leaves
         the chunks behind it full (halving them would leave every chunk half empty). A
-        half whose rows all share one names tuple is made uniform.
+        half whose rows with names all share one tuple is made uniform.
         """
         keys = self.keys[chunk]
         cut = len(keys) - 1 if appended else len(keys) // 2
         self.keys.insert(chunk + 1, keys[cut:])
         del keys[cut:]
-        data = self.data[chunk]
-        self.data.insert(chunk + 1, data[cut:])
-        del data[cut:]
         shared = self.names[chunk]
         if type(shared) is list:
             tail = shared[cut:]
@@ -148,17 +144,18 @@ class RowIndex:
 
     def delete(self, key: bytes) -> None:
         """Remove the row ``key`` if it is stored."""
-        chunk, index = self.locate(key)
-        if chunk < 0:
+        if self.data.pop(key, None) is None:
             return
+        chunk = bisect.bisect_right(self.firsts, key) - 1
         keys = self.keys[chunk]
         if len(keys) == 1:
-            del self.firsts[chunk], self.keys[chunk], self.names[chunk], self.data[chunk]
+            del self.firsts[chunk], self.keys[chunk], self.names[chunk]
             return
+        index = bisect.bisect_left(keys, key)
         shared = self.names[chunk]
         if type(shared) is list:
             del shared[index]
-        del keys[index], self.data[chunk][index]
+        del keys[index]
         if index == 0:
             self.firsts[chunk] = keys[0]
 
@@ -171,7 +168,7 @@ class RowIndex:
         ``None`` leaves it unbounded above. Rows must not be added or removed while
         iterating.
         """
-        firsts, all_keys, all_names, all_data = self.firsts, self.keys, self.names, self.data
+        firsts, all_keys, all_names, data = self.firsts, self.keys, self.names, self.data
         if not firsts:
             return
         find = bisect.bisect_left if low_inclusive else bisect.bisect_right
@@ -185,21 +182,23 @@ class RowIndex:
             last_index = bisect.bisect_left(all_keys[last_chunk], high)
         chunks = range(first_chunk, last_chunk + 1)
         for chunk in reversed(chunks) if reverse else chunks:
-            keys, shared, data = all_keys[chunk], all_names[chunk], all_data[chunk]
+            keys, shared = all_keys[chunk], all_names[chunk]
             start = first_index if chunk == first_chunk else 0
             stop = last_index if chunk == last_chunk else len(keys)
             indexes = range(start, stop)
             if type(shared) is list:
                 for index in reversed(indexes) if reverse else indexes:
-                    yield keys[index], shared[index], data[index]
+                    key = keys[index]
+                    yield key, shared[index], data[key]
             else:
                 for index in reversed(indexes) if reverse else indexes:
-                    yield keys[index], shared, data[index]  # type: ignore[misc]
+                    key = keys[index]
+                    yield key, shared, data[key]  # type: ignore[misc]
 
 
 def _uniform(names: list[Names]) -> list[Names] | tuple[bytes, ...]:
-    """``names`` as a uniform chunk's one tuple if every row has that very tuple."""
-    first = names[0]
-    if first is not None and all(row is first for row in names):
+    """``names`` as a uniform chunk's one tuple if every row with names has that tuple."""
+    first = next((row for row in names if row is not None), None)
+    if first is not None and all(row is first or row is None for row in names):
         return first
     return names

@@ -89,12 +89,12 @@ def row_result(row: bytes, cells: dict[bytes, Cell]) -> RowResult:
     return result
 
 
-def plain_form(row: StoredRow) -> tuple[tuple[bytes, ...], Cell | tuple[Cell, ...]] | None:
-    """``row`` as a plain payload ``(names, data)`` (see :class:`MemoryTable`), or ``None``.
+def plain_form(row: StoredRow) -> tuple[tuple[bytes, ...], Sequence[Cell]] | None:
+    """``row``'s names and cells if it can be stored plain (see :class:`MemoryTable`).
 
-    A row is plain when it holds at least one column, at most ``Shapes.WIDE`` of them
-    (so ``names`` is a shared tuple), no delete marker, and exactly one version of each
-    column, a :class:`Cell` (no per-cell TTL).
+    Returns ``None`` if it cannot. A row is plain when it holds at least one column, at
+    most ``Shapes.WIDE`` of them (so ``names`` is a tuple), no delete marker, and exactly
+    one version of each column, a :class:`Cell` (no per-cell TTL).
     """
     names = row.names
     if (
@@ -105,7 +105,7 @@ def plain_form(row: StoredRow) -> tuple[tuple[bytes, ...], Cell | tuple[Cell, ..
     ):
         return None
     cells: list[Cell] = row  # type: ignore[assignment]  # no irregular entry: all Cells
-    return names, (cells[0] if len(cells) == 1 else tuple(cells))
+    return names, cells
 
 
 def _add_marker(markers: list[int], timestamp: int) -> None:
@@ -218,17 +218,10 @@ class StoredRow(list[Entry]):
         return row
 
     @classmethod
-    def plain(cls, names: tuple[bytes, ...], data: Cell | tuple[Cell, ...]) -> StoredRow:
-        """A new row from a plain payload (see :class:`MemoryTable`).
-
-        ``names`` is kept as it is (shared); ``data`` is the one ``Cell`` of a one-column
-        row, or a tuple of one ``Cell`` per column.
-        """
+    def plain(cls, names: tuple[bytes, ...], cells: Sequence[Cell]) -> StoredRow:
+        """A new row holding ``cells``, one per name of ``names`` (kept as it is, shared)."""
         row = cls.__new__(cls)  # no __init__: every slot is set here
-        if type(data) is tuple:
-            row.extend(data)
-        else:
-            row.append(data)  # type: ignore[arg-type]  # one Cell
+        row.extend(cells)
         row.names = names
         row.markers = None
         row.irregular = 0

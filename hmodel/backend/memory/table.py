@@ -5,13 +5,13 @@ from __future__ import annotations
 import bisect
 import itertools
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 from hmodel.backend.base import Cell, Region
 from hmodel.backend.memory.rows import Names, RowIndex
 from hmodel.backend.memory.selection import ColumnKey, Selection
 from hmodel.backend.memory.store import History, Shapes, StoredRow, plain_form
-from hmodel.backend.memory.version import Stored
+from hmodel.backend.memory.version import Stored, visible_versions
 from hmodel.schema.family import Family
 from hmodel.schema.table import Table
 
@@ -35,15 +35,20 @@ class MemoryTable:
     :attr:`rows` maps each rowkey to a payload of two fields, ``(names, data)``, in one of
     two forms:
 
-    * **plain**: ``names`` is the row's column names, a tuple in column order shared by
-      the rows with the same columns (:class:`Shapes`, at most ``Shapes.WIDE`` of them);
-      ``data`` is each column's one version as the :class:`Cell` a read returns: the
-      ``Cell`` itself for a one-column row, a tuple of them in column order otherwise.
+    * **plain**: the row's column names are a tuple in column order shared by the rows
+      with the same columns (:class:`Shapes`, at most ``Shapes.WIDE`` of them), and each
+      column's one version is the :class:`Cell` a read returns. For a one-column row,
+      ``data`` is that ``Cell`` and ``names`` the names tuple; for a wider one, ``data``
+      is the tuple ``(cell, ..., cell, names)`` (the names last, so that zipping the
+      names with ``data`` pairs each name with its cell) and ``names`` is ``None``.
       A plain row has no delete marker, no second version of a column and no per-cell
       TTL, so without a family TTL or a time range a read pairs the two fields and
       nothing else (:meth:`latest_of`). Rows are written this way whenever they can be.
-    * **rich**: ``names`` is ``None`` and ``data`` a :class:`StoredRow`, which holds
-      everything (versions, markers, TTLs); used by every row that cannot be plain.
+    * **rich**: ``data`` is a :class:`StoredRow`, which holds everything (versions,
+      markers, TTLs, its own column names); its ``names`` are ``None`` when written and
+      ignored when read. Used by every row that cannot be plain.
+
+    The form is told by the type of ``data`` alone.
 
     Writes to a stored row go through :meth:`open_row` (the row becomes rich) and
     :meth:`settle` (plain again if it can be, dropped if empty); reads that need HBase's
@@ -138,31 +143,49 @@ class MemoryTable:
 
     # --- rows -----------------------------------------------------------------------
 
+    def _plain(self, row: bytes, names: tuple[bytes, ...], cells: Sequence[Cell]) -> None:
+        """Store ``row`` plain: ``cells`` (one per name, at most ``Shapes.WIDE``)."""
+        if len(cells) == 1:
+            self.rows.set(row, self.shapes.shared(names), cells[0])
+        else:
+            self.rows.set(row, None, (*cells, self.shapes.shared(names)))
+
+    def plain_parts(self, row: bytes, data: object) -> tuple[tuple[bytes, ...], Sequence[Cell]]:
+        """The names and the cells of the plain row ``row`` whose data is ``data``."""
+        if type(data) is tuple:
+            return data[-1], data[:-1]
+        return self.rows.names_of(row), (data,)  # type: ignore[return-value]  # one Cell
+
     def expanded(self, names: Names, data: object) -> StoredRow:
-        """The :class:`StoredRow` of a row payload (see :attr:`rows`).
+        """The :class:`StoredRow` of a row payload as :attr:`rows` gives it.
 
         A rich row's is the stored object itself; a plain row's is a new one, for reading
         or for :meth:`open_row` to store.
         """
-        if names is None:
-            return data  # type: ignore[return-value]  # a rich row: the StoredRow
-        return StoredRow.plain(names, data)  # type: ignore[arg-type]
+        if type(data) is StoredRow:
+            return data
+        if type(data) is tuple:
+            return StoredRow.plain(data[-1], data[:-1])
+        return StoredRow.plain(names, (data,))  # type: ignore[arg-type]
 
     def row(self, row: bytes) -> StoredRow | None:
         """``row`` as a :class:`StoredRow` to read (a plain row's is a copy), or ``None``."""
-        found = self.rows.get(row)
-        return None if found is None else self.expanded(*found)
+        data = self.rows.get(row)
+        if data is None:
+            return None
+        if type(data) is StoredRow:
+            return data
+        return StoredRow.plain(*self.plain_parts(row, data))
 
     def open_row(self, row: bytes) -> StoredRow:
         """``row`` as a :class:`StoredRow` to change in place, created empty if absent.
 
         A plain row is stored rich from here on; call :meth:`settle` when done with it.
         """
-        found = self.rows.get(row)
-        if found is not None and found[0] is None:
-            return found[1]  # type: ignore[return-value]  # already rich
-        stored = StoredRow() if found is None else self.expanded(*found)
-        self.rows.set(row, None, stored)
+        stored = self.row(row)
+        if stored is None or stored is not self.rows.data[row]:  # absent, or a plain copy
+            stored = StoredRow() if stored is None else stored
+            self.rows.set(row, None, stored)
         return stored
 
     def settle(self, row: bytes, stored: StoredRow) -> None:
@@ -174,24 +197,61 @@ class MemoryTable:
         if plain is None:
             self.rows.set(row, None, stored)
         else:
-            names, data = plain
-            self.rows.set(row, self.shapes.shared(names), data)
+            self._plain(row, *plain)
 
     def add_row(self, row: bytes, names: tuple[bytes, ...], versions: list[Stored]) -> None:
         """Store the new row ``row``: one version of each of ``names``, in column order."""
         if len(names) <= Shapes.WIDE and all(type(version) is Cell for version in versions):
-            self.rows.set(
-                row,
-                self.shapes.shared(names),
-                versions[0] if len(versions) == 1 else tuple(versions),
-            )
+            self._plain(row, names, versions)  # type: ignore[arg-type]  # all Cells
         else:
             self.rows.set(row, None, StoredRow.of(names, versions, self.shapes))
 
+    def put_plain(self, row: bytes, data: object, name: bytes, version: Cell) -> bool:
+        """Store ``version`` of column ``name`` in the plain row ``row`` (data ``data``).
+
+        The rules of :meth:`StoredRow.put` for a column holding at most one version;
+        returns ``False``, changing nothing, when the row cannot stay plain (a second
+        version to keep, or more than ``Shapes.WIDE`` columns).
+        """
+        several = type(data) is tuple
+        names: tuple[bytes, ...] = data[-1] if several else self.rows.names_of(row)  # type: ignore[index, assignment]
+        if name in names:
+            index = names.index(name)
+            old: Cell = data[index] if several else data  # type: ignore[index, assignment]
+            if version.timestamp != old.timestamp:
+                if self.keeps[name] > 1:
+                    return False  # two versions to keep
+                if version.timestamp < old.timestamp:
+                    return True  # older than the one version kept: discarded
+            # The names stay (and stay last in a tuple): only the data changes.
+            self.rows.replace(
+                row,
+                (*data[:index], version, *data[index + 1 :]) if several else version,  # type: ignore[index]
+            )
+            return True
+        if len(names) >= Shapes.WIDE:
+            return False
+        orders = self.orders
+        index = bisect.bisect_left(names, orders[name], key=orders.__getitem__)
+        cells = data[:-1] if several else (data,)  # type: ignore[index]
+        self._plain(
+            row,
+            (*names[:index], name, *names[index:]),
+            (*cells[:index], version, *cells[index:]),
+        )
+        return True
+
     def put(self, row: bytes, name: bytes, version: Stored) -> None:
         """Store one version of the registered column ``name`` in ``row``."""
-        if self.rows.locate(row)[0] < 0:
+        data = self.rows.get(row)
+        if data is None:
             self.add_row(row, (name,), [version])
+            return
+        if (
+            type(data) is not StoredRow
+            and type(version) is Cell
+            and self.put_plain(row, data, name, version)
+        ):
             return
         stored = self.open_row(row)
         stored.put(name, version, self.keeps[name], self.orders, self.shapes)
@@ -209,18 +269,23 @@ class MemoryTable:
         """The newest visible cell of each selected column of a row payload, in column order.
 
         A plain row holds nothing that can hide a cell but a family TTL or a time range.
+        ``names`` is read only for a plain one-column row (see :attr:`rows`).
         """
-        if names is not None and self.timeless and before is None:
-            # ``names`` and the cells have one length (zip's strict= costs 0.3 us a call).
+        if type(data) is not StoredRow and self.timeless and before is None:
+            # A tuple's names are its last item: zip stops at the shorter, the names.
+            # (zip's strict= would cost 0.3 us a call.)
+            columns: tuple[bytes, ...] = (
+                data[-1] if type(data) is tuple else names  # type: ignore[assignment]
+            )
             if selection.everything:
                 if type(data) is tuple:
-                    return dict(zip(names, data))  # noqa: B905
-                return {names[0]: data}  # type: ignore[dict-item]
+                    return dict(zip(columns, data))  # noqa: B905
+                return {columns[0]: data}  # type: ignore[dict-item]
             cells = data if type(data) is tuple else (data,)
             chosen, families, orders = selection.names, selection.families, self.orders
             return {
                 name: cell
-                for name, cell in zip(names, cells)  # noqa: B905
+                for name, cell in zip(columns, cells)  # noqa: B905
                 if name in chosen or orders[name][0] in families
             }
         return self.expanded(names, data).latest(
@@ -247,6 +312,21 @@ class MemoryTable:
 
     def latest(self, row: bytes, name: bytes, *, now: int) -> Stored | None:
         """The newest visible version of one cell ``b"f:q"``, or ``None``."""
+        data = self.rows.get(row)
+        if data is None:
+            return None
+        if type(data) is not StoredRow:  # a plain row: its one version, unless expired
+            several = type(data) is tuple
+            names: tuple[bytes, ...] = data[-1] if several else self.rows.names_of(row)  # type: ignore[index, assignment]
+            if name not in names:
+                return None
+            cell: Cell = data[names.index(name)] if several else data  # type: ignore[index, assignment]
+            if self.timeless:
+                return cell
+            family = self.families[self.orders[name][0]]
+            return next(
+                iter(visible_versions([cell], family, horizon=-1, before=None, now=now)), None
+            )
         versions = self.row_versions(row, name, before=None, now=now)
         return versions[0] if versions else None
 

@@ -10,14 +10,16 @@ from hmodel.schema import Family, Table
 
 def _form(engine: MemoryBackend, row: bytes) -> str:
     """``"plain"``, ``"rich"`` or ``"absent"``: how the table ``t`` stores ``row``."""
-    found = engine._tables["t"].rows.get(row)
-    if found is None:
+    rows = engine._tables["t"].rows
+    data = rows.get(row)
+    if data is None:
         return "absent"
-    names, data = found
-    if names is None:
-        assert type(data) is StoredRow
+    if type(data) is StoredRow:
         return "rich"
-    assert type(data) is Cell if len(names) == 1 else len(data) == len(names)  # type: ignore[arg-type]
+    if type(data) is tuple:  # several columns: the cells, then their names
+        assert len(data) == len(data[-1]) + 1 and all(type(c) is Cell for c in data[:-1])
+    else:  # one column: a Cell, its names in the chunk
+        assert type(data) is Cell and len(rows.names_of(row) or ()) == 1
     return "plain"
 
 
