@@ -18,14 +18,13 @@ def _result(row: bytes, columns: ColumnHistory) -> RowResult:
     return RowResult(row, {column: versions[0] for column, versions in columns if versions})
 
 
-def _stored_families(stored: StoredRow, selection: Selection) -> set[bytes]:
-    """The scanned families holding any cell of ``stored``: versions or delete markers.
+def _scanned(families: set[bytes], selection: Selection) -> set[bytes]:
+    """Which of a row's ``families`` (versions or delete markers) the scan looks at.
 
-    Visible or not (deleted, outside the time range, columns not asked for): HBase's
-    store scanners look at every one of them, which matters to filters that end the
-    scan (see :meth:`FilterRun.apply`).
+    Visible cells or not (deleted, outside the time range, columns not asked for):
+    HBase's store scanners look at every one of them, which matters to filters that end
+    the scan (see :meth:`FilterRun.apply`).
     """
-    families = stored.families()
     if selection.everything:
         return families
     scanned = selection.families | {name.partition(b":")[0] for name in selection.names}
@@ -58,13 +57,16 @@ def _fetch(
             if cells:
                 batch.append(row_result(row, cells))
         else:
-            stored = table.expanded(names, data)
-            columns: ColumnHistory | None = table.history_of(
-                stored, selection, before=scan.before, now=now
-            )
+            columns: ColumnHistory | None
+            if type(data) is not StoredRow and table.timeless and scan.before is None:
+                columns, families = table.plain_history(names, data, selection)
+            else:
+                stored = table.expanded(names, data)
+                columns = table.history_of(stored, selection, before=scan.before, now=now)
+                families = stored.families()
             if not columns:
                 continue
-            verdict = run.apply(row, columns, _stored_families(stored, selection))
+            verdict = run.apply(row, columns, _scanned(families, selection))
             columns = verdict.columns
             if columns:
                 batch.append(_result(row, columns))
