@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from hmodel.backend.base import Delete, Mutation, Put
+from hmodel.backend.base import Cell, Delete, Mutation, Put
 from hmodel.backend.memory.argument import (
     MAX_ROW_LENGTH,
     require_bytes,
@@ -194,16 +194,17 @@ def apply_put(table: MemoryTable, put: PlannedPut, *, now: int) -> None:
 def apply_puts(table: MemoryTable, puts: Sequence[PlannedPut], *, now: int) -> None:
     """Store ``puts`` in order, each stamped ``now`` if it has no timestamp.
 
-    The caller holds the lock.
+    A new row is built whole from its consecutive puts while their columns ascend
+    (:meth:`MemoryTable.add_row`); a stored row is opened once for its consecutive puts
+    and settled after them. The caller holds the lock.
     """
-    rows = table.rows
     keeps = table.keeps
     orders = table.orders
     shapes = table.shapes
+    stored_rows = table.rows.data
     last: bytes | None = None
-    stored: StoredRow | None = None
-    # A new row is built whole from its consecutive puts while their columns ascend.
-    fresh: list[bytes] = []
+    stored: StoredRow | None = None  # the open row ``last``, if it is a stored row
+    fresh: list[bytes] = []  # the columns of the new row ``last``
     fresh_versions: list[Stored] = []
     for row, name, value, timestamp, ttl in puts:
         version = (
@@ -216,18 +217,30 @@ def apply_puts(table: MemoryTable, puts: Sequence[PlannedPut], *, now: int) -> N
                 fresh.append(name)
                 fresh_versions.append(version)
                 continue
-            stored = rows[last] = StoredRow.of(tuple(fresh), fresh_versions, shapes)  # type: ignore[index]
+            table.add_row(last, tuple(fresh), fresh_versions)  # type: ignore[arg-type]
             fresh, fresh_versions = [], []
-        if stored is None or row != last:  # a row's cells usually come together
+        elif stored is not None and row != last:
+            table.settle(last, stored)  # type: ignore[arg-type]
+            stored = None
+        if stored is None:
             last = row
-            stored = rows.get(row)
-            if stored is None:
+            data = stored_rows.get(row)
+            if data is None:
                 fresh.append(name)
                 fresh_versions.append(version)
                 continue
+            if (
+                type(data) is not StoredRow
+                and type(version) is Cell
+                and table.put_plain(row, data, name, version)
+            ):
+                continue  # still plain: the next put of the row looks it up again
+            stored = table.open_row(row)
         stored.put(name, version, keeps[name], orders, shapes)
     if fresh:
-        rows[last] = StoredRow.of(tuple(fresh), fresh_versions, shapes)  # type: ignore[index]
+        table.add_row(last, tuple(fresh), fresh_versions)  # type: ignore[arg-type]
+    elif stored is not None:
+        table.settle(last, stored)  # type: ignore[arg-type]
 
 
 def apply_delete(table: MemoryTable, delete: PlannedDelete, *, now: int) -> None:
@@ -237,7 +250,7 @@ def apply_delete(table: MemoryTable, delete: PlannedDelete, *, now: int) -> None
     the lock.
     """
     timestamp = now if delete.timestamp is None else delete.timestamp
-    stored = table.row_for_write(delete.row)
+    stored = table.open_row(delete.row)
     if delete.family is None:
         for family in table.families:
             stored.delete_family(family, timestamp)
@@ -246,3 +259,4 @@ def apply_delete(table: MemoryTable, delete: PlannedDelete, *, now: int) -> None
     else:
         name = table.register(delete.family, delete.qualifier)
         stored.delete_column(name, timestamp)
+    table.settle(delete.row, stored)

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from hmodel.backend.base import RowResult, Scan
 from hmodel.backend.memory.filter import FilterRun
 from hmodel.backend.memory.selection import Selection
-from hmodel.backend.memory.store import row_result
+from hmodel.backend.memory.store import StoredRow, row_result
 from hmodel.backend.memory.table import ColumnHistory, MemoryTable
 from hmodel.clock import Clock
 
@@ -18,17 +18,13 @@ def _result(row: bytes, columns: ColumnHistory) -> RowResult:
     return RowResult(row, {column: versions[0] for column, versions in columns if versions})
 
 
-def _stored_families(table: MemoryTable, row: bytes, selection: Selection) -> set[bytes]:
-    """The scanned families holding any cell of ``row``: versions or delete markers.
+def _scanned(families: set[bytes], selection: Selection) -> set[bytes]:
+    """Which of a row's ``families`` (versions or delete markers) the scan looks at.
 
-    Visible or not (deleted, outside the time range, columns not asked for): HBase's
-    store scanners look at every one of them, which matters to filters that end the
-    scan (see :meth:`FilterRun.apply`).
+    Visible cells or not (deleted, outside the time range, columns not asked for):
+    HBase's store scanners look at every one of them, which matters to filters that end
+    the scan (see :meth:`FilterRun.apply`).
     """
-    stored = table.rows.get(row)
-    if stored is None:
-        return set()
-    families = stored.families()
     if selection.everything:
         return families
     scanned = selection.families | {name.partition(b":")[0] for name in selection.names}
@@ -53,19 +49,24 @@ def _fetch(
     """
     batch: list[RowResult] = []
     last = after
-    for row in table.keys(scan.start, scan.stop, after=after, reverse=scan.reverse):
+    latest_of = table.latest_of
+    for row, names, data in table.entries(scan.start, scan.stop, after=after, reverse=scan.reverse):
         last = row
         if run is None:
-            cells = table.latest_cells(row, selection, before=scan.before, now=now)
+            cells = latest_of(names, data, selection, before=scan.before, now=now)
             if cells:
                 batch.append(row_result(row, cells))
         else:
-            columns: ColumnHistory | None = table.history(
-                row, selection, before=scan.before, now=now
-            )
+            columns: ColumnHistory | None
+            if type(data) is not StoredRow and table.timeless and scan.before is None:
+                columns, families = table.plain_history(names, data, selection)
+            else:
+                stored = table.expanded(names, data)
+                columns = table.history_of(stored, selection, before=scan.before, now=now)
+                families = stored.families()
             if not columns:
                 continue
-            verdict = run.apply(row, columns, _stored_families(table, row, selection))
+            verdict = run.apply(row, columns, _scanned(families, selection))
             columns = verdict.columns
             if columns:
                 batch.append(_result(row, columns))

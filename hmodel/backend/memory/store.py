@@ -29,6 +29,7 @@ __all__ = [
     "Shapes",
     "StoredRow",
     "new_row_result",
+    "plain_form",
     "row_result",
     "set_cells",
     "set_row",
@@ -88,6 +89,25 @@ def row_result(row: bytes, cells: dict[bytes, Cell]) -> RowResult:
     return result
 
 
+def plain_form(row: StoredRow) -> tuple[tuple[bytes, ...], Sequence[Cell]] | None:
+    """``row``'s names and cells if it can be stored plain (see :class:`MemoryTable`).
+
+    Returns ``None`` if it cannot. A row is plain when it holds at least one column, at
+    most ``Shapes.WIDE`` of them (so ``names`` is a tuple), no delete marker, and exactly
+    one version of each column, a :class:`Cell` (no per-cell TTL).
+    """
+    names = row.names
+    if (
+        row.markers is not None
+        or row.irregular
+        or type(names) is not tuple
+        or not 0 < len(names) <= Shapes.WIDE
+    ):
+        return None
+    cells: list[Cell] = row  # type: ignore[assignment]  # no irregular entry: all Cells
+    return names, cells
+
+
 def _add_marker(markers: list[int], timestamp: int) -> None:
     """Insert ``timestamp`` into a newest-first list of marker timestamps, once."""
     if timestamp in markers:
@@ -142,16 +162,20 @@ class Shapes:
     def __init__(self) -> None:
         self._known: dict[tuple[bytes, ...], tuple[bytes, ...]] = {}
 
-    def of(self, names: tuple[bytes, ...]) -> Sequence[bytes]:
-        """The shared tuple equal to ``names``, or a list of them for a wide row."""
-        if len(names) > self.WIDE:
-            return list(names)
+    def shared(self, names: tuple[bytes, ...]) -> tuple[bytes, ...]:
+        """The shared tuple equal to ``names``, which has at most :attr:`WIDE` names."""
         known = self._known.get(names)
         if known is None:
             if len(self._known) >= self.LIMIT:
                 self._known.clear()
             known = self._known[names] = names
         return known
+
+    def of(self, names: tuple[bytes, ...]) -> Sequence[bytes]:
+        """The shared tuple equal to ``names``, or a list of them for a wide row."""
+        if len(names) > self.WIDE:
+            return list(names)
+        return self.shared(names)
 
 
 class StoredRow(list[Entry]):
@@ -191,6 +215,16 @@ class StoredRow(list[Entry]):
         row.names = shapes.of(names)
         row.markers = None
         row.irregular = sum(1 for version in versions if type(version) is not Cell)
+        return row
+
+    @classmethod
+    def plain(cls, names: tuple[bytes, ...], cells: Sequence[Cell]) -> StoredRow:
+        """A new row holding ``cells``, one per name of ``names`` (kept as it is, shared)."""
+        row = cls.__new__(cls)  # no __init__: every slot is set here
+        row.extend(cells)
+        row.names = names
+        row.markers = None
+        row.irregular = 0
         return row
 
     def _find(self, name: bytes, orders: Mapping[bytes, ColumnKey]) -> int:
