@@ -14,6 +14,7 @@ raises its usual typed error with the field and row named.
 from __future__ import annotations
 
 import datetime as dt
+import keyword
 import struct
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -63,44 +64,32 @@ class _Derived:
 class CompiledKey:
     """The encode and decode of one :class:`Key`, laid out once.
 
-    Args:
+    Attributes:
         key: The key. Its results are this object's results, exactly.
+        fields: The key's value fields, in key order.
+        layout: Per component, in key order: a value field's name, a constant's bytes,
+            or the step computing a salt or hash (with its memo).
     """
 
-    __slots__ = (
-        "_decode",
-        "_derived",
-        "_encode",
-        "_encoders",
-        "_needed",
-        "_width",
-        "fields",
-        "key",
-        "layout",
-    )
+    __slots__ = ("_decode", "_encode", "_encoders", "_width", "fields", "key", "layout")
 
     def __init__(self, key: Key) -> None:
         self.key = key
         self.fields = key.fields
-        sources = {s for c in key.components if isinstance(c, DerivedComponent) for s in c.sources}
-        self._needed = frozenset(sources)
         self._encoders: tuple[tuple[str, Callable[[Any], bytes]], ...] = tuple(
             (c.name, c.encode) for c in key.components if isinstance(c, ValueComponent)
         )
         # Per component, in key order: a value field's name, constant bytes, or a _Derived.
         layout: list[str | bytes | _Derived] = []
-        derived: list[tuple[int, _Derived]] = []
-        for index, component in enumerate(key.components):
+        for component in key.components:
             if isinstance(component, ValueComponent):
                 layout.append(component.name)
             elif isinstance(component, Const):
                 layout.append(component.tag)
             else:
-                step = _Derived(component)
-                layout.append(step)
-                derived.append((index, step))
+                assert isinstance(component, DerivedComponent)
+                layout.append(_Derived(component))
         self.layout = tuple(layout)
-        self._derived = tuple(derived)
         self._width = len(self._encoders)
         self._encode, self._decode = _generate(key, self._encoders, self.layout)
 
@@ -129,7 +118,7 @@ class CompiledKey:
         lines = ["def encode(obj):"]
         for index, (name, _) in enumerate(self._encoders):
             names[f"t{index}"] = kinds[name]
-            lines.append(f"    a{index} = obj.{name}")
+            lines.append(f"    a{index} = {attribute_of('obj', name)}")
             lines.append(f"    if type(a{index}) is not t{index}:")
             lines.append("        raise _UndecidedError")
         where = {name: index for index, (name, _) in enumerate(self._encoders)}
@@ -169,6 +158,17 @@ class CompiledKey:
         return True
 
 
+def attribute_of(variable: str, name: str) -> str:
+    """Source reading attribute ``name`` of ``variable``: ``obj.name``, or ``getattr``.
+
+    A name that is not a plain identifier (or is a keyword) is read with ``getattr`` and
+    a string literal, so no name can change what the generated code does.
+    """
+    if name.isidentifier() and not keyword.iskeyword(name):
+        return f"{variable}.{name}"
+    return f"getattr({variable}, {name!r})"
+
+
 #: A big-endian signed 8-byte long (Java's ``Bytes.toBytes(long)``).
 _LONG = struct.Struct(">q")
 
@@ -188,10 +188,13 @@ def _generate(
 ) -> tuple[Callable[[Mapping[str, Any]], bytes], Callable[[bytes, bool], dict[str, Any]]]:
     """Straight-line encode and decode functions for ``key``, compiled once.
 
-    The generated code calls each component's own ``encode``/``decode`` in key order,
-    with no loop, dictionary of steps or type dispatch between them; field names appear
-    only as ``repr`` string literals. Either function raises on anything unusual, and
-    :class:`CompiledKey` then hands the call to the key.
+    The generated code works through the components in key order with no loop,
+    dictionary of steps or type dispatch between them: encode calls each component's own
+    ``encode``; decode writes the usual layouts out inline (:func:`decode_lines`) and
+    calls the others' ``decode``. Field names appear only as ``repr`` string literals or,
+    in :meth:`CompiledKey.attribute_encoder`, as attribute names (:func:`attribute_of`).
+    Either function raises on anything unusual, and :class:`CompiledKey` then hands the
+    call to the key.
     """
     names: dict[str, Any] = {"_UndecidedError": _UndecidedError}
     lines = ["def encode(values):"]
@@ -248,8 +251,8 @@ def decode_lines(
 
     The lines run in a function with the locals ``row`` (the rowkey) and ``verify``
     (check computed components), indented by four spaces, and raise on anything unusual
-    (:class:`_UndecidedError`, or whatever a component raises). ``names`` receives the globals
-    they use.
+    (:class:`_UndecidedError`, or whatever a component raises). ``names`` receives the
+    globals they use.
 
     Returns:
         The lines, and per value field the local holding its value.

@@ -20,7 +20,7 @@ from typing import Any
 import attrs
 
 from hmodel.codecs import Long, Utf8
-from hmodel.keys.compiled import CompiledKey, decode_lines
+from hmodel.keys.compiled import CompiledKey, attribute_of, decode_lines
 from hmodel.model import ColumnField, CounterField, MapField, ModelInfo, StoredField, VersionField
 from hmodel.model.annotation import check_value
 from hmodel.model.info import LONG
@@ -309,7 +309,7 @@ def row_writer(
         assert isinstance(step, tuple)
         name, column, encode, exact, bound, stored = step
         names[f"c{index}"], names[f"e{index}"], names[f"t{index}"] = column, encode, exact
-        lines.append(f"    v = obj.{name}")
+        lines.append(f"    v = {attribute_of('obj', name)}")
         if exact is ANY_TYPE:
             lines.append("    if v is not None:")
         elif exact is None:  # a union: the full type check, as encode_value makes it

@@ -196,3 +196,15 @@ def test_the_attribute_encoder_encodes_as_the_key_or_refuses(key: Key, data: st.
         assert expected[0] != "ok" or any(type(values[n]) is not kinds[n] for n in values)
         return
     assert expected == ("ok", got)
+
+
+def test_field_names_that_are_not_identifiers_are_read_with_getattr() -> None:
+    """A key field called ``a.b`` or ``class`` is read as that attribute, never as code."""
+    key = Key(Str("a.b"), Str("class"), Int("x y", size=2))
+    kinds = {"a.b": str, "class": str, "x y": int}
+    holder = type("Holder", (), {})()
+    for name, value in (("a.b", "p"), ("class", "q"), ("x y", 7)):
+        setattr(holder, name, value)
+    assert CompiledKey(key).attribute_encoder(kinds)(holder) == key.encode(
+        {"a.b": "p", "class": "q", "x y": 7}
+    )
