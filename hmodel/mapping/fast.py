@@ -2,10 +2,13 @@
 
 Issue 11: reading a row into an instance and an instance into puts ran the declaration's
 generic machinery (``isinstance`` chains, property look-ups, attrs ``__setattr__`` hooks)
-for every field of every row. These plans hold what each field needs as plain tuples,
-so the mapper's loops do only the work itself. Anything unusual (a value of another
-type than the annotation's exact class, a missing cell, a map field, an oversized cell,
-a codec error) leaves the plan for the mapper's full path, which words the error.
+for every field of every row. Per model, this module lays out what each field needs as
+plain tuples (:func:`read_plan`, :func:`write_plan`) and from them generates
+straight-line Python once: a reader (:func:`row_reader`: the rowkey decoded inline, each
+cell decoded and set into the instance's slot) and a writer (:func:`row_writer`: one
+``Put`` per field). Anything unusual (a value of another type than the annotation's
+exact class, a missing required cell, a map field, an oversized cell, a codec error)
+makes them raise, and the mapper's full path, which words every error, runs instead.
 """
 
 from __future__ import annotations
