@@ -33,6 +33,7 @@ __all__ = [
     "FULL",
     "ReadStep",
     "WriteStep",
+    "attribute_tuple",
     "instance_builder",
     "read_plan",
     "row_reader",
@@ -114,7 +115,7 @@ def write_plan(info: ModelInfo) -> tuple[tuple[WriteStep | MapField, ...], Calla
                 stored,
             )
         )
-    return tuple(steps), _getter(tuple(_name(step) for step in steps))
+    return tuple(steps), attribute_tuple(tuple(_name(step) for step in steps))
 
 
 def _exact(hint: Any) -> type | None:
@@ -136,8 +137,11 @@ def _name(step: WriteStep | MapField) -> str:
     return step[0] if isinstance(step, tuple) else step.name
 
 
-def _getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
-    """An attribute getter that always returns a tuple (``attrgetter`` of one name does not)."""
+def attribute_tuple(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """A getter of these attributes as a tuple, for any number of names (0 included).
+
+    ``operator.attrgetter`` returns a bare value for one name and refuses none.
+    """
     if not names:
         return lambda _: ()
     if len(names) == 1:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Iterable, Mapping
 from datetime import timedelta
 from typing import Any, Generic, TypeVar
@@ -22,6 +21,7 @@ from hmodel.keys.compiled import CompiledKey
 from hmodel.mapping.fast import (
     ANY_TYPE,
     FULL,
+    attribute_tuple,
     instance_builder,
     read_plan,
     row_reader,
@@ -115,7 +115,7 @@ class Mapper(Generic[M]):
         self._key = CompiledKey(self.info.key)
         self._key_names = self.info.key_field_names
         self._key_types = tuple((f.name, f.python_type) for f in self.info.key_fields)
-        self._key_getter = operator.attrgetter(*self._key_names)
+        self._key_getter = attribute_tuple(self._key_names)
         self._rowkey_of = self._key.attribute_encoder(dict(self._key_types))
         self._read_plan = read_plan(self.info)
         self._counters = {name: f.column for name, f in self.info.counters.items()}
@@ -200,10 +200,7 @@ class Mapper(Generic[M]):
     def key_values(self, instance: M) -> dict[str, Any]:
         """Return the key field values of ``instance``, by name."""
         self._check_instance(instance)
-        values = self._key_getter(instance)
-        if len(self._key_names) == 1:
-            return {self._key_names[0]: values}
-        return dict(zip(self._key_names, values, strict=True))
+        return dict(zip(self._key_names, self._key_getter(instance), strict=True))
 
     def rowkey(self, instance: M) -> bytes:
         """Return the rowkey of ``instance``.

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hmodel import Family, Key, Str, Table, field, model
+from hmodel import Const, Family, Key, Str, Table, field, model
 from hmodel.backend.base import Cell, RowResult
 from hmodel.codecs import Json
 from hmodel.errors import HModelError
@@ -281,3 +281,17 @@ def test_the_identity_map_forgets_an_instance_when_it_is_collected() -> None:
     gc.collect()
     assert len(identity) == 0
     assert len(copy) == 0
+
+
+def test_a_model_whose_key_has_no_value_field_reads_and_writes() -> None:
+    """A singleton row (``Key(Const(...))``): no key fields, the same generated paths."""
+
+    @model(Table("singleton", [Family("d")]), key=Key(Const(b"config")))
+    class Config:
+        text: str = field("d:t")
+
+    mapper = mapper_for(Config)
+    assert mapper.key_values(Config(text="x")) == {}
+    assert mapper.rowkey(Config(text="x")) == mapper.key_of() == b"config"
+    mutations = mapper.to_mutations(Config(text="x"), timestamp=3)
+    assert mapper.from_row(row_after(mutations)) == Config(text="x")
