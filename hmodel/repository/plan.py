@@ -124,22 +124,40 @@ def _open(
             # that per round trip rather than `wanted` rows from every span.
             batch_size = min(batch_size, max(1, 2 * -(-wanted // live)))
     scans: list[tuple[int, Iterator[RowResult]]] = []
-    for index, (span, position) in enumerate(zip(plan.spans, positions, strict=True)):
-        remaining = _resumed(span, position, plan.reverse)
-        if remaining is None or (remaining.stop and remaining.start >= remaining.stop):
-            continue
-        scan = Scan(
-            start=remaining.start,
-            stop=remaining.stop,
-            columns=plan.columns,
-            filter=plan.filter,
-            reverse=plan.reverse,
-            limit=limit,
-            batch_size=batch_size,
-            max_batch_size=None if max_batch_size is None else max(max_batch_size, batch_size),
-        )
-        scans.append((index, backend.scan(plan.table, scan)))
+    try:
+        for index, (span, position) in enumerate(zip(plan.spans, positions, strict=True)):
+            remaining = _resumed(span, position, plan.reverse)
+            if remaining is None or (remaining.stop and remaining.start >= remaining.stop):
+                continue
+            scans.append(
+                (index, _scan(backend, plan, remaining, limit, batch_size, max_batch_size))
+            )
+    except BaseException:  # a scan that fails to open: release the ones already open
+        for _, rows in scans:
+            _close(rows)
+        raise
     return scans
+
+
+def _scan(  # noqa: PLR0917  # the parts of one span's Scan, from _open
+    backend: Backend,
+    plan: ScanPlan,
+    remaining: KeySpan,
+    limit: int | None,
+    batch_size: int,
+    max_batch_size: int | None,
+) -> Iterator[RowResult]:
+    scan = Scan(
+        start=remaining.start,
+        stop=remaining.stop,
+        columns=plan.columns,
+        filter=plan.filter,
+        reverse=plan.reverse,
+        limit=limit,
+        batch_size=batch_size,
+        max_batch_size=None if max_batch_size is None else max(max_batch_size, batch_size),
+    )
+    return backend.scan(plan.table, scan)
 
 
 def stream(
