@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import abc
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 import attrs
 
@@ -21,7 +22,10 @@ __all__ = [
     "Region",
     "RowResult",
     "Scan",
+    "WireCells",
+    "column_order",
     "family_of",
+    "in_column_order",
     "prefix_stop",
     "split_column",
 ]
@@ -76,6 +80,105 @@ class Cell:
 
     value: bytes
     timestamp: int
+
+
+# ``Cell`` is an attrs frozen slotted class with neither converters nor validators:
+# allocating one and setting its slots makes the same object as its ``__init__`` (which
+# goes through a frozen ``__setattr__`` detour) in about half the time.
+_new = object.__new__
+_set_value = Cell.__dict__["value"].__set__
+_set_timestamp = Cell.__dict__["timestamp"].__set__
+
+
+def column_order(column: bytes) -> tuple[bytes, bytes]:
+    """Sort key of ``b"f:q"``: family, then qualifier, each as unsigned bytes.
+
+    Not the same as sorting the joined bytes: ``b"a-:q"`` sorts before ``b"a:q"`` as bytes
+    (``-`` < ``:``) but after it by family (``b"a"`` < ``b"a-"``), which is HBase's order.
+    """
+    family, _, qualifier = column.partition(b":")
+    return family, qualifier
+
+
+def in_column_order(columns: Collection[bytes]) -> list[bytes]:
+    """The names ``columns`` (``b"f:q"``, a collection) sorted by :func:`column_order`.
+
+    Sorting the joined bytes gives the same order when every column has the same family
+    (they then differ only after the common ``b"f:"``), so the names are sorted as bytes
+    first, without a key function. Sorted so, every name between two that start with
+    ``b"f:"`` starts with it too: when the first and the last share their family, all do.
+    Otherwise (or when the first has no colon) they are sorted by :func:`column_order`.
+    """
+    names = sorted(columns)
+    if len(names) > 1:
+        first = names[0]
+        colon = first.find(b":")
+        if colon < 0 or not names[-1].startswith(first[: colon + 1]):
+            return sorted(columns, key=column_order)  # stable from the given order
+    return names
+
+
+class WireCells(Mapping[bytes, "Cell"]):
+    """A row's cells kept as the wire delivered them; each :class:`Cell` is made when read.
+
+    A backend whose protocol hands over cell objects of its own (Thrift1's ``TCell``:
+    ``value`` and ``timestamp`` attributes, ``value`` possibly ``None`` for empty) may
+    return them in a :class:`RowResult` through this mapping rather than build a ``Cell``
+    for every cell of every row read: code that reads every field of a row once (the
+    mapper) then builds none. It is a read-only ``Mapping[bytes, Cell]`` like any other:
+    reading a column makes its ``Cell`` (``value`` ``b""`` for an empty one), iteration
+    is in column order, and it compares equal to a ``dict`` of the same cells.
+
+    Attributes:
+        wire: Column ``b"f:q"`` to the protocol's cell object, in any order. Read-only
+            by convention, for code that knows the protocol's cells.
+    """
+
+    __slots__ = ("_order", "wire")
+
+    def __init__(self, wire: Mapping[bytes, object]) -> None:
+        self.wire = wire
+        self._order: list[bytes] | None = None
+
+    def __getitem__(self, column: bytes) -> Cell:
+        found: object = self.wire[column]
+        return _cell_of(found)
+
+    def get(self, column: bytes, default: object = None) -> Cell | None:  # type: ignore[override]
+        """The :class:`Cell` of ``column``, or ``default``."""
+        found = self.wire.get(column)
+        return default if found is None else _cell_of(found)  # type: ignore[return-value]
+
+    def __contains__(self, column: object) -> bool:
+        return column in self.wire
+
+    def __len__(self) -> int:
+        return len(self.wire)
+
+    def __iter__(self) -> Iterator[bytes]:
+        order = self._order
+        if order is None:
+            order = self._order = in_column_order(self.wire)
+        return iter(order)
+
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
+
+    def newest(self, skip: frozenset[bytes] = frozenset()) -> int:
+        """The greatest timestamp of the cells whose columns are not in ``skip`` (0: none)."""
+        wire: Mapping[bytes, Any] = self.wire
+        if not skip:
+            return max((cell.timestamp for cell in wire.values()), default=0)
+        return max(
+            (cell.timestamp for column, cell in wire.items() if column not in skip), default=0
+        )
+
+
+def _cell_of(found: Any) -> Cell:
+    made = _new(Cell)
+    _set_value(made, found.value or b"")
+    _set_timestamp(made, found.timestamp)
+    return made
 
 
 @attrs.frozen

@@ -22,6 +22,7 @@ from typing import Any
 
 import attrs
 
+from hmodel.backend.base import WireCells
 from hmodel.codecs import Long, Utf8
 from hmodel.keys.compiled import CompiledKey, attribute_of, decode_lines
 from hmodel.model import ColumnField, CounterField, MapField, ModelInfo, StoredField, VersionField
@@ -221,7 +222,9 @@ def row_reader(
     """A straight-line function building an instance from a row, or ``None``.
 
     ``reader(result, verify)`` decodes the rowkey (``verify``: check its salt and
-    hashes), decodes each field's cell with its codec (or takes its plain default), and
+    hashes), decodes each field's cell with its codec (or takes its plain default) (from
+    the protocol's own cell objects when the row's cells are
+    :class:`~hmodel.backend.base.WireCells`: no ``Cell`` is made), and
     sets the instance's slots directly (see :func:`instance_builder` for when that is the
     same object the class would build). Maps, and missing cells of required fields or
     fields with a default factory, go through ``full(result, field)``, the mapper's full
@@ -234,11 +237,13 @@ def row_reader(
         return None
     names: dict[str, Any] = {"_new": object.__new__, "_cls": info.cls}
     names["_UndecidedError"], names["_LONG"] = _UndecidedError, _LONG.unpack
-    names["_full"] = full
+    names["_full"], names["_WireCells"] = full, WireCells
     lines = ["def read(result, verify):", "    row = result.row"]
     body, key_values = decode_lines(info.key, key.layout, names)
     lines.extend(body)
     lines.append("    cells = result.cells")
+    lines.append("    if type(cells) is _WireCells:")  # the protocol's cells: .value, .timestamp
+    lines.append("        cells = cells.wire")
     lines.append("    obj = _new(_cls)")
     for name, local in key_values.items():
         names[f"s_{local}"] = _slot_setter(info.cls, name)
@@ -253,7 +258,7 @@ def row_reader(
         lines.append(f"    c = cells.get(c{index})")
         inline = _inline_decode(decode)
         if inline is None:
-            lines.append(f"    s{index}(obj, {missing} if c is None else d{index}(c.value))")
+            lines.append(f"    s{index}(obj, {missing} if c is None else d{index}(c.value or b''))")
             continue
         lines.append("    if c is None:")
         lines.append(f"        s{index}(obj, {missing})")

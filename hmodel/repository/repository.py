@@ -10,7 +10,16 @@ from typing import Any, Generic, Literal, TypeVar
 
 import attrs
 
-from hmodel.backend.base import Backend, Cell, Delete, Increment, Mutation, Put, RowResult
+from hmodel.backend.base import (
+    Backend,
+    Cell,
+    Delete,
+    Increment,
+    Mutation,
+    Put,
+    RowResult,
+    WireCells,
+)
 from hmodel.clock import Clock, WriteStamps, stamps_for, system_clock
 from hmodel.errors import (
     DecodeError,
@@ -215,7 +224,11 @@ class Repository(Generic[M]):
             DecodeError: A cell does not decode or a required field is missing.
         """
         cells = result.cells
-        if cells:
+        if type(cells) is WireCells:  # the protocol's cells, read without making Cells
+            newest = cells.newest(self._skip)
+            if newest and newest >= self._clock():
+                self._stamps.observe(newest, rows=(result.row,))
+        elif cells:
             for column in self._server_stamped:
                 if column in cells:
                     newest = max(

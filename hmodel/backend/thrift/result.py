@@ -4,47 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from hmodel.backend.base import Cell, RowResult
+from hmodel.backend.base import Cell, RowResult, WireCells, column_order, in_column_order
 
 __all__ = ["cell", "column_order", "in_column_order", "row_result"]
 
-# ``Cell`` and ``RowResult`` are attrs frozen slotted classes with neither converters nor
+# ``Cell``, ``RowResult`` and ``WireCells`` are slotted classes with neither converters nor
 # validators: allocating one and setting its slots directly makes the same object as the
-# generated ``__init__`` (which goes through a frozen ``__setattr__`` detour) in about half
-# the time. Reads build one ``Cell`` per cell returned, so this is the hot path.
+# ``__init__`` (for the frozen attrs classes, a ``__setattr__`` detour) in about half the
+# time. Reads make one ``RowResult`` per row returned, so this is the hot path.
 _new = object.__new__
 _set_value = Cell.__dict__["value"].__set__
 _set_timestamp = Cell.__dict__["timestamp"].__set__
 _set_row = RowResult.__dict__["row"].__set__
 _set_cells = RowResult.__dict__["cells"].__set__
-
-
-def column_order(column: bytes) -> tuple[bytes, bytes]:
-    """Sort key of ``b"f:q"``: family, then qualifier, each as unsigned bytes.
-
-    Not the same as sorting the joined bytes: ``b"a-:q"`` sorts before ``b"a:q"`` as bytes
-    (``-`` < ``:``) but after it by family (``b"a"`` < ``b"a-"``), which is HBase's order.
-    """
-    family, _, qualifier = column.partition(b":")
-    return family, qualifier
-
-
-def in_column_order(columns: Any) -> list[bytes]:
-    """The names of ``columns`` (``b"f:q"``, an iterable) sorted by :func:`column_order`.
-
-    Sorting the joined bytes gives the same order when every column has the same family
-    (they then differ only after the common ``b"f:"``), so the names are sorted as bytes
-    first, without a key function. Sorted so, every name between two that start with
-    ``b"f:"`` starts with it too: when the first and the last share their family, all do.
-    Otherwise (or when the first has no colon) they are sorted by :func:`column_order`.
-    """
-    names = sorted(columns)
-    if len(names) > 1:
-        first = names[0]
-        colon = first.find(b":")
-        if colon < 0 or not names[-1].startswith(first[: colon + 1]):
-            return sorted(columns, key=column_order)
-    return names
+_set_wire = WireCells.__dict__["wire"].__set__
+_set_order = WireCells.__dict__["_order"].__set__
 
 
 def cell(tcell: Any) -> Cell:
@@ -58,18 +32,18 @@ def cell(tcell: Any) -> Cell:
 def row_result(tresult: Any) -> RowResult | None:
     """Return the :class:`RowResult` of a Thrift1 ``TRowResult``; ``None`` if it has no cell.
 
-    The ``columns`` map of the struct is unordered; the cells are put in column order.
+    The cells stay the ``TCell`` structs the server sent, in a
+    :class:`~hmodel.backend.base.WireCells` mapping that makes each ``Cell`` when it is
+    read (a missing value as ``b""``) and iterates in column order (the struct's
+    ``columns`` map is unordered): a read that decodes each field once (the mapper's
+    reader) builds no ``Cell`` at all.
     """
     columns: dict[bytes, Any] | None = tresult.columns
     if not columns:
         return None
-    cells: dict[bytes, Cell] = {}
-    for name in in_column_order(columns):
-        tcell = columns[name]
-        made = _new(Cell)  # cell(tcell), inlined: one call less per cell
-        _set_value(made, tcell.value or b"")
-        _set_timestamp(made, tcell.timestamp)
-        cells[name] = made
+    cells = _new(WireCells)
+    _set_wire(cells, columns)
+    _set_order(cells, None)
     result = _new(RowResult)
     _set_row(result, tresult.row)
     _set_cells(result, cells)

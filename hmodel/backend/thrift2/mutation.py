@@ -13,7 +13,16 @@ from hmodel.backend.argument import (
     require_row,
     require_timestamp,
 )
-from hmodel.backend.base import Cell, Delete, Mutation, Put, RowResult, split_column
+from hmodel.backend.base import (
+    Cell,
+    Delete,
+    Mutation,
+    Put,
+    RowResult,
+    column_order,
+    in_column_order,
+    split_column,
+)
 from hmodel.backend.thrift2.idl import (
     TTL_ATTRIBUTE,
     TColumn,
@@ -217,29 +226,6 @@ def tcolumns(columns: Sequence[bytes]) -> list[Any] | None:
         else:
             singles.append(TColumn(family=family, qualifier=qualifier))
     return singles + families
-
-
-def column_order(column: bytes) -> tuple[bytes, bytes]:
-    """Sort key of ``b"f:q"``: family, then qualifier, as unsigned bytes (HBase's order)."""
-    family, _, qualifier = column.partition(b":")
-    return family, qualifier
-
-
-def in_column_order(columns: Any) -> list[bytes]:
-    """The names of ``columns`` (``b"f:q"``, an iterable) sorted by :func:`column_order`.
-
-    Names sharing their family sort the same as joined bytes, so they are sorted as bytes
-    first, without a key function; sorted so, every name between two that start with
-    ``b"f:"`` starts with it too. Only when the first and the last do not share their
-    family (or the first has no colon) are they sorted by :func:`column_order`.
-    """
-    names = sorted(columns)
-    if len(names) > 1:
-        first = names[0]
-        colon = first.find(b":")
-        if colon < 0 or not names[-1].startswith(first[: colon + 1]):
-            return sorted(columns, key=column_order)
-    return names
 
 
 # ``Cell`` and ``RowResult`` are attrs frozen slotted classes without converters or
