@@ -14,11 +14,11 @@ from hmodel.backend.argument import (
     require_timestamp,
 )
 from hmodel.backend.base import (
-    Cell,
     Delete,
     Mutation,
     Put,
     RowResult,
+    WireCells,
     column_order,
     in_column_order,
     split_column,
@@ -228,34 +228,38 @@ def tcolumns(columns: Sequence[bytes]) -> list[Any] | None:
     return singles + families
 
 
-# ``Cell`` and ``RowResult`` are attrs frozen slotted classes without converters or
-# validators: allocating one and setting its slots makes the same object as the generated
-# ``__init__`` (which detours through the frozen ``__setattr__``) in about half the time.
+# ``RowResult`` (a frozen attrs class) and ``WireCells`` are slotted classes without
+# converters or validators: allocating one and setting its slots makes the same object as
+# its ``__init__`` (for attrs, a detour through the frozen ``__setattr__``) in about half
+# the time.
 _new = object.__new__
-_set_value = Cell.__dict__["value"].__set__
-_set_timestamp = Cell.__dict__["timestamp"].__set__
 _set_row = RowResult.__dict__["row"].__set__
 _set_cells = RowResult.__dict__["cells"].__set__
+_set_wire = WireCells.__dict__["wire"].__set__
+_set_order = WireCells.__dict__["_order"].__set__
 
 
 def row_result(tresult: Any) -> RowResult | None:
     """The :class:`RowResult` of a ``TResult``: the newest cell per column; ``None`` if empty.
 
     A result may hold several versions of a column (newest first); only the first is kept.
+    The cells stay the ``TColumnValue`` structs the server sent, in a
+    :class:`~hmodel.backend.base.WireCells` mapping that makes each ``Cell`` when it is
+    read (a missing value as ``b""``) and iterates in column order: a read that decodes
+    each field once (the mapper's reader) builds no ``Cell`` at all.
     """
     values = tresult.columnValues
     if not values or tresult.row is None:
         return None
-    found: dict[bytes, Cell] = {}
+    found: dict[bytes, Any] = {}
     for value in values:
         name = value.family + b":" + value.qualifier
         if name not in found:
-            made = _new(Cell)
-            _set_value(made, value.value or b"")
-            _set_timestamp(made, value.timestamp)
-            found[name] = made
-    names = in_column_order(found)
+            found[name] = value
+    cells = _new(WireCells)
+    _set_wire(cells, found)
+    _set_order(cells, None)
     result = _new(RowResult)
     _set_row(result, tresult.row)
-    _set_cells(result, found if list(found) == names else {name: found[name] for name in names})
+    _set_cells(result, cells)
     return result
