@@ -166,12 +166,12 @@ class WireCells(Mapping[bytes, "Cell"]):
 
     def newest(self, skip: frozenset[bytes] = frozenset()) -> int:
         """The greatest timestamp of the cells whose columns are not in ``skip`` (0: none)."""
+        newest = 0
         wire: Mapping[bytes, Any] = self.wire
-        if not skip:
-            return max((cell.timestamp for cell in wire.values()), default=0)
-        return max(
-            (cell.timestamp for column, cell in wire.items() if column not in skip), default=0
-        )
+        for column, cell in wire.items():
+            if cell.timestamp > newest and column not in skip:
+                newest = cell.timestamp
+        return newest
 
 
 def _cell_of(found: Any) -> Cell:

@@ -11,8 +11,16 @@ __all__ = ["require_bytes", "require_cell_column", "require_each"]
 
 
 def require_each(argument: str, values: Iterable[object], *, table: str | None) -> list[bytes]:
-    """Return ``values`` as a list if each is ``bytes`` (see :func:`require_bytes`)."""
-    return [require_bytes(argument, value, table=table) for value in values]
+    """Return ``values`` as a list if each is ``bytes`` (see :func:`require_bytes`).
+
+    Values that are exactly ``bytes`` pass on a type test alone (a repository's column
+    list, on every read); any other value goes through :func:`require_bytes`.
+    """
+    listed = list(values)
+    for value in listed:
+        if type(value) is not bytes:
+            return [require_bytes(argument, value, table=table) for value in listed]
+    return listed  # type: ignore[return-value]  # every value is exactly bytes
 
 
 def require_cell_column(
