@@ -221,7 +221,7 @@ def _encode_lines(
     lines = []
     for index, (name, encode) in enumerate(encoders):
         names[f"c{index}"] = encode
-        lines.append(f"    e_{index} = c{index}({access(name)})")
+        lines.extend(_encode_one(getattr(encode, "__self__", None), index, access(name), names))
     slot = {name: index for index, (name, _) in enumerate(encoders)}
     parts: list[str] = []
     for position, step in enumerate(layout):
@@ -242,6 +242,46 @@ def _encode_lines(
             parts.append(f"x{position}.to_bytes(m{position})")
     lines.append(f"    return b''.join(({', '.join(parts)},))")
     return lines
+
+
+def _encode_one(component: object, i: int, value: str, names: dict[str, Any]) -> list[str]:
+    """Lines setting ``e_{i}`` to the bytes of ``value`` (an expression) under ``component``.
+
+    The usual cases are written out inline: a ``str`` in a variable-width ``Str``, an
+    aware ``datetime`` in a ``Timestamp``/``ReverseTimestamp``. Any other value, and any
+    other component, goes through the component's ``encode`` (``c{i}``), which refuses what
+    it must. The inline code does exactly what the component does, or raises.
+    """
+    if type(component) is Str and component.width is None:
+        names[f"ce{i}"] = component.encoding
+        return [
+            f"    a = {value}",
+            "    if type(a) is str:",
+            f"        e_{i} = a.encode(ce{i}).replace(b'\\x00', b'\\x00\\xff') + b'\\x00\\x00'",
+            "    else:",
+            f"        e_{i} = c{i}(a)",
+        ]
+    if type(component) in (Timestamp, ReverseTimestamp):
+        assert isinstance(component, Timestamp | ReverseTimestamp)
+        names["_EPOCH"], names["_DATETIME"], names["_PACK"] = EPOCH, dt.datetime, _LONG.pack
+        stored = "t" if type(component) is Timestamp else f"{LONG_MAX} - t"
+        return [
+            f"    a = {value}",
+            "    if type(a) is _DATETIME and a.utcoffset() is not None:",
+            "        d = a - _EPOCH",
+            "        t, r = divmod((d.days * 86400 + d.seconds) * 1000000 + d.microseconds, "
+            f"{_MICROS_PER[component.unit]})",
+            f"        if r or not 0 <= t <= {component.max_ticks}:",
+            "            raise _UndecidedError",
+            f"        e_{i} = _PACK({stored})",
+            "    else:",
+            f"        e_{i} = c{i}(a)",
+        ]
+    return [f"    e_{i} = c{i}({value})"]
+
+
+#: Microseconds a tick of each unit.
+_MICROS_PER = {"s": 1_000_000, "ms": 1_000, "us": 1}
 
 
 def decode_lines(

@@ -49,8 +49,26 @@ TEXT = st.sampled_from(["", "\x00", "a\x00b", "ab", "\xff", "é", "\U0001f600"])
 INSTANT = st.integers(0, 10**6).map(
     lambda s: dt.datetime(2024, 1, 1, tzinfo=UTC) + dt.timedelta(seconds=s)
 )
+#: Instants the inline timestamp code must refuse or convert as the component does: naive,
+#: finer than a millisecond, before the epoch, in another zone, and ints of ticks.
+ODD_INSTANTS = st.sampled_from(
+    [
+        dt.datetime(2024, 1, 1),  # naive: refused
+        dt.datetime(2024, 1, 1, 0, 0, 0, 1, tzinfo=UTC),
+        dt.datetime(2024, 1, 1, 0, 0, 0, 1000, tzinfo=UTC),
+        dt.datetime(1969, 12, 31, 23, 59, 59, tzinfo=UTC),
+        dt.datetime(2024, 1, 1, 3, tzinfo=dt.timezone(dt.timedelta(hours=3))),
+        dt.datetime(9999, 12, 31, 23, 59, 59, 999000, tzinfo=UTC),
+    ]
+) | st.integers(-2, 2**64)
 ANYTHING = st.one_of(
-    st.none(), st.integers(-(2**70), 2**70), TEXT, st.binary(max_size=5), INSTANT, st.booleans()
+    st.none(),
+    st.integers(-(2**70), 2**70),
+    TEXT,
+    st.binary(max_size=5),
+    INSTANT,
+    ODD_INSTANTS,
+    st.booleans(),
 )
 
 
@@ -63,8 +81,8 @@ def values_for(key: Key) -> st.SearchStrategy[dict[str, Any]]:
         "o": st.sampled_from(["", "ab", "abcd", "abcde", "a\x00"]),
         "a": TEXT,
         "b": st.integers(-40000, 40000) if "a" in key.fields else st.binary(max_size=4),
-        "t": INSTANT,
-        "ts": INSTANT,
+        "t": INSTANT | ODD_INSTANTS,
+        "ts": INSTANT | ODD_INSTANTS,
         "d": TEXT,
         "r": TEXT,
     }
