@@ -43,7 +43,7 @@ KEYS = [
     Key(Timestamp("t", unit="us"), Bytes("b"), Descending(Str("d")), Reversed(Str("r"))),
 ]
 
-TEXT = st.sampled_from(["", "\x00", "a\x00b", "ab", "\xff", "é", "\U0001f600"]) | st.text(
+TEXT = st.sampled_from(["", "\x00", "a\x00b", "ab", "\xff", "é", "\U0001f600", "\ud800"]) | st.text(
     max_size=5
 )
 INSTANT = st.integers(0, 10**6).map(
