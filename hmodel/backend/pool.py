@@ -1,0 +1,277 @@
+"""A bounded pool of Thrift connections that sends one call at a time, with bounded retries.
+
+The Thrift1 and Thrift2 channels differ in how a connection is opened (happybase's
+``Connection``, or a socket with a ``THBaseService`` client) and in the errors their
+protocols raise; everything else, the pool, the retry loop and the bookkeeping around
+one call, is this one class.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from thriftpy2.transport import TTransportException
+
+from hmodel.backend.retry import DroppedError, Retry, send
+from hmodel.errors import ConnectionLostError, IllegalArgumentError
+
+__all__ = ["PooledChannel"]
+
+
+class PooledChannel:
+    """Connections to one server, at most ``pool_size`` open, lent one call at a time.
+
+    A call borrows an idle connection (the most recently returned first), else opens a new
+    one while the pool may grow, else waits for one to come back. A connection that fails
+    is closed and its place freed; one that answers (even with an error) goes back.
+
+    Subclasses set the class attributes and open connections (:meth:`_open`, returning an
+    object with a ``client`` and a ``close()``), then call :meth:`_start`.
+
+    Attributes:
+        server_errors: Errors the server answers with (the connection is fine).
+        transport_errors: Errors of the connection itself.
+        encoding_errors: What the protocol raises for an argument it cannot encode.
+        backend: The backend's name in "was closed" messages.
+        track_lent: Keep every open connection, lent or idle (:meth:`close` then closes
+            the lent ones too); else :meth:`close` closes the idle ones and a lent one is
+            closed when it comes back.
+        count_interrupted: Count a call interrupted by a ``BaseException`` (a
+            ``KeyboardInterrupt``) as a round trip.
+    """
+
+    server_errors: tuple[type[BaseException], ...]
+    transport_errors: tuple[type[BaseException], ...]
+    encoding_errors: tuple[type[BaseException], ...]
+    backend: str
+    track_lent: bool
+    count_interrupted: bool
+
+    def _start(  # noqa: PLR0917  # the channel's settings, passed on by its __init__
+        self,
+        host: str,
+        port: int,
+        pool_size: int,
+        retries: int,
+        retry_backoff_ms: int,
+        sleep: Callable[[float], None],
+        count: Callable[[], None],
+        autoconnect: bool,
+    ) -> None:
+        """Set up the pool (arguments already checked); connect once if ``autoconnect``."""
+        self.host = host
+        self.port = port
+        self._where = f"{host}:{port}"
+        self._retries = retries
+        self._backoff_ms = retry_backoff_ms
+        self._sleep = sleep
+        self._count = count
+        self._lock = threading.Lock()
+        self._returned = threading.Condition(self._lock)
+        #: Open connections not lent; the last one is lent first.
+        self._idle: list[Any] = []
+        #: How many more connections may be opened (``pool_size`` minus those open).
+        self._unopened = pool_size
+        #: How many threads wait for a connection to be given back.
+        self._waiting = 0
+        #: With ``track_lent``: every open connection, lent or idle, by id.
+        self._connections: dict[int, Any] = {}
+        self._closed = False
+        self._local = threading.local()
+        if autoconnect:  # fail now, once, if the server cannot be reached
+            send(
+                lambda: self._give_back(self._borrow()),
+                method="connect",
+                retry=Retry.IDEMPOTENT,
+                retries=0,
+                backoff_ms=0,
+                sleep=self._sleep,
+                where=self._where,
+            )
+
+    def _open(self) -> Any:
+        """Open one connection (raising one of :attr:`transport_errors` if it cannot)."""
+        raise NotImplementedError
+
+    def _close_connection(self, connection: Any) -> None:
+        """Close one connection; transport errors while closing are ignored."""
+        raise NotImplementedError
+
+    @property
+    def retries(self) -> int:
+        """How many times a failed call may be sent again."""
+        return self._retries
+
+    def busy_here(self) -> bool:
+        """Whether the calling thread is inside a call (e.g. a finalizer run by the GC)."""
+        return bool(getattr(self._local, "busy", False))
+
+    def call(
+        self,
+        method: str,
+        *args: Any,
+        retry: Retry,
+        table: str | None = None,
+        row: bytes | None = None,
+    ) -> Any:
+        """Send one call and return its result.
+
+        Errors the server answers with (:attr:`server_errors`) are raised as they are,
+        for the caller to translate with its context. A dropped or failed connection is
+        retried as ``retry`` allows, with exponential backoff; when it may not be (or the
+        budget is spent) :class:`~hmodel.errors.ConnectionLostError` is raised, the last
+        transport error as its cause. An argument thriftpy2 cannot encode raises
+        :class:`~hmodel.errors.IllegalArgumentError` at once (nothing was sent).
+        """
+        return send(
+            lambda: self._attempt(method, args, table=table, row=row),
+            method=method,
+            retry=retry,
+            retries=self._retries,
+            backoff_ms=self._backoff_ms,
+            sleep=self._sleep,
+            where=self._where,
+            table=table,
+            row=row,
+        )
+
+    def _borrow(self) -> Any:
+        """An idle connection, else a new one if the pool may grow, else the next returned.
+
+        Raises:
+            ConnectionLostError: The channel was closed.
+            DroppedError: A new connection could not be opened (nothing was sent).
+        """
+        with self._lock:
+            while True:
+                if self._closed:
+                    raise ConnectionLostError(
+                        f"the {self.backend} backend for {self.host}:{self.port} was closed"
+                    )
+                if self._idle:
+                    return self._idle.pop()
+                if self._unopened:
+                    self._unopened -= 1
+                    break
+                self._waiting += 1
+                try:
+                    self._returned.wait()
+                finally:
+                    self._waiting -= 1
+        try:
+            connection = self._open()
+        except self.transport_errors as exc:
+            self._free_slot()
+            raise DroppedError(exc, sent=False) from exc
+        except BaseException:
+            self._free_slot()
+            raise
+        if not self.track_lent:
+            return connection
+        with self._lock:
+            if not self._closed:
+                self._connections[id(connection)] = connection
+                return connection
+        self._discard(connection)
+        raise ConnectionLostError(
+            f"the {self.backend} backend for {self.host}:{self.port} was closed"
+        )
+
+    def _give_back(self, connection: Any) -> None:
+        """Return a healthy connection to the idle ones (closed if the channel was)."""
+        with self._lock:
+            if not self._closed:
+                self._idle.append(connection)
+                if self._waiting:
+                    self._returned.notify()
+                return
+        self._close_connection(connection)
+
+    def _discard(self, connection: Any) -> None:
+        """Close a connection that failed (or outlived the channel) and free its place."""
+        self._close_connection(connection)
+        if self.track_lent:
+            with self._lock:
+                self._connections.pop(id(connection), None)
+        self._free_slot()
+
+    def _free_slot(self) -> None:
+        with self._lock:
+            self._unopened += 1
+            if self._waiting:
+                self._returned.notify()
+
+    def _attempt(
+        self, method: str, args: tuple[Any, ...], *, table: str | None, row: bytes | None
+    ) -> Any:
+        local = self._local
+        # Busy from before the borrow until the connection is back: a finalizer the GC
+        # runs on this thread meanwhile defers its scanner close instead of entering the
+        # pool again (whose lock this thread may hold).
+        local.busy = True
+        try:
+            connection = self._borrow()
+        except BaseException:
+            local.busy = False
+            raise
+        sent = True
+        healthy = False
+        try:
+            result = getattr(connection.client, method)(*args)
+            healthy = True
+            return result
+        except self.server_errors:
+            # The server answered: the connection is fine.
+            healthy = True
+            raise
+        except self.transport_errors as exc:
+            raise DroppedError(exc, sent=True) from exc
+        except self.encoding_errors as exc:
+            # An argument the protocol cannot encode (wrong type, out of range). Requests
+            # are flushed only once fully encoded, so nothing was sent, but the write
+            # buffer holds part of it: the connection is replaced.
+            sent = False
+            raise IllegalArgumentError(
+                f"{method}: an argument cannot be encoded for Thrift: {exc}",
+                table=table,
+                row=row,
+            ) from exc
+        except Exception as exc:
+            # Anything else (a malformed answer) leaves the stream in an unknown state:
+            # the connection is replaced.
+            failure = TTransportException(message=f"{type(exc).__name__}: {exc}")
+            failure.__cause__ = exc
+            raise DroppedError(failure, sent=True) from failure
+        except BaseException:
+            sent = self.count_interrupted  # interrupted: the connection is replaced
+            raise
+        finally:
+            try:
+                if sent:
+                    self._count()
+                if healthy:
+                    self._give_back(connection)
+                else:
+                    self._discard(connection)
+            finally:
+                local.busy = False
+
+    def close(self) -> None:
+        """Close the pooled connections; later calls raise ``ConnectionLostError``.
+
+        With :attr:`track_lent` every open connection is closed, lent or idle; else the
+        idle ones, and each lent one when it comes back.
+        """
+        with self._lock:
+            self._closed = True
+            if self.track_lent:
+                connections = list(self._connections.values())
+                self._connections.clear()
+            else:
+                connections = list(self._idle)
+            self._idle.clear()
+            self._returned.notify_all()  # waiting threads then find the channel closed
+        for connection in connections:
+            self._close_connection(connection)
