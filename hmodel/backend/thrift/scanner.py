@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from hmodel.backend.argument import MAX_ROW_LENGTH
 from hmodel.backend.base import RowResult, Scan
+from hmodel.backend.scan_batch import take_batch
 from hmodel.backend.thrift.channel import Retry
 from hmodel.backend.thrift.idl import TScan
 from hmodel.backend.thrift.result import row_result
@@ -252,52 +253,19 @@ class ScannerIterator(Iterator[RowResult]):
             self._release()
 
     def _take(self, results: list[Any]) -> None:
-        # The bounds and the count are kept in locals while the batch is taken and
-        # written back once: this runs for every row scanned.
-        append = self._buffer.append
-        remaining = self._remaining
-        upper = self._upper
-        if self._scan.reverse:
-            lower = self._lower
-            for tresult in results:
-                result = row_result(tresult)
-                if result is None:
-                    continue
-                row = result.row
-                if upper and row >= upper:
-                    continue  # startRow is inclusive on the server; the protocol's stop is not
-                if row < lower:
-                    remaining = 0  # past the protocol's inclusive start: done
-                    break
-                upper = row
-                append(result)
-                if remaining is not None:
-                    remaining -= 1
-                    if remaining == 0:
-                        break
-            self._upper = upper
-        else:
-            last: bytes | None = None
-            for tresult in results:
-                result = row_result(tresult)
-                if result is None:
-                    continue
-                row = result.row
-                if upper and row >= upper:
-                    # Only a get-like scan gets here: HBase's Thrift1 handler reads the row
-                    # when startRow equals stopRow (its deprecated setStopRow); the
-                    # protocol's range [start, stop) holds no row then.
-                    remaining = 0
-                    break
-                last = row
-                append(result)
-                if remaining is not None:
-                    remaining -= 1
-                    if remaining == 0:
-                        break
-            if last is not None:
-                self._lower = last + b"\x00"
-        self._remaining = remaining
+        # Forward, a row >= the stop ends the scan: only a get-like scan gets there, as
+        # HBase's Thrift1 handler reads the row when startRow equals stopRow (its
+        # deprecated setStopRow); the protocol's range [start, stop) holds no row then.
+        self._lower, self._upper, self._remaining = take_batch(
+            results,
+            row_result,
+            self._buffer.append,
+            reverse=self._scan.reverse,
+            lower=self._lower,
+            upper=self._upper,
+            remaining=self._remaining,
+            stop_at_upper=True,
+        )
 
     def close(self) -> None:
         """Release the server-side scanner; the iterator then yields nothing more.

@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 from hmodel.backend.argument import MAX_ROW_LENGTH
 from hmodel.backend.base import RowResult, Scan
+from hmodel.backend.scan_batch import take_batch
 from hmodel.backend.thrift2.channel import Retry
 from hmodel.backend.thrift2.idl import TScan, TTimeRange
 from hmodel.backend.thrift2.mutation import row_result, tcolumns
@@ -216,45 +217,16 @@ class ScannerIterator(Iterator[RowResult]):
             self._release()
 
     def _take(self, results: list[Any]) -> None:
-        # The bounds and the count are kept in locals while the batch is taken and
-        # written back once: this runs for every row scanned.
-        append = self._buffer.append
-        remaining = self._remaining
-        if self._scan.reverse:
-            upper = self._upper
-            lower = self._lower
-            for tresult in results:
-                result = row_result(tresult)
-                if result is None:
-                    continue
-                row = result.row
-                if upper and row >= upper:
-                    continue  # the inclusive startRow sent; the protocol's stop is exclusive
-                if row < lower:
-                    remaining = 0  # below the protocol's inclusive start: done
-                    break
-                upper = row
-                append(result)
-                if remaining is not None:
-                    remaining -= 1
-                    if remaining == 0:
-                        break
-            self._upper = upper
-        else:
-            last: bytes | None = None
-            for tresult in results:
-                result = row_result(tresult)
-                if result is None:
-                    continue
-                last = result.row
-                append(result)
-                if remaining is not None:
-                    remaining -= 1
-                    if remaining == 0:
-                        break
-            if last is not None:
-                self._lower = last + b"\x00"
-        self._remaining = remaining
+        self._lower, self._upper, self._remaining = take_batch(
+            results,
+            row_result,
+            self._buffer.append,
+            reverse=self._scan.reverse,
+            lower=self._lower,
+            upper=self._upper,
+            remaining=self._remaining,
+            stop_at_upper=False,
+        )
 
     def close(self) -> None:
         """Release the server-side scanner; the iterator then yields nothing more.
