@@ -28,6 +28,7 @@ __all__ = [
     "in_column_order",
     "prefix_stop",
     "split_column",
+    "wire_cell",
 ]
 
 
@@ -142,12 +143,12 @@ class WireCells(Mapping[bytes, "Cell"]):
 
     def __getitem__(self, column: bytes) -> Cell:
         found: object = self.wire[column]
-        return _cell_of(found)
+        return wire_cell(found)
 
     def get(self, column: bytes, default: object = None) -> Cell | None:  # type: ignore[override]
         """The :class:`Cell` of ``column``, or ``default``."""
         found = self.wire.get(column)
-        return default if found is None else _cell_of(found)  # type: ignore[return-value]
+        return default if found is None else wire_cell(found)  # type: ignore[return-value]
 
     def __contains__(self, column: object) -> bool:
         return column in self.wire
@@ -174,7 +175,12 @@ class WireCells(Mapping[bytes, "Cell"]):
         return newest
 
 
-def _cell_of(found: Any) -> Cell:
+def wire_cell(found: Any) -> Cell:
+    """The :class:`Cell` of a protocol's cell struct (``value`` and ``timestamp``).
+
+    A missing value (``None``: Thrift leaves an empty one unset) reads as ``b""``. Built
+    through the slots: the same object as ``Cell(...)`` in about half the time.
+    """
     made = _new(Cell)
     _set_value(made, found.value or b"")
     _set_timestamp(made, found.timestamp)

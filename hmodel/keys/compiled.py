@@ -24,7 +24,7 @@ from hmodel.keys.component import DerivedComponent, ValueComponent
 from hmodel.keys.composite import Key
 from hmodel.keys.derived import Const, Salt
 from hmodel.keys.string import Str
-from hmodel.keys.timestamp import EPOCH, LONG_MAX, ReverseTimestamp, Timestamp
+from hmodel.keys.timestamp import EPOCH, LONG_MAX, MICROS_PER_TICK, ReverseTimestamp, Timestamp
 
 __all__ = ["CompiledKey"]
 
@@ -270,7 +270,7 @@ def _encode_one(component: object, i: int, value: str, names: dict[str, Any]) ->
             "    if type(a) is _DATETIME and a.utcoffset() is not None:",
             "        d = a - _EPOCH",
             "        t, r = divmod((d.days * 86400 + d.seconds) * 1000000 + d.microseconds, "
-            f"{_MICROS_PER[component.unit]})",
+            f"{MICROS_PER_TICK[component.unit]})",
             f"        if r or not 0 <= t <= {component.max_ticks}:",
             "            raise _UndecidedError",
             f"        e_{i} = _PACK({stored})",
@@ -278,10 +278,6 @@ def _encode_one(component: object, i: int, value: str, names: dict[str, Any]) ->
             f"        e_{i} = c{i}(a)",
         ]
     return [f"    e_{i} = c{i}({value})"]
-
-
-#: Microseconds a tick of each unit.
-_MICROS_PER = {"s": 1_000_000, "ms": 1_000, "us": 1}
 
 
 def decode_lines(

@@ -19,11 +19,13 @@ LONG_MAX = (1 << 63) - 1
 Unit = Literal["s", "ms", "us"]
 
 _EPOCH = EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
-_MICROS = {"s": 1_000_000, "ms": 1_000, "us": 1}
+#: Microseconds a tick of each unit.
+MICROS_PER_TICK = {"s": 1_000_000, "ms": 1_000, "us": 1}
+
 _LAST = dt.datetime.max.replace(tzinfo=dt.timezone.utc) - _EPOCH
 _LAST_MICROS = (_LAST.days * 86_400 + _LAST.seconds) * 1_000_000 + _LAST.microseconds
 _DELTA = dt.timedelta
-_MAX_TICKS = {unit: _LAST_MICROS // micros for unit, micros in _MICROS.items()}
+_MAX_TICKS = {unit: _LAST_MICROS // micros for unit, micros in MICROS_PER_TICK.items()}
 
 
 @attrs.frozen
@@ -35,7 +37,7 @@ class _Instant(ValueComponent[dt.datetime]):
 
     def __attrs_post_init__(self) -> None:
         check_name(self.name, type(self).__name__)
-        if self.unit not in _MICROS:
+        if self.unit not in MICROS_PER_TICK:
             raise DeclarationError(
                 "timestamp unit must be 's', 'ms' or 'us'", field=self.name, value=self.unit
             )
@@ -71,7 +73,7 @@ class _Instant(ValueComponent[dt.datetime]):
                 )
             delta = value - _EPOCH
             micros = (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
-            ticks, rest = divmod(micros, _MICROS[self.unit])
+            ticks, rest = divmod(micros, MICROS_PER_TICK[self.unit])
             if rest:
                 raise KeyEncodeError(
                     f"{self.name!r} is finer than its unit {self.unit!r}; round it first",
@@ -106,7 +108,7 @@ class _Instant(ValueComponent[dt.datetime]):
                 field=self.name,
                 value=raw,
             )
-        return _EPOCH + dt.timedelta(microseconds=ticks * _MICROS[self.unit])
+        return _EPOCH + dt.timedelta(microseconds=ticks * MICROS_PER_TICK[self.unit])
 
 
 @attrs.frozen
@@ -151,7 +153,7 @@ class Timestamp(_Instant):
             take(buf, pos, 8, self)  # raises, naming the component
         ticks = int.from_bytes(raw, "big", signed=True)
         if 0 <= ticks <= _MAX_TICKS[self.unit]:
-            seconds, micros = divmod(ticks * _MICROS[self.unit], 1_000_000)
+            seconds, micros = divmod(ticks * MICROS_PER_TICK[self.unit], 1_000_000)
             return _EPOCH + _DELTA(0, seconds, micros), pos + 8
         return self.instant(ticks, raw), pos + 8
 
@@ -198,6 +200,6 @@ class ReverseTimestamp(_Instant):
             take(buf, pos, 8, self)  # raises, naming the component
         ticks = LONG_MAX - int.from_bytes(raw, "big", signed=True)
         if 0 <= ticks <= _MAX_TICKS[self.unit]:
-            seconds, micros = divmod(ticks * _MICROS[self.unit], 1_000_000)
+            seconds, micros = divmod(ticks * MICROS_PER_TICK[self.unit], 1_000_000)
             return _EPOCH + _DELTA(0, seconds, micros), pos + 8
         return self.instant(ticks, raw), pos + 8

@@ -4,17 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from hmodel.backend.base import Cell, RowResult, WireCells, column_order, in_column_order
+from hmodel.backend.base import (
+    Cell,
+    RowResult,
+    WireCells,
+    column_order,
+    in_column_order,
+    wire_cell,
+)
 
 __all__ = ["cell", "column_order", "in_column_order", "row_result"]
 
-# ``Cell``, ``RowResult`` and ``WireCells`` are slotted classes with neither converters nor
+# ``RowResult`` and ``WireCells`` are slotted classes with neither converters nor
 # validators: allocating one and setting its slots directly makes the same object as the
 # ``__init__`` (for the frozen attrs classes, a ``__setattr__`` detour) in about half the
 # time. Reads make one ``RowResult`` per row returned, so this is the hot path.
 _new = object.__new__
-_set_value = Cell.__dict__["value"].__set__
-_set_timestamp = Cell.__dict__["timestamp"].__set__
 _set_row = RowResult.__dict__["row"].__set__
 _set_cells = RowResult.__dict__["cells"].__set__
 _set_wire = WireCells.__dict__["wire"].__set__
@@ -23,10 +28,7 @@ _set_order = WireCells.__dict__["_order"].__set__
 
 def cell(tcell: Any) -> Cell:
     """Return the :class:`Cell` of a Thrift1 ``TCell`` (a missing value reads as ``b""``)."""
-    made = _new(Cell)
-    _set_value(made, tcell.value or b"")
-    _set_timestamp(made, tcell.timestamp)
-    return made
+    return wire_cell(tcell)
 
 
 def row_result(tresult: Any) -> RowResult | None:

@@ -26,6 +26,7 @@ from hmodel.backend.base import (
     RowResult,
     Scan,
     family_of,
+    wire_cell,
 )
 from hmodel.backend.thrift2.admin import RegionLocation, Thrift2Admin
 from hmodel.backend.thrift2.channel import Channel, Retry
@@ -423,7 +424,7 @@ class Thrift2Backend(Thrift2Admin, Backend):
             retry=Retry.IDEMPOTENT, table=table, row=row, column=column,
         )  # fmt: skip
         return [
-            Cell(value=v.value or b"", timestamp=v.timestamp)
+            wire_cell(v)
             for v in result.columnValues or []
             if v.family == family and v.qualifier == qualifier
         ][:max_versions]
