@@ -108,7 +108,19 @@ class _Instant(ValueComponent[dt.datetime]):
                 field=self.name,
                 value=raw,
             )
-        return _EPOCH + dt.timedelta(microseconds=ticks * MICROS_PER_TICK[self.unit])
+        seconds, micros = divmod(ticks * MICROS_PER_TICK[self.unit], 1_000_000)
+        return _EPOCH + _DELTA(0, seconds, micros)  # positional: no keyword parsing
+
+    def _long_at(self, buf: bytes, pos: int) -> tuple[bytes, int]:
+        """The 8 bytes at ``pos`` and the signed long they hold.
+
+        Raises:
+            KeyDecodeError: Fewer than 8 bytes are left (names the component).
+        """
+        raw = buf[pos : pos + 8]
+        if len(raw) != 8:
+            take(buf, pos, 8, self)  # raises, naming the component
+        return raw, int.from_bytes(raw, "big", signed=True)
 
 
 @attrs.frozen
@@ -148,13 +160,7 @@ class Timestamp(_Instant):
         Raises:
             KeyDecodeError: Truncated, or the long is negative or past year 9999.
         """
-        raw = buf[pos : pos + 8]
-        if len(raw) != 8:
-            take(buf, pos, 8, self)  # raises, naming the component
-        ticks = int.from_bytes(raw, "big", signed=True)
-        if 0 <= ticks <= _MAX_TICKS[self.unit]:
-            seconds, micros = divmod(ticks * MICROS_PER_TICK[self.unit], 1_000_000)
-            return _EPOCH + _DELTA(0, seconds, micros), pos + 8
+        raw, ticks = self._long_at(buf, pos)
         return self.instant(ticks, raw), pos + 8
 
 
@@ -195,11 +201,5 @@ class ReverseTimestamp(_Instant):
             KeyDecodeError: Truncated, or the stored long is not ``LONG_MAX - ticks``
                 for an instant in 1970..9999.
         """
-        raw = buf[pos : pos + 8]
-        if len(raw) != 8:
-            take(buf, pos, 8, self)  # raises, naming the component
-        ticks = LONG_MAX - int.from_bytes(raw, "big", signed=True)
-        if 0 <= ticks <= _MAX_TICKS[self.unit]:
-            seconds, micros = divmod(ticks * MICROS_PER_TICK[self.unit], 1_000_000)
-            return _EPOCH + _DELTA(0, seconds, micros), pos + 8
-        return self.instant(ticks, raw), pos + 8
+        raw, stored = self._long_at(buf, pos)
+        return self.instant(LONG_MAX - stored, raw), pos + 8
