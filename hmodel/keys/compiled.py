@@ -66,16 +66,14 @@ class CompiledKey:
 
     Attributes:
         key: The key. Its results are this object's results, exactly.
-        fields: The key's value fields, in key order.
         layout: Per component, in key order: a value field's name, a constant's bytes,
             or the step computing a salt or hash (with its memo).
     """
 
-    __slots__ = ("_decode", "_encode", "_encoders", "_width", "fields", "key", "layout")
+    __slots__ = ("_decode", "_encode", "_encoders", "_width", "key", "layout")
 
     def __init__(self, key: Key) -> None:
         self.key = key
-        self.fields = key.fields
         self._encoders: tuple[tuple[str, Callable[[Any], bytes]], ...] = tuple(
             (c.name, c.encode) for c in key.components if isinstance(c, ValueComponent)
         )
