@@ -91,6 +91,27 @@ class PooledChannel:
                 where=self._where,
             )
 
+    @staticmethod
+    def _check_options(
+        transport: str, protocol: str, pool_size: int, retries: int, retry_backoff_ms: int
+    ) -> None:
+        """Refuse an unknown transport or protocol, or a count out of range.
+
+        Raises:
+            IllegalArgumentError: Naming the option.
+        """
+        if transport not in ("buffered", "framed"):
+            raise IllegalArgumentError("transport must be 'buffered' or 'framed'", value=transport)
+        if protocol not in ("binary", "compact"):
+            raise IllegalArgumentError("protocol must be 'binary' or 'compact'", value=protocol)
+        for label, number, minimum in (
+            ("pool_size", pool_size, 1),
+            ("retries", retries, 0),
+            ("retry_backoff_ms", retry_backoff_ms, 0),
+        ):
+            if isinstance(number, bool) or not isinstance(number, int) or number < minimum:
+                raise IllegalArgumentError(f"{label} must be an integer >= {minimum}", value=number)
+
     def _open(self) -> Any:
         """Open one connection (raising one of :attr:`transport_errors` if it cannot)."""
         raise NotImplementedError

@@ -78,17 +78,7 @@ class Channel(PooledChannel):
         count: Callable[[], None] = lambda: None,
         autoconnect: bool = True,
     ) -> None:
-        if transport not in ("buffered", "framed"):
-            raise IllegalArgumentError("transport must be 'buffered' or 'framed'", value=transport)
-        if protocol not in ("binary", "compact"):
-            raise IllegalArgumentError("protocol must be 'binary' or 'compact'", value=protocol)
-        for label, number, minimum in (
-            ("pool_size", pool_size, 1),
-            ("retries", retries, 0),
-            ("retry_backoff_ms", retry_backoff_ms, 0),
-        ):
-            if isinstance(number, bool) or not isinstance(number, int) or number < minimum:
-                raise IllegalArgumentError(f"{label} must be an integer >= {minimum}", value=number)
+        self._check_options(transport, protocol, pool_size, retries, retry_backoff_ms)
         if timeout_ms is not None and (not isinstance(timeout_ms, int) or timeout_ms < 1):
             raise IllegalArgumentError(
                 "timeout_ms must be a positive integer or None", value=timeout_ms

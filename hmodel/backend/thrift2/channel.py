@@ -104,17 +104,7 @@ class Channel(PooledChannel):
         count: Callable[[], None] = lambda: None,
         autoconnect: bool = True,
     ) -> None:
-        if transport not in _TRANSPORTS:
-            raise IllegalArgumentError("transport must be 'buffered' or 'framed'", value=transport)
-        if protocol not in _PROTOCOLS:
-            raise IllegalArgumentError("protocol must be 'binary' or 'compact'", value=protocol)
-        for label, number, minimum in (
-            ("pool_size", pool_size, 1),
-            ("retries", retries, 0),
-            ("retry_backoff_ms", retry_backoff_ms, 0),
-        ):
-            if isinstance(number, bool) or not isinstance(number, int) or number < minimum:
-                raise IllegalArgumentError(f"{label} must be an integer >= {minimum}", value=number)
+        self._check_options(transport, protocol, pool_size, retries, retry_backoff_ms)
         if timeout_ms is not None and (
             isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int) or timeout_ms < 1
         ):
