@@ -218,8 +218,8 @@ def row_reader(
     key: CompiledKey,
     plan: tuple[ReadStep, ...],
     full: Callable[[Any, StoredField], Any],
-) -> Callable[[Any, bool], Any] | None:
-    """A straight-line function building an instance from a row, or ``None``.
+) -> Callable[[Any, bool], Any]:
+    """A straight-line function building an instance from a row.
 
     ``reader(result, verify)`` decodes the rowkey (``verify``: check its salt and
     hashes), decodes each field's cell with its codec (or takes its plain default) (from
@@ -231,10 +231,8 @@ def row_reader(
     decode. Any exception (a cell that does not decode, a key that does not parse, the
     inline code's doubt) means "take the mapper's full path", which words the error.
 
-    ``None`` when instances cannot be built slot by slot.
+    Call it only for a model :func:`instance_builder` builds slot by slot.
     """
-    if instance_builder(info) is None:
-        return None
     names: dict[str, Any] = {"_new": object.__new__, "_cls": info.cls}
     names["_UndecidedError"], names["_LONG"] = _UndecidedError, _LONG.unpack
     names["_full"], names["_WireCells"] = full, WireCells

@@ -120,8 +120,13 @@ class Mapper(Generic[M]):
         self._read_plan = read_plan(self.info)
         self._counters = {name: f.column for name, f in self.info.counters.items()}
         self._write_steps, self._written = write_plan(self.info)
-        self._build = instance_builder(self.info) or (lambda values: cls(**values))
-        self._reader = row_reader(self.info, self._key, self._read_plan, self._decode_field)
+        builder = instance_builder(self.info)
+        self._build = builder or (lambda values: cls(**values))
+        self._reader = (
+            None
+            if builder is None  # the class's own hooks must run: no generated reader
+            else row_reader(self.info, self._key, self._read_plan, self._decode_field)
+        )
         self._writer = row_writer(self._write_steps, Put, Delete)
 
     def __repr__(self) -> str:
