@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import operator
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import timedelta
@@ -18,7 +17,7 @@ from hmodel.backend.base import (
     Mutation,
     Put,
     RowResult,
-    WireCells,
+    newest_timestamp,
 )
 from hmodel.clock import Clock, WriteStamps, stamps_for, system_clock
 from hmodel.errors import (
@@ -47,8 +46,6 @@ from hmodel.repository.version import VersionCell
 
 __all__ = ["OnError", "Repository"]
 
-#: A cell's timestamp (reads fold the newest into later write stamps).
-_timestamp_of = operator.attrgetter("timestamp")
 
 M = TypeVar("M")
 
@@ -134,10 +131,11 @@ class Repository(Generic[M]):
         self._all_columns = tuple(self.mapper.columns(None))
         # Cells a read does not order later writes after: counters (F10) and, over
         # Thrift1, the version cell are stamped by the server's clock, not by this layer.
-        self._server_stamped = tuple(
+        #: Columns the server stamps (counters, the version): their timestamps are not
+        #: this process's to order after.
+        self._skip = frozenset(
             self.mapper.column_of(n) for n in (*self.info.counters, *self._version_names())
         )
-        self._skip = frozenset(self._server_stamped)
         self._version: VersionCell | None = None
         self._locking: Locking | None = None
         if self.info.version_field is not None:
@@ -223,23 +221,9 @@ class Repository(Generic[M]):
             KeyDecodeError: The rowkey is not this model's.
             DecodeError: A cell does not decode or a required field is missing.
         """
-        cells = result.cells
-        if type(cells) is WireCells:  # the protocol's cells, read without making Cells
-            newest = cells.newest(self._skip)
-            if newest and newest >= self._clock():
-                self._stamps.observe(newest, rows=(result.row,))
-        elif cells:
-            for column in self._server_stamped:
-                if column in cells:
-                    newest = max(
-                        (c.timestamp for name, c in cells.items() if name not in self._skip),
-                        default=0,
-                    )
-                    break
-            else:
-                newest = max(map(_timestamp_of, cells.values()))
-            if newest >= self._clock():  # else observe() has nothing to do
-                self._stamps.observe(newest, rows=(result.row,))
+        newest = newest_timestamp(result.cells, self._skip)
+        if newest and newest >= self._clock():  # else observe() has nothing to do
+            self._stamps.observe(newest, rows=(result.row,))
         if self._locking is None:
             obj = self.mapper.from_row(result, key_encoded_here=key_encoded_here)
             self._identity.remember(obj, result.row, None, partial=partial)

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hmodel.backend.base import Cell, RowResult, WireCells, column_order
+from hmodel.backend.base import Cell, RowResult, WireCells, column_order, newest_timestamp
 
 COLUMNS = st.binary(max_size=3).map(lambda f: f + b":").flatmap(
     lambda family: st.binary(max_size=3).map(lambda q: family + q)
@@ -50,3 +50,13 @@ def test_newest_is_the_greatest_timestamp_outside_the_skipped_columns(
     kept = [t for c, (_, t) in cells.items() if c not in skip]
     assert wire.newest(frozenset(skip)) == max(kept, default=0)
     assert wire.newest() == max((t for _, t in cells.values()), default=0)
+
+
+@given(WIRE, st.sets(COLUMNS, max_size=3))
+def test_newest_timestamp_reads_wire_cells_and_dicts_of_cells_alike(
+    cells: dict[bytes, tuple[bytes | None, int]], skip: set[bytes]
+) -> None:
+    as_dict = {c: Cell(v or b"", t) for c, (v, t) in cells.items()}
+    expected = max((t for c, (_, t) in cells.items() if c not in skip), default=0)
+    assert newest_timestamp(WireCells(wire_of(cells)), frozenset(skip)) == expected
+    assert newest_timestamp(as_dict, frozenset(skip)) == expected
