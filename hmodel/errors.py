@@ -9,6 +9,7 @@ __all__ = [
     "CellSizeWarning",
     "CellTooLargeError",
     "CheckConfigError",
+    "ClaimLostError",
     "CodecError",
     "ColumnFamilyNotFoundError",
     "ConflictError",
@@ -189,6 +190,18 @@ class UniqueViolationError(ConflictError):
 
     Also raised while another write claims the value and has not finished (within the
     index's ``grace``): the value is taken, or about to be.
+    """
+
+
+class ClaimLostError(HModelError):
+    """A save's data row **was written**, but a unique claim it held was taken over (I1).
+
+    A claim is a lease: a writer that stalls for longer than the index's ``grace``
+    between its pre-write check and its data write landing may find, afterwards, that a
+    writer of another row took the value over, presumed dead. Two rows may then hold the
+    value until one of them changes: ``verify`` reports it as a duplicate. Not a
+    :class:`ConflictError`: the write happened. Read the row, then change the value of
+    one of the two rows.
     """
 
 

@@ -10,8 +10,10 @@ from typing import Any, Generic, TypeVar
 
 import attrs
 
+from hmodel.backend.argument import MAX_ROW_LENGTH
 from hmodel.backend.base import Delete, Mutation, Put, RowResult, prefix_stop
 from hmodel.errors import (
+    ClaimLostError,
     ConflictError,
     DecodeError,
     HModelError,
@@ -45,6 +47,24 @@ def parse_result(index: Index[Any], result: RowResult) -> Entry | None:
     return index.parse(result.row, cells, newest)
 
 
+@attrs.frozen
+class _Claim:
+    """A unique value's row one write owns (status ``00 + tag + data row``).
+
+    Attributes:
+        index: The unique index.
+        entry_row: The value's row.
+        previous: The status bytes the write replaced (``None``: absent or released),
+            given back if the write writes no data.
+        releasing: The row's old value (released at step 3), not its new one (verified).
+    """
+
+    index: Index[Any]
+    entry_row: bytes
+    previous: bytes | None
+    releasing: bool
+
+
 @attrs.define
 class IndexStats:
     """What readers and writers of an :class:`IndexedRepository` did, counted (thread-safe).
@@ -57,6 +77,10 @@ class IndexStats:
         repaired_deleted: Unverified entries older than ``grace`` a read deleted.
         guard_refused: Step-3 writes a guard refused (another write superseded the entry,
             or a repair removed it): nothing was written by them.
+        reasserted: Entries of committed writes written again (unverified) because a read
+            repair had removed them while the write stalled past the grace.
+        repair_failed: Read repairs that failed (a backend error): the read still
+            answered; the entry stays for a later repair.
     """
 
     served_from_index: int = 0
@@ -65,6 +89,8 @@ class IndexStats:
     repaired_verified: int = 0
     repaired_deleted: int = 0
     guard_refused: int = 0
+    reasserted: int = 0
+    repair_failed: int = 0
     _lock: threading.Lock = attrs.field(factory=threading.Lock, repr=False, eq=False)
 
     def add(self, name: str, amount: int = 1) -> None:
@@ -244,103 +270,182 @@ class IndexedRepository(Generic[M]):
     def save(self, obj: M, *, ttl: timedelta | None = None) -> M:
         """Save ``obj`` and keep every index consistent (see the class for the protocol).
 
-        Round trips: one ``get`` of the stored row, per unique index one or two claims
-        (check-and-put, preceded by a ``get`` when the value was held), one ``mutate`` per
-        non-unique index table (step 1), the save itself (see :meth:`Repository.save`),
-        then per new entry one ``check_and_mutate`` (one ``mutate`` for all over Thrift1)
-        and per changed unique value a check-and-put or two.
+        Everything that can be refused without I/O is checked first (the instance, every
+        index rowkey, the version), so a save refused for those reasons writes nothing.
+        Round trips: one ``get`` of the stored row; per unique index table one ``get`` of
+        its claim rows and a check-and-put per claim (new value, and the old one when it
+        changes); one ``mutate`` per non-unique index table (step 1); the save itself (see
+        :meth:`Repository.save`); then per new non-unique entry one ``check_and_mutate``
+        (one ``mutate`` per table over Thrift1) and per claim a check-and-put.
 
         Raises:
-            ValidationError: The instance is invalid; nothing is written.
+            ValidationError: The instance is invalid, or an index rowkey of it does not
+                encode or is longer than HBase's 32,767 bytes; nothing is written.
             UniqueViolationError: A unique value is held by another row, or being claimed
-                by another write; nothing is written.
-            ConflictError: Optimistic locking refused the save (see
-                :meth:`Repository.save`); only unverified entries were written, which
-                readers skip and repair.
+                by a write of another row; nothing is written.
+            ConflictError: Optimistic locking refused the save, or another save or delete
+                of this row holding one of its unique values is in flight; no data, no
+                claim and no verified entry was written (a version conflict found only at
+                the data write leaves unverified entries, which readers skip and repair).
+            ClaimLostError: The data row was written, but this save stalled past the
+                grace and a unique claim it held was taken over (see docs/indexes.md).
         """
         repo = self.repository
         row = repo.mapper.rowkey(obj)
         repo.mapper.to_mutations(obj, timestamp=1, row=row)  # validates; writes nothing
+        new_rows = self._entry_rows(obj, row)
         current = repo.get(**repo.mapper.key_values(obj))
-        tag = self._tag(row, obj, current)
-        claimed: list[tuple[Index[M], bytes]] = []
+        repo.check_stored(obj, current)
+        old_rows = {} if current is None else self._entry_rows(current, row)
+        tag = repo.reserve_stamp(obj, rows=self._claim_rows(new_rows, old_rows))
+        claims = self._own(new_rows, old_rows, row, tag)
         try:
-            for index in self._unique():
-                entry_row = index.row_of(obj, row)
-                if entry_row is not None:
-                    held_before = current is not None and index.row_of(current, row) == entry_row
-                    self._claim(index, entry_row, row, tag, held_before)
-                    if not held_before:
-                        claimed.append((index, entry_row))
+            self._unverify(new_rows, old_rows, obj, tag)
+            self._check_lease(claims, row, tag)
         except HModelError:
-            self._release(claimed, row, tag)
+            self._restore(claims, row, tag)  # no data was written
             raise
-        self._unverify(current, obj, row, tag)
         try:
-            saved = repo.save(obj, ttl=ttl)
+            saved = repo.save(obj, ttl=ttl, write_stamp=tag)
         except (ConflictError, ValidationError):
-            self._release(claimed, row, tag)  # the save wrote nothing: free the new values
+            self._restore(claims, row, tag)  # the save wrote nothing
             raise
-        self._commit(current, obj, row, tag)
+        self._commit(new_rows, old_rows, claims, obj, row, tag)
         return saved
-
-    def _tag(self, row: bytes, obj: M | None, current: M | None) -> int:
-        """A write stamp ordered after every earlier write of the rows this write touches.
-
-        The data row stands for its own entries (their keys end with it); a unique
-        index's rows are keyed by the value alone, so they are named too.
-        """
-        rows = [row]
-        for index in self._unique():
-            for instance in (obj, current):
-                if instance is not None:
-                    entry = index.row_of(instance, row)
-                    if entry is not None:
-                        rows.append(entry)
-        return self.stamps.next(rows=rows)
 
     def delete(self, obj: M) -> None:
         """Delete ``obj``'s row and its index entries (see the class for the protocol).
 
         For a model with a version field the stored version must be ``obj``'s
-        (:meth:`Repository.delete`). Round trips: a ``get``, one ``mutate`` per index
-        table (and per unique value a check-and-put), the delete, then the entries'
-        deletes (a ``check_and_mutate`` each; one ``mutate`` over Thrift1) and releases.
+        (:meth:`Repository.delete`). Round trips: a ``get``; per unique index table a
+        ``get`` and a check-and-put per claim; one ``mutate`` per non-unique index table;
+        the delete; then the entries' deletes (a ``check_and_mutate`` each; one ``mutate``
+        over Thrift1) and the claims' releases.
 
         Raises:
-            ConflictError: Optimistic locking refused the delete; the entries stay
-                (unverified, repaired by readers).
+            ConflictError: Optimistic locking refused the delete, or another save or
+                delete of this row holding one of its unique values is in flight; the
+                data row and the claims stay (old entries are left unverified, repaired
+                by readers).
         """
         repo = self.repository
-        key = repo.mapper.key_values(obj)
         row = repo.mapper.rowkey(obj)
-        current = repo.get(**key)
-        tag = self._tag(row, None, current)
-        self._unverify(current, None, row, tag)
-        if repo.info.version_field is not None:
-            repo.delete(obj)
-        else:
-            repo.delete(**key)
-        self._commit(current, None, row, tag)
+        current = repo.get(**repo.mapper.key_values(obj))
+        old_rows = {} if current is None else self._entry_rows(current, row)
+        tag = repo.reserve_stamp(obj, delete=True, rows=self._claim_rows({}, old_rows))
+        claims = self._own({}, old_rows, row, tag)
+        try:
+            self._unverify({}, old_rows, None, tag)
+        except HModelError:
+            self._restore(claims, row, tag)
+            raise
+        try:
+            repo.delete(obj, write_stamp=tag)
+        except (ConflictError, ValidationError):
+            self._restore(claims, row, tag)
+            raise
+        self._commit({}, old_rows, claims, None, row, tag)
 
     def _unique(self) -> list[Index[M]]:
         return [i for i in self.indexes.values() if i.unique]
 
-    def _claim(
-        self, index: Index[M], entry_row: bytes, row: bytes, tag: int, held_before: bool
-    ) -> None:
-        """Step 1 of a unique index: make the value's row hold ``00 + tag + row``."""
-        mine = index.status(False, tag, row)
-        if not held_before and self.put_status_if(index, entry_row, None, mine):
-            return
-        for _ in range(_CLAIM_ATTEMPTS):
-            status = self._read_status(index, entry_row)
-            if not status:
-                if self.put_status_if(index, entry_row, None, mine):
-                    return
+    def _entry_rows(self, obj: M, row: bytes) -> dict[str, bytes]:
+        """Per index name, the entry rowkey ``obj`` (at ``row``) has; none for a ``None`` value.
+
+        Raises:
+            ValidationError: A value does not encode, or the rowkey is too long for HBase.
+        """
+        rows: dict[str, bytes] = {}
+        for name, index in self.indexes.items():
+            try:
+                entry_row = index.row_of(obj, row)
+            except HModelError as exc:
+                raise ValidationError(
+                    f"index {name!r}: {exc.message}",
+                    table=index.table.full_name,
+                    row=row,
+                    field=exc.field,
+                ) from exc
+            if entry_row is None:
                 continue
-            entry = index.parse(entry_row, {index.status_column: status})
-            if entry is not None and entry.data_row != row:
+            if len(entry_row) > MAX_ROW_LENGTH:
+                raise ValidationError(
+                    f"index {name!r}: the entry's rowkey would be {len(entry_row)} bytes, "
+                    f"over HBase's {MAX_ROW_LENGTH}: index a shorter value",
+                    table=index.table.full_name,
+                    row=row,
+                    field=index.on[0] if len(index.on) == 1 else None,
+                )
+            rows[name] = entry_row
+        return rows
+
+    def _claim_rows(
+        self, new_rows: Mapping[str, bytes], old_rows: Mapping[str, bytes]
+    ) -> list[bytes]:
+        """The unique rows a write touches (their stamps order its tag too)."""
+        names = [i.name for i in self._unique()]
+        return [r for rows in (new_rows, old_rows) for n, r in rows.items() if n in names]
+
+    def _own(
+        self,
+        new_rows: Mapping[str, bytes],
+        old_rows: Mapping[str, bytes],
+        row: bytes,
+        tag: int,
+    ) -> list[_Claim]:
+        """Step 1 of the unique indexes: make this write the owner of every value it touches.
+
+        The new value's row and, when it changes, the old value's row are set to
+        ``00 + tag + row`` by check-and-puts from the bytes read, so only this write may
+        verify or release them. A value held by another row, a claim of another row
+        in flight, or a claim of another write of this row in flight refuses the write
+        (after giving back what it took). An old value no longer this row's is left.
+
+        Raises:
+            UniqueViolationError: A value is held or being claimed by another row.
+            ConflictError: Another write of this row holds one of the values in flight,
+                or a value's row kept changing.
+        """
+        owned: list[_Claim] = []
+        try:
+            for index in self._unique():
+                wanted = [(r, False) for n, r in new_rows.items() if n == index.name]
+                old = old_rows.get(index.name)
+                if old is not None and old != new_rows.get(index.name):
+                    wanted.append((old, True))
+                if not wanted:
+                    continue
+                statuses = self._read_statuses(index, [r for r, _ in wanted])
+                for entry_row, releasing in wanted:
+                    claim = self._take(
+                        index, entry_row, statuses.get(entry_row), row, tag, releasing
+                    )
+                    if claim is not None:
+                        owned.append(claim)
+        except HModelError:
+            self._restore(owned, row, tag)
+            raise
+        return owned
+
+    def _take(  # noqa: PLR0917 -- one claim row's whole state, all needed
+        self,
+        index: Index[M],
+        entry_row: bytes,
+        status: bytes | None,
+        row: bytes,
+        tag: int,
+        releasing: bool,
+    ) -> _Claim | None:
+        """Own one claim row (see :meth:`_own`); ``None`` when there is nothing to own."""
+        mine = index.status(False, tag, row)
+        for _ in range(_CLAIM_ATTEMPTS):
+            entry = index.parse(entry_row, {index.status_column: status}) if status else None
+            if entry is None:
+                if releasing:
+                    return None  # released already: nothing of this row's to give back
+            elif entry.data_row != row:
+                if releasing:
+                    return None  # another row took the value over: not this row's any more
                 holder = self.load_rows([entry.data_row])[entry.data_row]
                 if index.points_at(entry, holder):
                     raise UniqueViolationError(
@@ -356,28 +461,84 @@ class IndexedRepository(Generic[M]):
                         row=entry.data_row,
                         value=dict(entry.values),
                     )
-            if self.put_status_if(index, entry_row, status, mine):
-                return
+            elif entry.tag == tag:
+                return _Claim(index, entry_row, None, releasing)  # this write's own claim
+            elif not entry.verified and not self.expired(index, entry.tag):
+                raise ConflictError(
+                    f"unique index {index.name!r}: another save or delete of this row is "
+                    "changing the value; nothing was written: read the row and retry",
+                    table=index.table.full_name,
+                    row=row,
+                    value=dict(entry.values),
+                )
+            if self.put_status_if(index, entry_row, status or None, mine):
+                return _Claim(index, entry_row, status or None, releasing)
+            status = self._read_status(index, entry_row)
         raise ConflictError(
             f"unique index {index.name!r}: the value's row kept changing; retry",
             table=index.table.full_name,
             row=entry_row,
         )
 
-    def _release(self, claimed: list[tuple[Index[M], bytes]], row: bytes, tag: int) -> None:
-        for index, entry_row in claimed:
-            self.put_status_if(index, entry_row, index.status(False, tag, row), b"")
+    def _restore(self, claims: Sequence[_Claim], row: bytes, tag: int) -> None:
+        """Give back claims of a write that wrote no data: each to the bytes it replaced.
 
-    def _unverify(self, current: M | None, new: M | None, row: bytes, tag: int) -> None:
-        """Step 1: new entries unverified with their cells, old ones re-marked, at ``tag``."""
-        by_table: dict[str, list[Mutation]] = {}
-        for index in self.indexes.values():
-            old_row = None if current is None else index.row_of(current, row)
-            new_row = None if new is None else index.row_of(new, row)
-            if index.unique:
-                if old_row is not None and old_row != new_row:
-                    self._unverify_claim(index, old_row, row, tag)
+        Best effort: a claim this write no longer owns is left; a failure leaves the
+        claim unverified, and readers release it after the grace (its data row does not
+        hold the value).
+        """
+        for claim in claims:
+            index = claim.index
+            try:
+                self.put_status_if(
+                    index, claim.entry_row, index.status(False, tag, row), claim.previous or b""
+                )
+            except HModelError:
                 continue
+
+    def _check_lease(self, claims: Sequence[_Claim], row: bytes, tag: int) -> None:
+        """Before the data write: refuse it if a stall let another write take a claim over.
+
+        Only needed once half an index's grace has passed since the tag (no writer takes
+        over a claim younger than the grace), so a prompt save reads nothing here.
+
+        Raises:
+            UniqueViolationError: A claim of this write was taken over; nothing written.
+        """
+        late = [c for c in claims if self.stamps.clock() - tag > c.index.grace_ms // 2]
+        for claim in late:
+            index = claim.index
+            if self._read_status(index, claim.entry_row) != index.status(False, tag, row):
+                raise UniqueViolationError(
+                    f"unique index {index.name!r}: this write stalled past the grace and its "
+                    "claim on the value was taken over; nothing was written",
+                    table=index.table.full_name,
+                    row=row,
+                )
+
+    def _read_statuses(self, index: Index[M], rows: Sequence[bytes]) -> dict[bytes, bytes]:
+        got = self.backend.get(index.table.full_name, list(rows), columns=[index.status_column])
+        found: dict[bytes, bytes] = {}
+        for result in got:
+            value = result.value(index.status_column)
+            if value is not None:
+                found[result.row] = value
+        return found
+
+    def _unverify(
+        self,
+        new_rows: Mapping[str, bytes],
+        old_rows: Mapping[str, bytes],
+        new: M | None,
+        tag: int,
+    ) -> None:
+        """Step 1 of the non-unique indexes: new entries unverified, old ones re-marked."""
+        by_table: dict[str, list[Mutation]] = {}
+        for name, index in self.indexes.items():
+            if index.unique:
+                continue
+            new_row = new_rows.get(name)
+            old_row = old_rows.get(name)
             writes = by_table.setdefault(index.table.full_name, [])
             if new is not None and new_row is not None:
                 writes.extend(
@@ -389,36 +550,32 @@ class IndexedRepository(Generic[M]):
             if writes:
                 self.backend.mutate(table, writes)
 
-    def _unverify_claim(self, index: Index[M], entry_row: bytes, row: bytes, tag: int) -> None:
-        status = self._read_status(index, entry_row)
-        if not status:
-            return
-        entry = index.parse(entry_row, {index.status_column: status})
-        if entry is not None and entry.data_row == row:
-            self.put_status_if(index, entry_row, status, index.status(False, tag, row))
+    def _commit(  # noqa: PLR0917 -- the write's whole state, all needed
+        self,
+        new_rows: Mapping[str, bytes],
+        old_rows: Mapping[str, bytes],
+        claims: Sequence[_Claim],
+        new: M | None,
+        row: bytes,
+        tag: int,
+    ) -> None:
+        """Step 3: verify the new entries, delete the old ones, verify or release the claims.
 
-    def _commit(self, current: M | None, new: M | None, row: bytes, tag: int) -> None:
-        """Step 3: verify the new entries, delete (or release) the old ones, guarded."""
+        A new non-unique entry whose guarded verification is refused because it is gone
+        (a read repair removed it while this write stalled past the grace) is written
+        again, unverified, at a fresh stamp: the committed data row always has its entry.
+
+        Raises:
+            ClaimLostError: A claim of this write's new value was taken over (the data row
+                was written).
+        """
         plain: dict[str, list[Mutation]] = {}
-        for index in self.indexes.values():
-            old_row = None if current is None else index.row_of(current, row)
-            new_row = None if new is None else index.row_of(new, row)
-            unverified = index.status(False, tag, row if index.unique else b"")
+        for name, index in self.indexes.items():
             if index.unique:
-                if new_row is not None and not self.put_status_if(
-                    index, new_row, unverified, index.status(True, tag, row)
-                ):
-                    self.stats.add("guard_refused")
-                    raise UniqueViolationError(
-                        f"unique index {index.name!r}: this write's claim was taken over "
-                        f"after {index.grace_ms} ms (a stalled write); the data row was "
-                        "written: save it again or change the value",
-                        table=index.table.full_name,
-                        row=row,
-                    )
-                if old_row is not None and old_row != new_row:
-                    self.put_status_if(index, old_row, unverified, b"")
                 continue
+            new_row = new_rows.get(name)
+            old_row = old_rows.get(name)
+            unverified = index.status(False, tag)
             verify: list[Mutation] = []
             if new_row is not None:
                 verify = [Put(new_row, index.status_column, index.status(True, tag), tag)]
@@ -426,15 +583,63 @@ class IndexedRepository(Generic[M]):
             if old_row is not None and old_row != new_row:
                 drop = [Delete(old_row, timestamp=tag)]
             if self.atomic:
-                if verify:
-                    self._guarded(index, new_row or b"", unverified, verify)
-                if drop:
-                    self._guarded(index, old_row or b"", unverified, drop)
+                verified = new_row is None or self._guarded(index, new_row, unverified, verify)
+                if not verified and new_row is not None and new is not None:
+                    self._reassert(index, new_row, new, row, tag)
+                if old_row is not None and drop:
+                    self._guarded(index, old_row, unverified, drop)
             else:
                 plain.setdefault(index.table.full_name, []).extend(verify + drop)
         for table, writes in plain.items():
             if writes:
                 self.backend.mutate(table, writes)
+        if not self.atomic and new is not None:
+            self._recheck(new_rows, new, row, tag)
+        lost: _Claim | None = None
+        for claim in claims:
+            index = claim.index
+            mine = index.status(False, tag, row)
+            if claim.releasing:
+                self.put_status_if(index, claim.entry_row, mine, b"")
+            elif not self.put_status_if(index, claim.entry_row, mine, index.status(True, tag, row)):
+                self.stats.add("guard_refused")
+                lost = claim
+        if lost is not None:
+            raise ClaimLostError(
+                f"unique index {lost.index.name!r}: this write stalled past the grace after "
+                "its last check and its claim on the value was taken over; the data row WAS "
+                "written and another row may hold the value: read both and change one",
+                table=lost.index.table.full_name,
+                row=row,
+            )
+
+    def _reassert(self, index: Index[M], entry_row: bytes, new: M, row: bytes, tag: int) -> None:
+        """Write a committed row's entry again (unverified) if a repair removed it."""
+        status = self._read_status(index, entry_row)
+        if status:
+            entry = index.parse(entry_row, {index.status_column: status})
+            if entry is not None and entry.tag >= tag:
+                return  # this write's entry, or a later write's: the row is indexed
+        fresh = self.stamps.next(rows=[row])
+        self.backend.mutate(
+            index.table.full_name,
+            index.entry_puts(entry_row, new, verified=False, tag=fresh, timestamp=fresh),
+        )
+        self.stats.add("reasserted")
+
+    def _recheck(self, new_rows: Mapping[str, bytes], new: M, row: bytes, tag: int) -> None:
+        """Over Thrift1: after a stall past half the grace, write again a removed entry.
+
+        Thrift1's step 3 is guarded by timestamps alone, so a write cannot learn from it
+        that a read repair removed its entry; it reads the entries back instead, only when
+        it is late enough for a repair to have happened (see :meth:`_commit`).
+        """
+        for name, index in self.indexes.items():
+            entry_row = new_rows.get(name)
+            if index.unique or entry_row is None:
+                continue
+            if self.stamps.clock() - tag > index.grace_ms // 2:
+                self._reassert(index, entry_row, new, row, tag)
 
     # --- reads --------------------------------------------------------------------------
 
@@ -579,6 +784,12 @@ class IndexedRepository(Generic[M]):
         found = self.index(index)
         if not found.unique:
             raise QueryError("get_unique reads a unique index", value=index)
+        if set(values) != set(found.on):
+            raise QueryError(
+                f"get_unique of index {index!r} takes exactly its fields {list(found.on)}",
+                table=found.table.full_name,
+                value=sorted(values),
+            )
         page = self.page(index, 1, values)
         return page.items[0] if page.items else None
 
@@ -662,7 +873,10 @@ class IndexedRepository(Generic[M]):
             obj = data.get(entry.data_row)
             ok = index.points_at(entry, obj)
             if not entry.verified and self.expired(index, entry.tag):
-                self.repair(index, entry, obj)
+                try:
+                    self.repair(index, entry, obj)
+                except HModelError:
+                    self.stats.add("repair_failed")  # best effort: answer all the same
             if not ok or obj is None:
                 self.stats.add("skipped")
                 served.append(None)

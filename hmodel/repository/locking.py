@@ -119,8 +119,18 @@ class Locking:
             field=self.field,
         )
 
-    def plan_save(self, obj: object, row: bytes) -> tuple[int, bytes | None, int]:
+    def plan_save(
+        self, obj: object, row: bytes, *, at: int | None = None, rows: Sequence[bytes] = ()
+    ) -> tuple[int, bytes | None, int]:
         """Check the instance's version and choose the new one, without any I/O.
+
+        Args:
+            obj: The instance to save.
+            row: Its rowkey.
+            at: A stamp reserved earlier by this method for this save (a pattern that
+                orders its own writes with the save's, e.g. a secondary index); taken as
+                the new version when it is still greater than the version read.
+            rows: Further rows whose stamps the new version must follow (reservation).
 
         Returns:
             ``(version read, bytes expected in the version cell, new version)``; the
@@ -135,8 +145,57 @@ class Locking:
         self.version.check_not_pending(expected, self.stamps.clock(), table=self.table, row=row)
         claim = self.version.claim_of(expected)
         floor = max(current, claim[1] if claim else 0)
+        if at is not None and at > floor:
+            return current, expected, at
         count = 2 if self.mapper.clears_family() else 1
-        return current, expected, self.stamps.next(count, after=floor, rows=(row,)) + count - 1
+        first = self.stamps.next(count, after=floor, rows=(row, *rows))
+        return current, expected, first + count - 1
+
+    def plan_delete(
+        self, obj: object, row: bytes, *, at: int | None = None, rows: Sequence[bytes] = ()
+    ) -> tuple[int, bytes, int]:
+        """Check a delete of ``obj`` can start and choose its stamp, without any I/O.
+
+        ``at`` and ``rows`` as for :meth:`plan_save`.
+
+        Returns:
+            ``(version read, bytes expected in the version cell, the delete's stamp)``.
+
+        Raises:
+            ValidationError: The version field holds no valid version.
+            ConflictError: The instance was never saved (version 0), or a Thrift1 save
+                of this row is in progress (within its lease).
+        """
+        current, expected = self._expected(obj, row)
+        if expected is None:
+            raise ConflictError(
+                f"this {self.mapper.info.name} was never saved (version 0): nothing to delete",
+                table=self.table,
+                row=row,
+                field=self.field,
+            )
+        self.version.check_not_pending(expected, self.stamps.clock(), table=self.table, row=row)
+        claim = self.version.claim_of(expected)
+        floor = max(current, claim[1] if claim else 0)
+        if at is not None and at > floor:
+            return current, expected, at
+        return current, expected, self.stamps.next(after=floor, rows=(row, *rows))
+
+    def check_stored(self, obj: object, row: bytes, stored: object | None) -> None:
+        """Refuse, before any write, a save of ``obj`` whose version ``stored`` already outdates.
+
+        ``stored`` is the instance read from the row just now (``None``: no row). A
+        pattern that writes other rows before the save (a secondary index) calls this
+        first, so that a save bound to fail its version check writes nothing at all.
+
+        Raises:
+            RowExistsError: ``obj`` is new (version 0) and the row exists.
+            ConflictError: The stored version is not ``obj``'s.
+        """
+        current = self.version.check(getattr(obj, self.field), table=self.table, field=self.field)
+        held = 0 if stored is None else getattr(stored, self.field)
+        if held != current:
+            raise self._refused(None if current == 0 else b"", current, row)
 
     def save(
         self,
@@ -220,24 +279,16 @@ class Locking:
             )
             raise
 
-    def delete(self, obj: object, row: bytes) -> None:
+    def delete(self, obj: object, row: bytes, *, at: int | None = None) -> None:
         """Delete the row if its version is the one ``obj`` was read with.
+
+        ``at``: a stamp reserved earlier with :meth:`plan_delete` (see :meth:`plan_save`).
 
         Raises:
             ConflictError: The stored version is not the one read (or the row is gone).
             OutcomeUnknownError: Thrift1 only, as in :meth:`save`.
         """
-        current, expected = self._expected(obj, row)
-        if expected is None:
-            raise ConflictError(
-                f"this {self.mapper.info.name} was never saved (version 0): nothing to delete",
-                table=self.table,
-                row=row,
-                field=self.field,
-            )
-        self.version.check_not_pending(expected, self.stamps.clock(), table=self.table, row=row)
-        claim = self.version.claim_of(expected)
-        stamp = self.stamps.next(after=max(current, claim[1] if claim else 0), rows=(row,))
+        current, expected, stamp = self.plan_delete(obj, row, at=at)
         column = self.version.column
         if self.atomic:
             if not self.backend.check_and_mutate(

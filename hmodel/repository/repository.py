@@ -830,7 +830,43 @@ class Repository(Generic[M]):
         )
         return mutations
 
-    def save(self, obj: M, *, ttl: timedelta | None = None) -> M:
+    def reserve_stamp(self, obj: M, *, delete: bool = False, rows: Sequence[bytes] = ()) -> int:
+        """Reserve the write stamp of a coming :meth:`save` (or :meth:`delete`) of ``obj``.
+
+        For patterns that write other rows in one protocol with the save (a secondary
+        index's entries, I1) and need the data row's cells to carry the same timestamp
+        as their own writes: pass the stamp back as ``save(obj, write_stamp=...)``. The stamp is
+        ordered after every earlier write of ``obj``'s row and of ``rows``; for a locked
+        model it is past the instance's version (and the stamp before it is free for a
+        family clear, as in :meth:`save`). No I/O.
+
+        Raises:
+            ValidationError: ``obj`` is not this repository's model, its key fields of a
+                loaded instance changed, or its version field holds no valid version.
+            ConflictError: A Thrift1 save of the row is in progress (within its lease),
+                or (``delete``) a locked instance was never saved.
+        """
+        row = self._checked_row(obj)
+        if self._locking is None:
+            return self._write_stamp((row, *rows), None if not delete else ())
+        if delete:
+            return self._locking.plan_delete(obj, row, rows=rows)[2]
+        return self._locking.plan_save(obj, row, rows=rows)[2]
+
+    def check_stored(self, obj: M, stored: M | None) -> None:
+        """Refuse early a save of a locked ``obj`` that the stored row already outdates.
+
+        ``stored`` is the instance read from the row just now (``None``: no row). Nothing
+        for a model without a version field. No I/O.
+
+        Raises:
+            RowExistsError: ``obj`` is new (version 0) and the row exists.
+            ConflictError: The stored version is not ``obj``'s.
+        """
+        if self._locking is not None:
+            self._locking.check_stored(obj, self.mapper.rowkey(obj), stored)
+
+    def save(self, obj: M, *, ttl: timedelta | None = None, write_stamp: int | None = None) -> M:
         """Write the whole model (all fields but counters), and return it.
 
         Fields set to ``None`` are deleted and a map field's stored entries are replaced by
@@ -854,6 +890,8 @@ class Repository(Generic[M]):
         Args:
             obj: The model instance.
             ttl: Per-cell TTL of this write (F8); the model's ``ttl`` by default.
+            write_stamp: The write's timestamp, reserved with :meth:`reserve_stamp` (by a
+                pattern ordering its own writes with this one); a fresh stamp by default.
 
         Raises:
             ValidationError: A field has the wrong type, a required field is missing, or
@@ -869,7 +907,7 @@ class Repository(Generic[M]):
         ttl_ms = self.mapper.ttl_of(ttl)
         with self._instrument.call("save", rows=(row,)) as call:
             if self._locking is None:
-                timestamp = self._write_stamp((row,))
+                timestamp = self._write_stamp((row,)) if write_stamp is None else write_stamp
                 mutations = self.mapper.to_mutations(
                     obj, timestamp=timestamp, ttl_ms=ttl_ms, row=row
                 )
@@ -878,7 +916,7 @@ class Repository(Generic[M]):
                 self.backend.mutate(self.table, mutations)
                 self._identity.remember(obj, row, None)
             else:
-                current, expected, new = self._locking.plan_save(obj, row)
+                current, expected, new = self._locking.plan_save(obj, row, at=write_stamp)
                 mutations = self.mapper.to_mutations(obj, timestamp=new, ttl_ms=ttl_ms, row=row)
                 previous = self._previous([row], None)
                 self._replacing(mutations, previous, row, new)
@@ -954,12 +992,15 @@ class Repository(Generic[M]):
                 self.backend.mutate(self.table, mutations)
             call.results = len(mutations)
 
-    def delete(self, obj: M | None = None, /, **key: Any) -> None:
+    def delete(
+        self, obj: M | None = None, /, *, write_stamp: int | None = None, **key: Any
+    ) -> None:
         """Delete a row, given a model instance or its key fields (one round trip).
 
         The delete marker is a write stamp: a later write of this process is never hidden
-        by it. For a model with a version field, pass the instance: the delete succeeds
-        only if the stored version is the one read, else ConflictError, with nothing
+        by it (``write_stamp``: one reserved with :meth:`reserve_stamp` ``(delete=True)``).
+        For a model with a version field, pass the instance: the delete succeeds only if
+        the stored version is the one read, else ConflictError, with nothing
         deleted (one atomic ``check_and_mutate``; over Thrift1 a claim, the delete and a
         commit, after which the version cell stays as ``b""``, which reads as no row).
         """
@@ -976,9 +1017,9 @@ class Repository(Generic[M]):
                         "a locked model is deleted through its instance (the version is checked)",
                         table=self.table,
                     )
-                self._locking.delete(obj, row)
+                self._locking.delete(obj, row, at=write_stamp)
             else:
-                stamp = self._stamps.next(rows=(row,))
+                stamp = write_stamp or self._stamps.next(rows=(row,))
                 self.backend.mutate(self.table, [Delete(row, timestamp=stamp)])
             call.results = 1
         if obj is not None:

@@ -61,3 +61,20 @@ def colour_index(salt: int | None = None) -> Index[Item]:
     return Index(
         Item, on=["colour"], table=ITEMS_BY_COLOUR, covering=["size"], salt=salt, grace=GRACE
     )
+
+
+ACCOUNTS = Table("account", [Family("a")])
+ACCOUNTS_BY_EMAIL = Table("account_by_email", [Family("x")])
+
+
+@model(ACCOUNTS, key=Key(Str("account_id")))
+class Account:
+    """A versioned model with a unique value (issue 16: double submits)."""
+
+    account_id: str
+    email: str | None = field("a:e", default=None)
+    version: int = version_field("a:v")
+
+
+def email_index() -> Index[Account]:
+    return Index(Account, on=["email"], table=ACCOUNTS_BY_EMAIL, unique=True, grace=GRACE)

@@ -1,0 +1,281 @@
+"""Index writes racing each other and stalls past the grace: the defects of issue 16 (I1).
+
+Each test pins one interleaving with FaultyBackend hooks (a second writer run at an exact
+call of the first, or a paused thread resumed at an exact point), on every backend.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from hmodel.backend.base import Backend
+from hmodel.clock import ManualClock
+from hmodel.errors import (
+    ClaimLostError,
+    ConflictError,
+    ConnectionLostError,
+    QueryError,
+    UniqueViolationError,
+    ValidationError,
+)
+from hmodel.keys import Str
+from hmodel.patterns.index import Index
+from hmodel.patterns.index_job import run_job
+from hmodel.patterns.index_repository import IndexedRepository
+from hmodel.repository import Repository
+from hmodel.testing.fault import FaultyBackend
+from tests.patterns.index_models import (
+    BY_NICK,
+    GRACE,
+    Account,
+    Item,
+    Order,
+    User,
+    colour_index,
+    customer_index,
+    email_index,
+    nick_index,
+    status_index,
+)
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock(1_700_000_000_000)
+
+
+def colour_repo(backend: Backend, clock: ManualClock) -> IndexedRepository[Item]:
+    return IndexedRepository(Repository(Item, backend, clock=clock), [colour_index()])
+
+
+def account_repo(backend: Backend, clock: ManualClock) -> IndexedRepository[Account]:
+    return IndexedRepository(Repository(Account, backend, clock=clock), [email_index()])
+
+
+def nick_repo(backend: Backend, clock: ManualClock) -> IndexedRepository[User]:
+    index = Index(User, on=["nickname"], table=BY_NICK, unique=True, grace=GRACE)
+    return IndexedRepository(Repository(User, backend, clock=clock), [index])
+
+
+class Paused:
+    """Runs ``work`` in a thread that stops before its first ``method`` call on ``table``."""
+
+    def __init__(
+        self, faulty: FaultyBackend, method: str, table: str, work: Callable[[], Any]
+    ) -> None:
+        self.paused = threading.Event()
+        self.go = threading.Event()
+        self.error: BaseException | None = None
+        self.result: Any = None
+
+        def hold(name: str, args: tuple[Any, ...]) -> None:
+            if args[0] == table and not self.paused.is_set():
+                self.paused.set()
+                assert self.go.wait(30), "never resumed"
+
+        faulty.on(method, nth=0, before=hold)
+
+        def run() -> None:
+            try:
+                self.result = work()
+            except BaseException as exc:  # handed to the test thread
+                self.error = exc
+
+        self.thread = threading.Thread(target=run, daemon=True)
+
+    def start_until_paused_or_done(self) -> None:
+        self.thread.start()
+        while not self.paused.wait(0.01):
+            if not self.thread.is_alive():
+                return
+
+    def finish(self) -> None:
+        self.go.set()
+        self.thread.join(30)
+        assert not self.thread.is_alive()
+
+
+def test_a_double_submit_of_a_new_unique_value_keeps_the_value_owned(
+    backend: Backend, clock: ManualClock
+) -> None:
+    """Defect 1: B claims the value A claimed for the same row; A's claim must survive B."""
+    setup = account_repo(backend, clock)
+    setup.create_tables()
+    setup.save(Account(account_id="a1", email="old@x"))
+    faulty_a, faulty_b = FaultyBackend(backend), FaultyBackend(backend)
+    repo_a, repo_b = account_repo(faulty_a, clock), account_repo(faulty_b, clock)
+    first = repo_a.repository.get(account_id="a1")
+    second = repo_b.repository.get(account_id="a1")
+    assert first is not None and second is not None
+    first.email = second.email = "new@x"
+    data_write = "check_and_mutate" if "check_and_mutate" in backend.capabilities else "mutate"
+    b = Paused(faulty_b, data_write, "account", lambda: repo_b.save(second))
+
+    def start_b(name: str, args: tuple[Any, ...]) -> None:
+        if args[0] == "account_by_email" and not b.thread.is_alive() and b.error is None:
+            b.start_until_paused_or_done()
+
+    faulty_a.on("check_and_put", nth=1, after=start_b)
+    repo_a.save(first)  # returns normally
+    b.finish()
+    assert isinstance(b.error, ConflictError)  # B refused: nothing written by it
+    found = setup.get_unique("account_by_email", email="new@x")
+    assert found is not None and found.account_id == "a1"
+    with pytest.raises(UniqueViolationError):
+        setup.save(Account(account_id="a2", email="new@x"))
+    assert setup.get_unique("account_by_email", email="old@x") is None
+    assert run_job(backend, email_index(), "verify").problems == 0
+
+
+def test_a_non_covering_query_never_loses_a_row_to_a_writer_with_a_later_tag(
+    backend: Backend, clock: ManualClock
+) -> None:
+    """Defect 2: an older-tagged write landing after a newer one must not unindex the row."""
+    faulty = FaultyBackend(backend)
+    slow, fast = colour_repo(faulty, clock), colour_repo(backend, clock)
+    slow.create_tables()
+    slow.save(Item(item_id="i1", colour="red", size=1))
+
+    def overtake(name: str, args: tuple[Any, ...]) -> None:
+        assert args[0] == "item_by_colour"
+        fast.save(Item(item_id="i1", colour="blue", size=3))  # a later tag, all done
+
+    faulty.on("mutate", nth=1, after=overtake)  # after the slow save's step 1
+    slow.save(Item(item_id="i1", colour="red", size=2))
+    stored = fast.repository.get(item_id="i1")
+    assert stored is not None
+    for colour in ("red", "blue"):
+        found = [o.item_id for o in fast.find("item_by_colour", {"colour": colour})]
+        assert found == (["i1"] if stored.colour == colour else [])
+    assert run_job(backend, colour_index(), "verify").counts["missing"] == 0
+
+
+def overtaker(
+    clock: ManualClock, other: IndexedRepository[User]
+) -> Callable[[str, tuple[Any, ...]], None]:
+    """A hook: the clock passes the grace, then ``other`` takes "bob" for u2."""
+
+    def run(name: str, args: tuple[Any, ...]) -> None:
+        clock.advance(seconds=GRACE.total_seconds() + 1)
+        other.save(User(user_id="u2", nickname="bob"))
+
+    return run
+
+
+def test_a_unique_claim_taken_over_during_a_stall_refuses_the_data_write(
+    backend: Backend, clock: ManualClock
+) -> None:
+    """Defect 3: a write that stalled past the grace after its claim writes nothing."""
+    faulty = FaultyBackend(backend)
+    slow, other = nick_repo(faulty, clock), nick_repo(backend, clock)
+    slow.create_tables()
+    faulty.on("check_and_put", nth=1, after=overtaker(clock, other))  # after the claim
+    with pytest.raises(UniqueViolationError, match="stalled"):
+        slow.save(User(user_id="u1", nickname="bob"))
+    assert slow.repository.get(user_id="u1") is None  # nothing written
+    holder = other.get_unique("user_by_nick", nickname="bob")
+    assert holder is not None and holder.user_id == "u2"
+
+
+def test_a_claim_lost_after_the_last_check_is_reported_as_written(
+    backend: Backend, clock: ManualClock
+) -> None:
+    """Defect 3: past the last check the data row is written: ClaimLostError, not a refusal."""
+    faulty = FaultyBackend(backend)
+    slow, other = nick_repo(faulty, clock), nick_repo(backend, clock)
+    slow.create_tables()
+    hook = overtaker(clock, other)
+    faulty.on("mutate", nth=0, before=lambda n, a: hook(n, a) if a[0] == "user" else None)
+    with pytest.raises(ClaimLostError):
+        slow.save(User(user_id="u1", nickname="bob"))
+    faulty.hooks.clear()
+    stored = slow.repository.get(user_id="u1")
+    assert stored is not None and stored.nickname == "bob"  # the write happened
+    report = run_job(backend, nick_index(), "verify")
+    assert report.counts["duplicates"] == 1  # what verify shows the operator
+
+
+def test_a_refused_save_writes_no_index_entry(backend: Backend, clock: ManualClock) -> None:
+    """Defect 4: refusals found without I/O (bad version, oversized index rowkey) write nothing."""
+    orders = IndexedRepository(
+        Repository(Order, backend, clock=clock), [status_index(), customer_index()]
+    )
+    orders.create_tables()
+    with pytest.raises(ValidationError):
+        orders.save(Order(order_id="o1", status="new", total=1, version=-1))
+    with pytest.raises(ValidationError, match="32767"):
+        orders.save(Order(order_id="o2", status="n" * 33_000, total=1))
+    for table in ("order", "order_by_status", "order_by_customer"):
+        assert list(backend.scan(table, _all())) == []
+
+
+def _all() -> Any:
+    from hmodel.backend.base import Scan
+
+    return Scan()
+
+
+def test_get_unique_refuses_missing_or_unknown_values(
+    backend: Backend, clock: ManualClock
+) -> None:
+    """Defect 5: get_unique with no value must not return an arbitrary row."""
+    users = nick_repo(backend, clock)
+    users.create_tables()
+    users.save(User(user_id="u1", nickname="bob"))
+    with pytest.raises(QueryError):
+        users.get_unique("user_by_nick")
+    with pytest.raises(QueryError):
+        users.get_unique("user_by_nick", nickname="bob", city="x")
+
+
+def test_a_failed_read_repair_still_answers(backend: Backend, clock: ManualClock) -> None:
+    """Defect 12: a read whose best-effort repair fails answers anyway."""
+    faulty = FaultyBackend(backend)
+    items = colour_repo(faulty, clock)
+    items.create_tables()
+    items.save(Item(item_id="i1", colour="red"))
+    faulty.on("mutate", nth=2, fail=ConnectionLostError("down"))  # the data write fails
+    with pytest.raises(ConnectionLostError):
+        items.save(Item(item_id="i1", colour="blue"))
+    clock.advance(seconds=GRACE.total_seconds() + 1)
+    repair = "check_and_mutate" if items.atomic else "mutate"
+    faulty.on(repair, nth=0, fail=ConnectionLostError("down"))
+    assert [o.item_id for o in items.find("item_by_colour", {"colour": "red"})] == ["i1"]
+    assert items.find("item_by_colour", {"colour": "blue"}) == []
+    assert items.stats.repair_failed >= 1
+
+
+def test_a_stalled_non_unique_save_keeps_its_entry(backend: Backend, clock: ManualClock) -> None:
+    """Defect 12: a save stalled past the grace whose entry a reader repaired away."""
+    faulty = FaultyBackend(backend)
+    slow, reader = colour_repo(faulty, clock), colour_repo(backend, clock)
+    slow.create_tables()
+    slow.save(Item(item_id="i1", colour="red"))
+
+    def stall_and_read(name: str, args: tuple[Any, ...]) -> None:
+        if args[0] == "item":
+            clock.advance(seconds=GRACE.total_seconds() + 1)
+            # The data row still says red: the reader deletes the stale blue entry.
+            assert reader.find("item_by_colour", {"colour": "blue"}) == []
+            assert reader.stats.repaired_deleted == 1
+
+    faulty.on("mutate", nth=2, before=stall_and_read)
+    slow.save(Item(item_id="i1", colour="blue"))
+    assert [o.item_id for o in reader.find("item_by_colour", {"colour": "blue"})] == ["i1"]
+    assert reader.find("item_by_colour", {"colour": "red"}) == []
+    assert slow.stats.reasserted == 1
+
+
+def test_an_index_value_that_does_not_encode_is_a_validation_error(
+    backend: Backend, clock: ManualClock
+) -> None:
+    index = Index(Item, on=[Str("colour", width=2)], table=colour_index().table)
+    items = IndexedRepository(Repository(Item, backend, clock=clock), [index])
+    items.create_tables()
+    with pytest.raises(ValidationError, match="item_by_colour"):
+        items.save(Item(item_id="i1", colour="purple"))
+    assert list(backend.scan("item", _all())) == []
