@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from hmodel.backend.base import Backend
+from hmodel.backend.base import Backend, Scan
 from hmodel.clock import ManualClock
 from hmodel.errors import (
     ClaimLostError,
@@ -210,18 +210,10 @@ def test_a_refused_save_writes_no_index_entry(backend: Backend, clock: ManualClo
     with pytest.raises(ValidationError, match="32767"):
         orders.save(Order(order_id="o2", status="n" * 33_000, total=1))
     for table in ("order", "order_by_status", "order_by_customer"):
-        assert list(backend.scan(table, _all())) == []
+        assert list(backend.scan(table, Scan())) == []
 
 
-def _all() -> Any:
-    from hmodel.backend.base import Scan
-
-    return Scan()
-
-
-def test_get_unique_refuses_missing_or_unknown_values(
-    backend: Backend, clock: ManualClock
-) -> None:
+def test_get_unique_refuses_missing_or_unknown_values(backend: Backend, clock: ManualClock) -> None:
     """Defect 5: get_unique with no value must not return an arbitrary row."""
     users = nick_repo(backend, clock)
     users.create_tables()
@@ -278,4 +270,4 @@ def test_an_index_value_that_does_not_encode_is_a_validation_error(
     items.create_tables()
     with pytest.raises(ValidationError, match="item_by_colour"):
         items.save(Item(item_id="i1", colour="purple"))
-    assert list(backend.scan("item", _all())) == []
+    assert list(backend.scan("item", Scan())) == []
