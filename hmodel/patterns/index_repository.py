@@ -120,9 +120,13 @@ class IndexedRepository(Generic[M]):
 
     1. writes the new entries **unverified** (status ``00`` + ``t``, covering cells, all at
        HBase timestamp ``t``), and re-marks the old entries unverified at ``t`` (one
-       ``mutate`` per index table); a unique index instead claims its value row with a
-       check-and-put (refused: :class:`~hmodel.errors.UniqueViolationError`);
-    2. writes the data row (:meth:`Repository.save`, optimistic locking included);
+       ``mutate`` per index table); a unique index instead takes over the rows of its new
+       and old values with check-and-puts to ``00 + t + data rowkey``, so only this write
+       may verify or release them (refused: :class:`~hmodel.errors.UniqueViolationError`,
+       or :class:`~hmodel.errors.ConflictError` for another write of the same row);
+    2. writes the data row (:meth:`Repository.save`, optimistic locking included),
+       stamped ``t`` as well, so the data row a reader sees is always the one of the
+       write with the greatest tag, whose entries no other write's marker hides;
     3. marks the new entries verified (status ``01`` + ``t`` at timestamp ``t``) and deletes
        the old ones with a delete marker at ``t`` (it hides versions ``<= t`` only).
 
