@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import os
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import timedelta
 from typing import Any, Generic, TypeVar
 
@@ -17,6 +18,7 @@ from hmodel.errors import (
     ConflictError,
     DecodeError,
     HModelError,
+    NotFoundError,
     QueryError,
     TableExistsError,
     UniqueViolationError,
@@ -190,12 +192,17 @@ class IndexedRepository(Generic[M]):
         """Whether step 3 is guarded by ``check_and_mutate`` (the backend has it)."""
         return "check_and_mutate" in self.backend.capabilities
 
-    def index(self, name: str) -> Index[M]:
-        """The index called ``name``.
+    def index(self, name: str | Index[M]) -> Index[M]:
+        """The index called ``name``, or ``name`` itself if it is one of this repository's.
 
         Raises:
             QueryError: No such index.
         """
+        if isinstance(name, Index):
+            found = self.indexes.get(name.name)
+            if found is None or found != name:
+                raise QueryError("this index is not one of this repository's", value=name.name)
+            return found
         found = self.indexes.get(name)
         if found is None:
             raise QueryError("no such index", value=name)
@@ -299,6 +306,68 @@ class IndexedRepository(Generic[M]):
         repo.mapper.to_mutations(obj, timestamp=1, row=row)  # validates; writes nothing
         new_rows = self._entry_rows(obj, row)
         current = repo.get(**repo.mapper.key_values(obj))
+        self._write(
+            obj, row, new_rows, current, lambda tag: repo.save(obj, ttl=ttl, write_stamp=tag)
+        )
+        return obj
+
+    def update(self, key: Mapping[str, Any], *, ttl: timedelta | None = None, **changes: Any) -> M:
+        """Change some fields of one row and keep every index consistent; return the row.
+
+        The stored row is read (one ``get``: the indexes need its old values) and the
+        changes applied to it. A model with a version field is then saved whole with the
+        version read (:meth:`save`: a concurrent change is a ``ConflictError``); any other
+        writes only the changed fields (:meth:`Repository.update`, stamped with the
+        write's tag), so fields another writer changes meanwhile are kept. Round trips as
+        for :meth:`save`.
+
+        Raises:
+            NotFoundError: No row has this key.
+            ValidationError: An unknown or key field (keys never change, K10), a wrong
+                type; nothing is written.
+            UniqueViolationError, ConflictError, ClaimLostError: As for :meth:`save`.
+        """
+        repo = self.repository
+        current = repo.get(**key)
+        if current is None:
+            raise NotFoundError(f"no {repo.info.name} to update", table=repo.table, value=dict(key))
+        for name in changes:
+            if name in repo.info.key_field_names:
+                raise ValidationError(
+                    f"{name!r} is a key field: keys never change (K10)",
+                    table=repo.table,
+                    field=name,
+                )
+            if name not in repo.info.fields:
+                raise ValidationError(
+                    f"{repo.info.name} has no field {name!r}", table=repo.table, field=name
+                )
+        changed = copy.copy(current)
+        for name, value in changes.items():
+            setattr(changed, name, value)
+        if repo.info.version_field is not None:
+            return self.save(changed, ttl=ttl)
+        row = repo.mapper.rowkey(changed)
+        repo.mapper.to_mutations(changed, timestamp=1, row=row)  # validates; writes nothing
+        new_rows = self._entry_rows(changed, row)
+
+        def write(tag: int) -> M:
+            repo.update(key, ttl=ttl, write_stamp=tag, **changes)
+            return changed
+
+        self._write(changed, row, new_rows, current, write)
+        return changed
+
+    def _write(
+        self,
+        obj: M,
+        row: bytes,
+        new_rows: Mapping[str, bytes],
+        current: M | None,
+        write: Callable[[int], object],
+    ) -> None:
+        """The protocol of a save around ``write(tag)``, the data write (see the class)."""
+        repo = self.repository
         repo.check_stored(obj, current)
         old_rows = {} if current is None else self._entry_rows(current, row)
         tag = repo.reserve_stamp(obj, rows=self._claim_rows(new_rows, old_rows))
@@ -310,12 +379,11 @@ class IndexedRepository(Generic[M]):
             self._restore(claims, row, tag)  # no data was written
             raise
         try:
-            saved = repo.save(obj, ttl=ttl, write_stamp=tag)
+            write(tag)
         except (ConflictError, ValidationError):
-            self._restore(claims, row, tag)  # the save wrote nothing
+            self._restore(claims, row, tag)  # the write wrote nothing
             raise
         self._commit(new_rows, old_rows, claims, obj, row, tag)
-        return saved
 
     def delete(self, obj: M) -> None:
         """Delete ``obj``'s row and its index entries (see the class for the protocol).
@@ -649,7 +717,7 @@ class IndexedRepository(Generic[M]):
 
     def plan(
         self,
-        index: str,
+        index: str | Index[M],
         values: Mapping[str, Any] | None = None,
         *,
         startswith: str | bytes | None = None,
@@ -662,7 +730,7 @@ class IndexedRepository(Generic[M]):
         """The index scan of a query, without any I/O (``describe()`` explains it).
 
         Args:
-            index: The index name.
+            index: The index, by name or as the object.
             values: Values of a leading run of the indexed fields (equality).
             startswith: A prefix of the next indexed field, when it is a variable-width
                 ``Str`` or ``Bytes``: the rows whose value starts with it.
@@ -690,7 +758,7 @@ class IndexedRepository(Generic[M]):
             )
         except HModelError as exc:
             raise QueryError(
-                f"index {index!r}: {exc.message}", field=exc.field, value=exc.value
+                f"index {found.name!r}: {exc.message}", field=exc.field, value=exc.value
             ) from exc
         spans = [KeySpan(r.start, r.stop) for r in ranges]
         if startswith is not None:
@@ -716,18 +784,20 @@ class IndexedRepository(Generic[M]):
             merge_offset=found.salt_width if len(spans) > 1 else 0,
         )
 
-    def explain(self, index: str, values: Mapping[str, Any] | None = None, **bounds: Any) -> str:
+    def explain(
+        self, index: str | Index[M], values: Mapping[str, Any] | None = None, **bounds: Any
+    ) -> str:
         """What a query sends: the index scan, then one multi-get of the data rows per page."""
         plan = self.plan(index, values, **bounds)
         return (
-            f"index {index!r}: {plan.describe()}\n"
+            f"index {self.index(index).name!r}: {plan.describe()}\n"
             f"then per page: one get_many of {self.repository.table!r} for the entries' data "
             "rows (a covering query: only for unverified entries)"
         )
 
     def page(
         self,
-        index: str,
+        index: str | Index[M],
         size: int,
         values: Mapping[str, Any] | None = None,
         *,
@@ -750,7 +820,7 @@ class IndexedRepository(Generic[M]):
 
     def page_covered(
         self,
-        index: str,
+        index: str | Index[M],
         size: int,
         values: Mapping[str, Any] | None = None,
         *,
@@ -767,30 +837,79 @@ class IndexedRepository(Generic[M]):
         return Page(items, next_token)
 
     def pages(
-        self, index: str, size: int, values: Mapping[str, Any] | None = None, **bounds: Any
+        self,
+        index: str | Index[M],
+        size: int,
+        values: Mapping[str, Any] | None = None,
+        **bounds: Any,
     ) -> Iterator[Page[M]]:
         """Iterate the pages of a query until it is exhausted (see :meth:`page`)."""
+        return self._pages(index, size, values, covering=False, bounds=bounds)
+
+    def pages_covered(
+        self,
+        index: str | Index[M],
+        size: int,
+        values: Mapping[str, Any] | None = None,
+        **bounds: Any,
+    ) -> Iterator[Page[dict[str, Any]]]:
+        """Iterate the pages of a covering query until exhausted (see :meth:`page_covered`)."""
+        return self._pages(index, size, values, covering=True, bounds=bounds)
+
+    def _pages(
+        self,
+        index: str | Index[M],
+        size: int,
+        values: Mapping[str, Any] | None,
+        *,
+        covering: bool,
+        bounds: Mapping[str, Any],
+    ) -> Iterator[Page[Any]]:
         token: str | None = None
         while True:
-            page = self.page(index, size, values, token=token, **bounds)
-            if page.items:
-                yield page
-            if page.next_token is None:
+            items, token = self._page(index, size, values, token, covering=covering, bounds=bounds)
+            if items:
+                yield Page(items, token)
+            if token is None:
                 return
-            token = page.next_token
 
-    def find(self, index: str, values: Mapping[str, Any] | None = None, **bounds: Any) -> list[M]:
-        """Every model a query finds, in index order (pages of 1000 under the hood)."""
-        return [obj for page in self.pages(index, 1000, values, **bounds) for obj in page]
+    def find(
+        self,
+        index: str | Index[M],
+        values: Mapping[str, Any] | None = None,
+        *,
+        limit: int | None = None,
+        **bounds: Any,
+    ) -> list[M]:
+        """Every model a query finds (at most ``limit``), in index order.
 
-    def get_unique(self, index: str, **values: Any) -> M | None:
+        Pages of ``min(limit, 1000)`` under the hood: a ``limit`` reads no further than it
+        needs (see :meth:`page` for the round trips of each page).
+
+        Raises:
+            QueryError: ``limit`` is not an int >= 1, or as :meth:`plan`.
+        """
+        if limit is not None and (
+            isinstance(limit, bool) or not isinstance(limit, int) or limit < 1
+        ):
+            raise QueryError("limit must be an int >= 1", value=limit)
+        found: list[M] = []
+        size = 1000 if limit is None else min(limit, 1000)
+        for page in self.pages(index, size, values, **bounds):
+            for obj in page:
+                found.append(obj)
+                if len(found) == limit:
+                    return found
+        return found
+
+    def get_unique(self, index: str | Index[M], **values: Any) -> M | None:
         """The model holding ``values`` in a unique index, or ``None`` (two round trips)."""
         found = self.index(index)
         if not found.unique:
             raise QueryError("get_unique reads a unique index", value=index)
         if set(values) != set(found.on):
             raise QueryError(
-                f"get_unique of index {index!r} takes exactly its fields {list(found.on)}",
+                f"get_unique of index {found.name!r} takes exactly its fields {list(found.on)}",
                 table=found.table.full_name,
                 value=sorted(values),
             )
@@ -799,7 +918,7 @@ class IndexedRepository(Generic[M]):
 
     def _page(
         self,
-        index: str,
+        index: str | Index[M],
         size: int,
         values: Mapping[str, Any] | None,
         token: str | None,

@@ -963,7 +963,12 @@ class Repository(Generic[M]):
             self._identity.remember(obj, row, None)
 
     def update(
-        self, key: Mapping[str, Any], *, ttl: timedelta | None = None, **changes: Any
+        self,
+        key: Mapping[str, Any],
+        *,
+        ttl: timedelta | None = None,
+        write_stamp: int | None = None,
+        **changes: Any,
     ) -> None:
         """Write only the named fields of one row, without reading it (one round trip).
 
@@ -971,6 +976,9 @@ class Repository(Generic[M]):
         prefix is read first: +1 round trip; see :meth:`save`). Key fields cannot change
         (K10); counters change through :meth:`increment`; locked models through
         :meth:`save`.
+
+        ``write_stamp``: the write's timestamp, reserved with :meth:`reserve_stamp` (see
+        :meth:`save`); a fresh stamp by default.
 
         Raises:
             ValidationError: Unknown or key fields, wrong types. Nothing is written.
@@ -981,7 +989,7 @@ class Repository(Generic[M]):
                 table=self.table,
             )
         row = self.mapper.key_of_values(key)
-        timestamp = self._write_stamp((row,), list(changes))
+        timestamp = self._write_stamp((row,), list(changes)) if write_stamp is None else write_stamp
         mutations = self.mapper.to_partial_mutations(
             dict(key), changes, timestamp=timestamp, ttl_ms=self.mapper.ttl_of(ttl)
         )
