@@ -4,7 +4,7 @@ from hmodel.keys.component import Component, DerivedComponent, Order, ValueCompo
 from hmodel.keys.composite import Key
 from hmodel.keys.derived import Const, Hashed, Salt
 from hmodel.keys.integer import Int
-from hmodel.keys.modifier import Descending, Reversed
+from hmodel.keys.modifier import Descending, Nullable, Reversed
 from hmodel.keys.range import KeyRange
 from hmodel.keys.string import Bytes, Str
 from hmodel.keys.timestamp import ReverseTimestamp, Timestamp
@@ -19,6 +19,7 @@ __all__ = [
     "Int",
     "Key",
     "KeyRange",
+    "Nullable",
     "Order",
     "ReverseTimestamp",
     "Reversed",

@@ -6,10 +6,10 @@ from typing import Any, TypeVar, cast
 
 import attrs
 
-from hmodel.errors import DeclarationError
+from hmodel.errors import DeclarationError, KeyDecodeError
 from hmodel.keys.component import Order, ValueComponent
 
-__all__ = ["Descending", "Reversed"]
+__all__ = ["Descending", "Nullable", "Reversed"]
 
 T = TypeVar("T")
 
@@ -164,3 +164,77 @@ class Reversed(ValueComponent[T]):
             return cast(T, cast("str | bytes", value)[::-1]), end
         width = self.component.fixed_width or 0
         return self.component.decode(buf[pos : pos + width][::-1], 0)[0], pos + width
+
+
+#: First byte of a :class:`Nullable` encoding of ``None``.
+NULL = b"\x00"
+#: First byte of a :class:`Nullable` encoding of a value.
+PRESENT = b"\x01"
+
+
+@attrs.frozen
+class Nullable(ValueComponent[T]):
+    """Any value component that also stores ``None``, which sorts before every value.
+
+    Byte layout: ``00`` for ``None``; ``01`` followed by the wrapped component's encoding
+    for a value. Both are prefix-free (the first byte tells which, and the wrapped
+    encodings are prefix-free), and values keep the wrapped component's order. Used by
+    secondary indexes over optional fields (``Index(..., nulls=True)``, I1), so that the
+    rows whose field is ``None`` can be found too.
+
+    Args:
+        component: The value component of the values.
+
+    Raises:
+        DeclarationError: ``component`` is not a value component.
+    """
+
+    component: ValueComponent[T] = attrs.field(validator=_value_component)
+
+    @property
+    def name(self) -> str:
+        """The wrapped component's name."""
+        return self.component.name
+
+    @property
+    def fixed_width(self) -> int | None:
+        """``None``: a ``None`` takes one byte, a value one more than the wrapped width."""
+        return None
+
+    @property
+    def python_type(self) -> type[T]:
+        """The wrapped component's value type."""
+        return self.component.python_type
+
+    @property
+    def order(self) -> Order:
+        """The wrapped component's order (``None`` first either way)."""
+        return self.component.order
+
+    def encode(self, value: Any) -> bytes:
+        """``00`` for ``None``, else ``01`` + the wrapped encoding.
+
+        Raises:
+            KeyEncodeError: As the wrapped component.
+        """
+        if value is None:
+            return NULL
+        return PRESENT + self.component.encode(value)
+
+    def decode(self, buf: bytes, pos: int) -> tuple[T, int]:
+        """Read a ``None`` or a value at ``buf[pos]``.
+
+        Raises:
+            KeyDecodeError: The first byte is neither ``00`` nor ``01``, or as the wrapped
+                component.
+        """
+        head = buf[pos : pos + 1]
+        if head == NULL:
+            return cast(T, None), pos + 1
+        if head != PRESENT:
+            raise KeyDecodeError(
+                "not a nullable key value (first byte 00 or 01)",
+                field=self.name,
+                value=buf[pos : pos + 8],
+            )
+        return self.component.decode(buf, pos + 1)

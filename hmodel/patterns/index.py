@@ -11,7 +11,7 @@ import attrs
 
 from hmodel.backend.base import Put
 from hmodel.errors import DeclarationError, KeyDecodeError
-from hmodel.keys import Bytes, Int, Key, Salt, Str, Timestamp, ValueComponent
+from hmodel.keys import Bytes, Int, Key, Nullable, Salt, Str, Timestamp, ValueComponent
 from hmodel.mapping import Mapper, mapper_for
 from hmodel.schema.table import Table
 
@@ -131,6 +131,11 @@ class Index(Generic[M]):
             unique index by the values (a lookup reads one bucket); or a :class:`Salt`
             naming fields of the index key (``"_row"`` is the data rowkey).
         family: The family of the index cells (default: the table's first family).
+        nulls: Index ``None`` too: every indexed component is wrapped in
+            :class:`~hmodel.keys.Nullable` (``00`` for ``None``, ``01`` + the value), so
+            ``find(index, {"field": None})`` finds the rows without a value. Without it
+            the index is sparse: a row with a ``None`` indexed value has no entry. Not
+            for unique indexes (one row without a value would hold "no value").
         grace: How long an unverified entry is taken for a write in flight: readers and
             jobs repair it (rewrite it verified, or delete it) only when it is older.
             A writer stalled longer than this between its first and last write may see
@@ -141,8 +146,8 @@ class Index(Generic[M]):
 
     Raises:
         DeclarationError: An unknown, key, map or counter field, no field, a component
-            not named after a field, a covering field that is also indexed, or a salt
-            a unique index cannot compute from its values.
+            not named after a field, a covering field that is also indexed, a salt a
+            unique index cannot compute from its values, or ``nulls`` on a unique index.
     """
 
     model: type[M]
@@ -155,6 +160,7 @@ class Index(Generic[M]):
     unique: bool
     key: Key
     grace_ms: int
+    nulls: bool
 
     def __init__(
         self,
@@ -168,6 +174,7 @@ class Index(Generic[M]):
         salt: int | Salt | None = None,
         family: str | None = None,
         grace: timedelta = timedelta(seconds=30),
+        nulls: bool = False,
     ) -> None:
         mapper = mapper_for(model)
         info = mapper.info
@@ -191,6 +198,14 @@ class Index(Generic[M]):
                 components.append(item)
             else:
                 raise DeclarationError("on= takes field names or key components", value=item)
+        if nulls:
+            if unique:
+                raise DeclarationError(
+                    "a unique index does not index None (nulls=True): leave None values "
+                    "out of it (the default)",
+                    table=table.full_name,
+                )
+            components = [c if isinstance(c, Nullable) else Nullable(c) for c in components]
         names = tuple(c.name for c in components)
         if isinstance(covering, str):
             raise DeclarationError("covering= is a collection of field names", value=covering)
@@ -243,6 +258,7 @@ class Index(Generic[M]):
             bool(unique),
             key,
             grace_ms,
+            bool(nulls),
         )
 
     # --- bytes ------------------------------------------------------------------------
@@ -268,8 +284,13 @@ class Index(Generic[M]):
         return 0 if salt is None else salt.nbytes
 
     def values_of(self, obj: M) -> dict[str, Any] | None:
-        """The indexed values of ``obj``, or ``None`` when one is ``None`` (no entry)."""
+        """The indexed values of ``obj``, or ``None`` when one is ``None`` (no entry).
+
+        With ``nulls`` every row has an entry: ``None`` values are indexed too.
+        """
         values = {name: getattr(obj, name) for name in self.on}
+        if self.nulls:
+            return values
         return None if any(v is None for v in values.values()) else values
 
     def entry_row(self, values: Mapping[str, Any], data_row: bytes) -> bytes:

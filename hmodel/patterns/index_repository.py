@@ -24,7 +24,8 @@ from hmodel.errors import (
     UniqueViolationError,
     ValidationError,
 )
-from hmodel.keys import Bytes, Str
+from hmodel.keys import Bytes, Nullable, Str
+from hmodel.keys.modifier import PRESENT
 from hmodel.keys.string import TERMINATOR
 from hmodel.patterns.index import Entry, Index
 from hmodel.repository import KeySpan, Page, Repository, ScanPlan, execute
@@ -766,13 +767,16 @@ class IndexedRepository(Generic[M]):
             if position >= len(found.components):
                 raise QueryError("startswith needs an indexed field after values", value=prefix)
             component = found.components[position]
+            lead = b""
+            if isinstance(component, Nullable):
+                component, lead = component.component, PRESENT
             if not isinstance(component, Str | Bytes) or component.width is not None:
                 raise QueryError(
                     "startswith needs a variable-width Str or Bytes field",
                     field=component.name,
                 )
             try:
-                head = component.encode(startswith)[: -len(TERMINATOR)]
+                head = lead + component.encode(startswith)[: -len(TERMINATOR)]
             except HModelError as exc:
                 raise QueryError(exc.message, field=component.name, value=startswith) from exc
             spans = [KeySpan(s.start + head, prefix_stop(s.start + head)) for s in spans]

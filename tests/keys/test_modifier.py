@@ -15,6 +15,7 @@ from hmodel.keys import (
     Const,
     Descending,
     Int,
+    Nullable,
     Order,
     Reversed,
     ReverseTimestamp,
@@ -159,3 +160,35 @@ def test_descending_timestamp_round_trips(instant: dt.datetime) -> None:
     component = Descending(Timestamp("t", unit="us"))
     assume(instant.year < 9999)
     assert component.decode(component.encode(instant), 0) == (instant, 8)
+
+
+@given(st.data())
+def test_nullable_round_trips_sorts_none_first_and_keeps_the_order(data: st.DataObject) -> None:
+    """Nullable(c): None is ``00`` and first; a value is ``01`` + c's bytes, in c's order."""
+    inner, values = data.draw(st.sampled_from(CASES))
+    a, b = data.draw(st.none() | values), data.draw(st.none() | values)
+    x, y = data.draw(st.binary(max_size=3)), data.draw(st.binary(max_size=3))
+    component = Nullable(inner)
+    ra, rb = component.encode(a), component.encode(b)
+    decoded_a = None if a is None else inner.decode(inner.encode(a), 0)[0]
+    decoded_b = None if b is None else inner.decode(inner.encode(b), 0)[0]
+    assert component.decode(b"\x07" + ra + x, 1) == (decoded_a, 1 + len(ra))
+    if decoded_a != decoded_b:  # prefix-free: what follows never changes the order
+        expected = (
+            -1
+            if decoded_a is None
+            else 1
+            if decoded_b is None
+            else cmp(inner.encode(a), inner.encode(b))
+        )
+        assert cmp(ra + x, rb + y) == expected
+
+
+def test_nullable_refuses_foreign_bytes_and_non_value_components() -> None:
+    with pytest.raises(KeyDecodeError, match="nullable"):
+        Nullable(Str("s")).decode(b"\x02abc", 0)
+    with pytest.raises(KeyDecodeError):
+        Nullable(Str("s")).decode(b"", 0)
+    with pytest.raises(DeclarationError):
+        Nullable(Const(b"x"))  # type: ignore[arg-type]
+    assert Nullable(Int("n", size=2)).fixed_width is None

@@ -6,9 +6,18 @@ import pytest
 
 from hmodel.backend.base import Backend
 from hmodel.clock import ManualClock
-from hmodel.errors import ConflictError, NotFoundError, QueryError, ValidationError
+from hmodel.errors import (
+    ConflictError,
+    DeclarationError,
+    NotFoundError,
+    QueryError,
+    ValidationError,
+)
+from hmodel.patterns.index import Index
+from hmodel.patterns.index_job import run_job
 from hmodel.patterns.index_repository import IndexedRepository
 from hmodel.repository import Repository
+from hmodel.schema import Family, Table
 from tests.patterns.index_models import Item, Order, colour_index, status_index
 
 
@@ -94,3 +103,29 @@ def test_an_index_is_named_by_its_object_too(items: IndexedRepository[Item]) -> 
         items.find(colour_index(salt=2), {"colour": "red"})  # not this repository's
     with pytest.raises(QueryError):
         items.index("nope")
+
+
+def test_an_index_declared_with_nulls_finds_rows_without_a_value(
+    backend: Backend, clock: ManualClock
+) -> None:
+    by_customer = Index(
+        Order, on=["customer"], table=Table("order_by_c", [Family("x")]), nulls=True
+    )
+    orders = IndexedRepository(Repository(Order, backend, clock=clock), [by_customer])
+    orders.create_tables()
+    orders.save(Order(order_id="o1", status="new", total=1))
+    orders.save(Order(order_id="o2", status="new", total=2, customer="carl"))
+    orders.save(Order(order_id="o3", status="new", total=3, customer="cleo"))
+    assert [o.order_id for o in orders.find(by_customer, {"customer": None})] == ["o1"]
+    assert [o.order_id for o in orders.find(by_customer)] == ["o1", "o2", "o3"]  # None first
+    assert [o.order_id for o in orders.find(by_customer, startswith="cl")] == ["o3"]
+    orders.update({"order_id": "o1"}, customer="carl")
+    orders.update({"order_id": "o2"}, customer=None)
+    assert [o.order_id for o in orders.find(by_customer, {"customer": None})] == ["o2"]
+    assert [o.order_id for o in orders.find(by_customer, {"customer": "carl"})] == ["o1"]
+    assert run_job(backend, by_customer, "verify").problems == 0
+
+
+def test_a_unique_index_does_not_take_nulls() -> None:
+    with pytest.raises(DeclarationError, match="None"):
+        Index(Item, on=["colour"], table=Table("t", [Family("x")]), unique=True, nulls=True)
