@@ -185,6 +185,7 @@ class Copy(Generic[S, T]):
             {*self._source_guard.required, *(self.source.mapper.column_of(o) for o in originals)}
         )
         self._ttl = self.target.mapper.ttl_of(None)
+        self._partial: list[RowResult] = []  # rows of only copied cells, by the last scan
 
     # --- values -------------------------------------------------------------------------
 
@@ -497,6 +498,7 @@ class Copy(Generic[S, T]):
     # --- from the target side -----------------------------------------------------------
 
     def _targets(self, targets: Iterable[T] | None) -> Iterator[tuple[RowResult, T]]:
+        self._partial = []
         if targets is not None:
             yield from self._read_targets(list(targets))
             return
@@ -505,11 +507,19 @@ class Copy(Generic[S, T]):
             for _, result in rows:
                 if not self.target.mapper.matches(result.row):
                     continue  # another record type sharing the table (R1)
+                if not self._target_guard.exists(result) and self._only_copied(result):
+                    self._partial.append(result)  # left by a Thrift1 writer that died
+                    continue
                 copy = self.target.load(result)
                 if copy is not None:
                     yield result, copy
         finally:
             rows.close()
+
+    def _only_copied(self, result: RowResult) -> bool:
+        """Whether the row holds copied cells only: a copy written after its row's delete."""
+        copied = set(self._columns.values())
+        return all(column in copied for column in result.cells)
 
     def _with_sources(
         self, targets: Iterable[T] | None
@@ -546,7 +556,10 @@ class Copy(Generic[S, T]):
         source was re-assigned or deleted), and a copy left stale by a target save that
         raced a source change. Each copy's source is the one ``source_of`` names; copies
         for which it gives ``None`` are skipped. A copy whose source row does not exist
-        is listed with ``source_found=False`` (an orphan).
+        is listed with ``source_found=False`` (an orphan). A row holding nothing but
+        copied cells (over Thrift1, a copy written after its row's delete by a writer that
+        died before undoing it) is listed with its key values as ``copy``, no
+        differences and ``source_found=False``; :meth:`repair_targets` deletes it.
 
         Round trips: one scan of the target's rows (the model's range only) or a ``get``
         per ``batch_size`` copies given, and a ``get`` of their sources per batch.
@@ -561,13 +574,17 @@ class Copy(Generic[S, T]):
                 stale.append(StaleCopy(copy, orphan, source_found=False))
             elif self._differ(result, version):
                 stale.append(StaleCopy(copy, self._differences(copy, version.values)))
+        for result in self._partial:
+            key = self.target.mapper.info.key.decode(result.row)
+            stale.append(StaleCopy(key, {}, source_found=False))
         return stale
 
     def repair_targets(self, targets: Iterable[T] | None = None) -> CopyReport:
         """From the target side: rewrite every stale copy (or those given) from its source.
 
         As :meth:`repair`, for the copies :meth:`verify_targets` checks. Orphans (no
-        source row) are left and counted in ``orphans``.
+        source row) are left and counted in ``orphans``; rows holding only copied cells
+        are deleted (each cell at its own timestamp) and counted in ``vanished``.
 
         Raises:
             ValidationError: ``source_of`` was not given to the constructor.
@@ -582,6 +599,14 @@ class Copy(Generic[S, T]):
             else:
                 pairs.append((result, copy, version))
         examined, touched, vanished = self._rewrite(pairs, elevate=True)
+        undo: list[Mutation] = [
+            Delete(result.row, column, cell.timestamp)
+            for result in self._partial
+            for column, cell in result.cells.items()
+        ]
+        if undo:
+            self.store.backend.mutate(self.target.table, undo)
+        vanished += len(self._partial)
         return CopyReport(
             examined + orphans,
             touched,
