@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
 import attrs
 
-from hmodel.errors import DeclarationError, ValidationError
-from hmodel.repository import Query, Store
+from hmodel.backend.base import Delete, Mutation, Put, RowResult
+from hmodel.errors import ConflictError, DeclarationError, ValidationError
+from hmodel.patterns.guard import Outcome, RowGuard
+from hmodel.repository import Query, Store, execute
 
 __all__ = ["Copy", "CopyReport", "StaleCopy"]
 
 S = TypeVar("S")
 T = TypeVar("T")
+
+#: How often one copy is read again after a concurrent change before giving up.
+ATTEMPTS = 20
 
 
 @attrs.frozen
@@ -24,11 +29,16 @@ class CopyReport:
         examined: Copies found for the source(s).
         touched: Copies rewritten.
         round_trips: Backend requests the whole operation made.
+        vanished: Copies deleted by another writer while this one ran (not re-created).
+        orphans: From the target side only: copies whose source row does not exist (left
+            as they are, and listed by :meth:`Copy.verify_targets`).
     """
 
     examined: int
     touched: int
     round_trips: int
+    vanished: int = 0
+    orphans: int = 0
 
 
 @attrs.frozen
@@ -37,28 +47,80 @@ class StaleCopy:
 
     Attributes:
         copy: The copy as stored.
-        differences: Per copy field, ``(stored value, source value)``.
+        differences: Per copy field, ``(stored value, source value)``; the source value
+            is ``None`` when the source row does not exist.
+        source_found: Whether the source row exists (``False``: an orphan copy, found
+            from the target side only).
     """
 
     copy: Any
     differences: Mapping[str, tuple[Any, Any]]
+    source_found: bool = True
+
+
+@attrs.frozen
+class _Version:
+    """A source's copied fields as stored: per target field, the value and its stamp."""
+
+    values: Mapping[str, Any]
+    stamps: Mapping[str, int]
 
 
 class Copy(Generic[S, T]):
     """Fields of ``target`` rows that copy fields of a ``source`` model (R3, R7).
 
-    The seed's designs copy data where it is read: ship-to fields into every line item of
-    an order (R3), the buyer's attributes into the order table's ``c`` family (R7), so a
-    read needs no second lookup. The copy is declared once: which target fields copy
-    which source fields, and how to find a source's copies (a key prefix of the target,
-    a server-side condition, or any function, e.g. an index query). :meth:`fill` sets the
-    copied fields of a new target instance; :meth:`sync` rewrites every copy of a changed
-    source; :meth:`verify` finds stale copies and :meth:`repair` rewrites them.
+    Data is copied where it is read: the ship-to city into every line item of an order
+    (R3), the buyer's attributes into the order table (R7), so a read needs no second
+    lookup. The copy is declared once: which target fields copy which source fields, and
+    how to find a source's copies (a key prefix of the target, a server-side condition,
+    or any function, e.g. an index query). :meth:`fill` sets the copied fields of a new
+    target instance; :meth:`sync` rewrites every copy of a changed source; :meth:`verify`
+    and :meth:`verify_targets` find stale copies, :meth:`repair` and
+    :meth:`repair_targets` rewrite them.
 
-    HBase has no cross-row transaction: between the source's save and the copies'
-    rewrite, readers see the new source and old copies; a crash in between leaves stale
-    copies, which :meth:`verify` finds and :meth:`repair` fixes. Each copy row changes
-    atomically, and every rewrite is stamped after the source's save.
+    **What a copy promises under concurrency.** HBase has no cross-row transaction:
+    between the source's save and the copies' rewrite, readers see the new source and
+    old copies. Then:
+
+    * *Copies converge to the newest source version by write stamp.* A copied cell is
+      written with the timestamp of the source cell it copies (read back from the source
+      row: the source's save stamp), never with the time of the copying. HBase shows the
+      version with the greatest timestamp whatever the order of arrival, so a late
+      ``sync`` holding an older source value writes a version that stays hidden under
+      the newer one. Two writers ``A`` (older stamp) and ``B``: whichever of their
+      backend calls interleave, the copy ends showing ``B``'s value, because ``B``'s
+      sync either writes ``B``'s cell (newest stamp) or finds it already there (same
+      bytes, a stamp at least the source's), and ``A``'s write cannot hide it.
+      A ``None`` source field is copied as a delete marker at its source's stamp, on
+      every sync (a skipped marker would let an older value in flight show).
+    * *Copies never create rows.* The rewrite applies only to a row that exists (see
+      :class:`~hmodel.patterns.guard.RowGuard`): on the memory engine and Thrift2 one
+      ``check_and_mutate`` per copy checks a cell read from the row in the same atomic
+      operation, so a copy deleted before the write is not brought back, and a delete
+      after it masks the copied cells like every other. Over Thrift1 (no atomic
+      check-and-mutate) the cells are written, the rows read back, and the cells of rows
+      found deleted are deleted again: a reader in between, or a crash there, can meet a
+      row holding only the copied cells; :meth:`verify_targets` (with
+      ``on_error="skip"`` scans) finds it.
+    * *A target's own save is a write like any other.* If it writes the copied fields, it
+      is stamped when it is made, so it wins over every source version stamped before it:
+      a target saved with copied values read before the source changed stays stale until
+      a repair. :meth:`sync` leaves such a copy (its cell is newer than the source's);
+      :meth:`repair` and :meth:`repair_targets` rewrite it at a stamp after the stale
+      cell. Fill copied fields from a freshly read source (:meth:`fill`), or give the
+      target a version field: its copies are then rewritten through its optimistic
+      locking (below), and a target save racing a sync fails with ``ConflictError``.
+    * *A versioned (locked) target* is rewritten through its repository's ``save`` with
+      the version check (a ``check_and_mutate``, or Thrift1's claim protocol): read the
+      copy, compare with the source, save; a conflict reads the copy again. After the
+      copies, the source is read again and the sync starts over if it changed, so a sync
+      holding an older value that commits after a newer sync finished sees the change
+      and rewrites.
+    * A delete of a copy applied after its rewrite but stamped before the source version
+      it copies (a deleter whose clock is behind the source writer's by more than the
+      time between them) masks the copy's other cells, not the copied ones: the row is
+      left partial. This is HBase's clock-skew limit for every writer
+      (``docs/repository.md``, "What a write guarantees").
 
     Args:
         store: Where both models live.
@@ -68,7 +130,10 @@ class Copy(Generic[S, T]):
         locate: Given a source instance, where its copies are: a
             :class:`~hmodel.repository.Query` on the target, or an iterable of target
             instances.
-        batch_size: Copies rewritten per unit of work (one ``mutate`` round trip each).
+        source_of: Given a copy, its source's key fields (``None``: it has none), for
+            :meth:`verify_targets` and :meth:`repair_targets`.
+        batch_size: Over Thrift1, copies rewritten per ``mutate`` (and read back per
+            ``get``); elsewhere each copy is one ``check_and_mutate``.
 
     Raises:
         DeclarationError: Unknown fields, a key field as a copy (keys never change, K10),
@@ -83,6 +148,7 @@ class Copy(Generic[S, T]):
         *,
         fields: Mapping[str, str],
         locate: Callable[[S], Query | Iterable[T]],
+        source_of: Callable[[T], Mapping[str, Any] | None] | None = None,
         batch_size: int = 100,
     ) -> None:
         self.store = store
@@ -90,6 +156,7 @@ class Copy(Generic[S, T]):
         self.target = store.repository(target)
         self.fields = dict(fields)
         self.locate = locate
+        self.source_of = source_of
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise DeclarationError("batch_size is an int >= 1", value=batch_size)
         self.batch_size = batch_size
@@ -109,11 +176,18 @@ class Copy(Generic[S, T]):
                     table=self.target.table,
                     field=copied,
                 )
-        if self.target.info.version_field is not None:
-            raise DeclarationError(
-                "copies are rewritten without a version check: the target may not be locked",
-                table=self.target.table,
-            )
+        self._locked = self.target.info.version_field is not None
+        self._target_guard = RowGuard(store.backend, self.target.mapper)
+        self._source_guard = RowGuard(store.backend, self.source.mapper)
+        self._columns = {name: self.target.mapper.column_of(name) for name in self.fields}
+        originals = [o for o in self.fields.values() if o in self.source.info.columns]
+        self._source_columns = sorted(
+            {*self._source_guard.required, *(self.source.mapper.column_of(o) for o in originals)}
+        )
+        self._ttl = self.target.mapper.ttl_of(None)
+        self._partial: list[RowResult] = []  # rows of only copied cells, by the last scan
+
+    # --- values -------------------------------------------------------------------------
 
     def values(self, source: S) -> dict[str, Any]:
         """The copied fields' values for ``source``, by target field name."""
@@ -127,42 +201,250 @@ class Copy(Generic[S, T]):
 
     def copies(self, source: S) -> Iterator[T]:
         """The stored copies of ``source``, found as declared."""
+        for _, copy in self._located(source):
+            yield copy
+
+    def _located(self, source: S) -> Iterator[tuple[RowResult, T]]:
+        """The copies of ``source`` with their rows as read (every column of the target)."""
         where = self.locate(source)
         if isinstance(where, Query):
-            yield from self.target.scan(query=where)
-        else:
-            for found in where:
-                if not isinstance(found, self.target.model):
-                    raise ValidationError(
-                        f"locate() gave a {type(found).__name__}, not a {self.target.info.name}",
-                        table=self.target.table,
-                    )
-                yield found
+            rows = execute(self.store.backend, self.target.plan(query=where))
+            try:
+                for _, result in rows:
+                    copy = self.target.load(result)
+                    if copy is not None:
+                        yield result, copy
+            finally:
+                rows.close()
+            return
+        found = list(where)
+        for item in found:
+            if not isinstance(item, self.target.model):
+                raise ValidationError(
+                    f"locate() gave a {type(item).__name__}, not a {self.target.info.name}",
+                    table=self.target.table,
+                )
+        yield from self._read_targets(found)
 
-    def _rewrite(self, pairs: Iterable[tuple[T, S]]) -> CopyReport:
-        """Rewrite the copied fields of each copy, in batches; count what was examined."""
-        before = self.store.backend.round_trips
-        examined = touched = 0
-        unit = self.store.unit_of_work()
-        for copy, source in pairs:
-            examined += 1
-            wanted = self.values(source)
-            if all(getattr(copy, name) == value for name, value in wanted.items()):
+    def _read_targets(self, targets: Sequence[T]) -> Iterator[tuple[RowResult, T]]:
+        """Read ``targets`` again, whole (one ``get`` per batch); the deleted ones are left out."""
+        columns = self.target.plan(fields=None).columns
+        for start in range(0, len(targets), self.batch_size):
+            chunk = targets[start : start + self.batch_size]
+            rows = [self.target.mapper.rowkey(t) for t in chunk]
+            for result in self.store.backend.get(self.target.table, rows, columns=columns):
+                copy = self.target.load(result)
+                if copy is not None:
+                    yield result, copy
+
+    def _read_sources(self, rows: Sequence[bytes]) -> dict[bytes, _Version]:
+        """The stored copied fields of the source rows (one ``get``); missing rows left out."""
+        if not rows:
+            return {}
+        found = self.store.backend.get(
+            self.source.table, list(dict.fromkeys(rows)), columns=self._source_columns
+        )
+        versions: dict[bytes, _Version] = {}
+        mapper = self.source.mapper
+        for result in found:
+            if not self._source_guard.exists(result):
                 continue
-            unit.update(self.target.model, self.target.mapper.key_values(copy), **wanted)
-            touched += 1
-            if unit.pending >= self.batch_size:
-                unit.commit()
-        unit.commit()
-        return CopyReport(examined, touched, self.store.backend.round_trips - before)
+            newest = max(cell.timestamp for cell in result.cells.values())
+            key = mapper.info.key.decode(result.row)
+            values: dict[str, Any] = {}
+            stamps: dict[str, int] = {}
+            for copied, original in self.fields.items():
+                if original in key:
+                    values[copied], stamps[copied] = key[original], newest
+                    continue
+                cell = result.cells.get(mapper.column_of(original))
+                if cell is None:  # None: deleted by the save that set it, stamped <= newest
+                    values[copied], stamps[copied] = None, newest
+                else:
+                    values[copied] = mapper.decode_cell(original, cell.value, row=result.row)
+                    stamps[copied] = cell.timestamp
+            versions[result.row] = _Version(values, stamps)
+        return versions
+
+    def _read_source(self, source: S) -> _Version | None:
+        row = self.source.mapper.rowkey(source)
+        return self._read_sources([row]).get(row)
+
+    # --- rewriting ----------------------------------------------------------------------
+
+    def _mutations(self, result: RowResult, version: _Version, *, elevate: bool) -> list[Mutation]:
+        """The writes that make the copy ``result`` show ``version``; none when it does.
+
+        Each copied cell takes its source cell's stamp. A stored cell with the source's
+        bytes and a stamp at least the source's is left. With ``elevate`` a stored cell
+        that differs but is newer than the source's (a target save that raced a source
+        change) is overwritten at a stamp after it; without, it is left.
+        """
+        mutations: list[Mutation] = []
+        row = result.row
+        for name, value in version.values.items():
+            column = self._columns[name]
+            stamp = version.stamps[name]
+            stored = result.cells.get(column)
+            if value is None:
+                if stored is not None and stored.timestamp > stamp:
+                    if not elevate:
+                        continue
+                    stamp = self._after(row, stored.timestamp)
+                mutations.append(Delete(row, column, stamp))
+                continue
+            data = self.target.mapper.encode_value(name, value)
+            if stored is not None and stored.timestamp >= stamp:
+                if stored.value == data:
+                    continue
+                if not elevate:
+                    continue
+                stamp = self._after(row, stored.timestamp)
+            mutations.append(Put(row, column, data, stamp, self._ttl))
+        return mutations
+
+    def _after(self, row: bytes, timestamp: int) -> int:
+        return self.store.stamps.next(after=timestamp, rows=(row,))
+
+    def _differ(self, result: RowResult, version: _Version) -> bool:
+        """Whether the copy ``result`` shows other values than ``version`` (stamps aside)."""
+        for name, value in version.values.items():
+            stored = result.cells.get(self._columns[name])
+            if value is None:
+                if stored is not None:
+                    return True
+            elif stored is None or stored.value != self.target.mapper.encode_value(name, value):
+                return True
+        return False
+
+    def _rewrite(
+        self, pairs: Iterable[tuple[RowResult, T, _Version]], *, elevate: bool
+    ) -> tuple[int, int, int]:
+        """Rewrite each copy from its source version; ``(examined, touched, vanished)``."""
+        examined = touched = vanished = 0
+        batch: list[tuple[bytes, list[Mutation]]] = []
+        guard = self._target_guard
+
+        def flush() -> None:
+            nonlocal touched, vanished
+            outcomes = guard.write_many(batch)
+            gone = sum(outcome is Outcome.GONE for outcome in outcomes.values())
+            vanished += gone
+            touched += len(outcomes) - gone
+            batch.clear()
+
+        for result, copy, version in pairs:
+            examined += 1
+            if self._locked:
+                outcome = self._rewrite_locked(copy, version)
+                touched += outcome is Outcome.APPLIED
+                vanished += outcome is Outcome.GONE
+                continue
+            mutations = self._mutations(result, version, elevate=elevate)
+            if not mutations:
+                continue
+            if not guard.atomic:
+                batch.append((result.row, mutations))
+                if len(batch) >= self.batch_size:
+                    flush()
+                continue
+            outcome = self._write_guarded(result, mutations, version, elevate=elevate)
+            touched += outcome is Outcome.APPLIED
+            vanished += outcome is Outcome.GONE
+        if batch:
+            flush()
+        return examined, touched, vanished
+
+    def _write_guarded(
+        self, result: RowResult, mutations: list[Mutation], version: _Version, *, elevate: bool
+    ) -> Outcome:
+        """One copy by ``check_and_mutate``; a changed row is read again and retried."""
+        for _ in range(ATTEMPTS):
+            outcome = self._target_guard.write(result, mutations)
+            if outcome is not Outcome.CHANGED:
+                return outcome
+            fresh = self._target_guard.read(result.row, self.target.plan(fields=None).columns)
+            if fresh is None or not self._target_guard.exists(fresh):
+                return Outcome.GONE
+            result = fresh
+            mutations = self._mutations(result, version, elevate=elevate)
+            if not mutations:
+                return Outcome.APPLIED
+        raise ConflictError(
+            f"this copy changed {ATTEMPTS} times while it was being rewritten: run repair",
+            table=self.target.table,
+            row=result.row,
+        )
+
+    def _rewrite_locked(self, copy: T, version: _Version) -> Outcome:
+        """One copy of a versioned target, through its repository's checked save."""
+        current: T | None = copy
+        for _ in range(ATTEMPTS):
+            if current is None:
+                return Outcome.GONE
+            wanted = version.values
+            if all(getattr(current, name) == value for name, value in wanted.items()):
+                return Outcome.CHANGED  # nothing to write: not counted as touched
+            for name, value in wanted.items():
+                setattr(current, name, value)
+            try:
+                self.target.save(current)
+            except ConflictError:
+                key = self.target.mapper.key_values(current)
+                current = self.target.get(**key)
+                continue
+            return Outcome.APPLIED
+        raise ConflictError(
+            f"this copy changed {ATTEMPTS} times while it was being rewritten: run repair",
+            table=self.target.table,
+            row=self.target.mapper.rowkey(copy),
+        )
+
+    def _sync(self, source: S, *, elevate: bool) -> tuple[int, int, int]:
+        """Sync the copies of ``source`` from its stored version; redo if it changes (locked)."""
+        version = self._read_source(source)
+        for _ in range(ATTEMPTS):
+            if version is None:
+                return 0, 0, 0
+            pairs = ((r, c, version) for r, c in self._located(source))
+            counts = self._rewrite(pairs, elevate=elevate)
+            if not self._locked:
+                return counts
+            again = self._read_source(source)
+            if again == version:
+                return counts
+            version = again
+        raise ConflictError(
+            f"the source changed {ATTEMPTS} times while its copies were rewritten",
+            table=self.source.table,
+            row=self.source.mapper.rowkey(source),
+        )
 
     def sync(self, source: S) -> CopyReport:
         """Rewrite every copy of ``source`` whose fields differ (call after saving it).
 
-        Round trips: the copies' read (a scan, or what ``locate`` does), plus one
-        ``mutate`` per ``batch_size`` copies rewritten. Copies already equal are left.
+        The values copied are the source's as stored when the sync starts (one ``get``),
+        each written at its source cell's timestamp, so the newest source version wins
+        at every copy whatever the order the syncs land in. A copy whose cell is already
+        the source's (same bytes, a stamp at least the source's), or newer than it, is
+        left; a copy deleted meanwhile is not re-created (counted in ``vanished``). A
+        source that no longer exists rewrites nothing.
+
+        Round trips: the source's ``get``, the copies' read (a scan, or a ``get`` of the
+        instances ``locate`` gives), then one ``check_and_mutate`` per copy rewritten
+        (memory engine, Thrift2) or, over Thrift1, a ``mutate`` and a ``get`` per
+        ``batch_size`` copies. A versioned target: one checked save per copy rewritten,
+        and one more ``get`` of the source at the end.
+
+        Raises:
+            ConflictError: A copy (or, with a versioned target, the source) kept changing
+                through every attempt; the copies written stay written.
         """
-        return self._rewrite((copy, source) for copy in self.copies(source))
+        before = self.store.backend.round_trips
+        examined, touched, vanished = self._sync(source, elevate=False)
+        return CopyReport(
+            examined, touched, self.store.backend.round_trips - before, vanished=vanished
+        )
 
     def save(self, source: S) -> CopyReport:
         """Save ``source`` with its repository, then :meth:`sync` its copies.
@@ -174,21 +456,161 @@ class Copy(Generic[S, T]):
         report = self.sync(source)
         return attrs.evolve(report, round_trips=self.store.backend.round_trips - before)
 
+    # --- checking -----------------------------------------------------------------------
+
+    def _differences(self, copy: T, wanted: Mapping[str, Any]) -> dict[str, tuple[Any, Any]]:
+        return {
+            name: (getattr(copy, name), value)
+            for name, value in wanted.items()
+            if getattr(copy, name) != value
+        }
+
     def verify(self, sources: Iterable[S]) -> list[StaleCopy]:
-        """The copies of ``sources`` whose copied fields differ from the source's."""
+        """The copies of ``sources`` whose copied fields differ from the source's.
+
+        Only copies that ``locate`` finds for one of ``sources`` are checked; a copy no
+        source locates any more is found from the target side (:meth:`verify_targets`).
+        """
         stale: list[StaleCopy] = []
         for source in sources:
             wanted = self.values(source)
             for copy in self.copies(source):
-                differences = {
-                    name: (getattr(copy, name), value)
-                    for name, value in wanted.items()
-                    if getattr(copy, name) != value
-                }
+                differences = self._differences(copy, wanted)
                 if differences:
                     stale.append(StaleCopy(copy, differences))
         return stale
 
     def repair(self, sources: Iterable[S]) -> CopyReport:
-        """Rewrite every stale copy of ``sources`` (e.g. all of ``source.scan()``)."""
-        return self._rewrite((copy, source) for source in sources for copy in self.copies(source))
+        """Rewrite every stale copy of ``sources`` from the sources as stored now.
+
+        As :meth:`sync`, and a copy whose cell is newer than its source's but differs (a
+        target's save that raced a source change) is rewritten at a stamp after it.
+        """
+        before = self.store.backend.round_trips
+        examined = touched = vanished = 0
+        for source in sources:
+            e, t, v = self._sync(source, elevate=True)
+            examined, touched, vanished = examined + e, touched + t, vanished + v
+        return CopyReport(
+            examined, touched, self.store.backend.round_trips - before, vanished=vanished
+        )
+
+    # --- from the target side -----------------------------------------------------------
+
+    def _targets(self, targets: Iterable[T] | None) -> Iterator[tuple[RowResult, T]]:
+        self._partial = []
+        if targets is not None:
+            yield from self._read_targets(list(targets))
+            return
+        rows = execute(self.store.backend, self.target.plan(fields=None))
+        try:
+            for _, result in rows:
+                if not self.target.mapper.matches(result.row):
+                    continue  # another record type sharing the table (R1)
+                if not self._target_guard.exists(result) and self._only_copied(result):
+                    self._partial.append(result)  # left by a Thrift1 writer that died
+                    continue
+                copy = self.target.load(result)
+                if copy is not None:
+                    yield result, copy
+        finally:
+            rows.close()
+
+    def _only_copied(self, result: RowResult) -> bool:
+        """Whether the row holds copied cells only: a copy written after its row's delete."""
+        copied = set(self._columns.values())
+        return all(column in copied for column in result.cells)
+
+    def _with_sources(
+        self, targets: Iterable[T] | None
+    ) -> Iterator[tuple[RowResult, T, _Version | None]]:
+        """Every target (or those given) with its source version, read by batches."""
+        if self.source_of is None:
+            raise ValidationError(
+                "checking copies from the target side needs source_of= (a copy's source "
+                "key fields) in Copy(...)",
+                table=self.target.table,
+            )
+        source_of = self.source_of
+        batch: list[tuple[RowResult, T, bytes | None]] = []
+
+        def flush() -> Iterator[tuple[RowResult, T, _Version | None]]:
+            versions = self._read_sources([row for _, _, row in batch if row is not None])
+            for result, copy, row in batch:
+                yield result, copy, None if row is None else versions.get(row)
+            batch.clear()
+
+        for result, copy in self._targets(targets):
+            key = source_of(copy)
+            if key is None:
+                continue  # no source: nothing to copy
+            batch.append((result, copy, self.source.mapper.key_of_values(key)))
+            if len(batch) >= self.batch_size:
+                yield from flush()
+        yield from flush()
+
+    def verify_targets(self, targets: Iterable[T] | None = None) -> list[StaleCopy]:
+        """From the target side: every copy (or those given) checked against its source.
+
+        Finds what :meth:`verify` cannot: a copy that no source locates any more (its
+        source was re-assigned or deleted), and a copy left stale by a target save that
+        raced a source change. Each copy's source is the one ``source_of`` names; copies
+        for which it gives ``None`` are skipped. A copy whose source row does not exist
+        is listed with ``source_found=False`` (an orphan). A row holding nothing but
+        copied cells (over Thrift1, a copy written after its row's delete by a writer that
+        died before undoing it) is listed with its key values as ``copy``, no
+        differences and ``source_found=False``; :meth:`repair_targets` deletes it.
+
+        Round trips: one scan of the target's rows (the model's range only) or a ``get``
+        per ``batch_size`` copies given, and a ``get`` of their sources per batch.
+
+        Raises:
+            ValidationError: ``source_of`` was not given to the constructor.
+        """
+        stale: list[StaleCopy] = []
+        for result, copy, version in self._with_sources(targets):
+            if version is None:
+                orphan = {name: (getattr(copy, name), None) for name in self.fields}
+                stale.append(StaleCopy(copy, orphan, source_found=False))
+            elif self._differ(result, version):
+                stale.append(StaleCopy(copy, self._differences(copy, version.values)))
+        for result in self._partial:
+            key = self.target.mapper.info.key.decode(result.row)
+            stale.append(StaleCopy(key, {}, source_found=False))
+        return stale
+
+    def repair_targets(self, targets: Iterable[T] | None = None) -> CopyReport:
+        """From the target side: rewrite every stale copy (or those given) from its source.
+
+        As :meth:`repair`, for the copies :meth:`verify_targets` checks. Orphans (no
+        source row) are left and counted in ``orphans``; rows holding only copied cells
+        are deleted (each cell at its own timestamp) and counted in ``vanished``.
+
+        Raises:
+            ValidationError: ``source_of`` was not given to the constructor.
+            ConflictError: A copy kept changing through every attempt.
+        """
+        before = self.store.backend.round_trips
+        orphans = 0
+        pairs: list[tuple[RowResult, T, _Version]] = []
+        for result, copy, version in self._with_sources(targets):
+            if version is None:
+                orphans += 1
+            else:
+                pairs.append((result, copy, version))
+        examined, touched, vanished = self._rewrite(pairs, elevate=True)
+        undo: list[Mutation] = [
+            Delete(result.row, column, cell.timestamp)
+            for result in self._partial
+            for column, cell in result.cells.items()
+        ]
+        if undo:
+            self.store.backend.mutate(self.target.table, undo)
+        vanished += len(self._partial)
+        return CopyReport(
+            examined + orphans,
+            touched,
+            self.store.backend.round_trips - before,
+            vanished=vanished,
+            orphans=orphans,
+        )

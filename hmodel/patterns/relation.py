@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
 import attrs
 
-from hmodel.errors import DeclarationError
+from hmodel.backend.base import Mutation, RowResult
+from hmodel.codecs import Raw
+from hmodel.errors import ConflictError, DeclarationError, NotFoundError, ValidationError
+from hmodel.patterns.guard import Outcome, RowGuard
 from hmodel.repository import Repository, Store, UnitOfWork, execute
 
 __all__ = ["OneSidedLink", "Relation"]
 
 L = TypeVar("L")
 R = TypeVar("R")
+
+#: How often a link is read again after a concurrent change before giving up.
+ATTEMPTS = 20
 
 
 @attrs.frozen
@@ -33,17 +39,110 @@ class OneSidedLink:
     value: Any
 
 
+class _Side:
+    """One side of a relation: its repository, its map field, and how its ids are written."""
+
+    def __init__(self, store: Store, model: type, field: str) -> None:
+        self.repository: Repository[Any] = store.repository(model)
+        self.field = field
+        info = self.repository.info
+        if field not in info.maps:
+            raise DeclarationError(
+                f"{info.name}.{field} is not a map field",
+                table=self.repository.table,
+                field=field,
+            )
+        self.names = info.key_field_names
+        self.locked = info.version_field is not None
+        self.guard = RowGuard(store.backend, self.repository.mapper)
+
+    @property
+    def table(self) -> str:
+        return self.repository.table
+
+    def key(self, ident: Any) -> dict[str, Any]:
+        """The key fields of the row ``ident`` names: a value (one-field key), a tuple or a dict."""
+        if len(self.names) == 1 and not isinstance(ident, Mapping):
+            return {self.names[0]: ident}
+        if isinstance(ident, Mapping):
+            return dict(ident)
+        if isinstance(ident, tuple) and len(ident) == len(self.names):
+            return dict(zip(self.names, ident, strict=True))
+        raise ValidationError(
+            f"a {self.repository.info.name} id is a dict of its key fields {list(self.names)} "
+            "or a tuple of them in key order",
+            table=self.table,
+            value=ident,
+        )
+
+    def row(self, ident: Any) -> bytes:
+        return self.repository.mapper.key_of_values(self.key(ident))
+
+    def entry_key(self, ident: Any) -> Any:
+        """The other side's entry key for ``ident``: the id itself, or the rowkey bytes."""
+        if len(self.names) == 1:
+            return self.key(ident)[self.names[0]]
+        return self.row(ident)
+
+    def ident(self, entry_key: Any) -> Any:
+        """The id an entry key stands for (a tuple of key values for a multi-field key)."""
+        if len(self.names) == 1:
+            return entry_key
+        values = self.repository.mapper.info.key.decode(entry_key)
+        return tuple(values[name] for name in self.names)
+
+    def ident_of_row(self, row: bytes) -> Any:
+        values = self.repository.mapper.info.key.decode(row)
+        if len(self.names) == 1:
+            return values[self.names[0]]
+        return tuple(values[name] for name in self.names)
+
+    def check_entry_keys(self, other: _Side) -> None:
+        """A multi-field key of ``other`` is stored as its rowkey: this map must take bytes."""
+        if len(other.names) > 1:
+            owner = self.repository.info.maps[self.field]
+            if not isinstance(owner.key_codec, Raw):
+                raise DeclarationError(
+                    f"{self.repository.info.name}.{self.field} holds "
+                    f"{other.repository.info.name} ids, whose key has several fields: "
+                    "declare it dict[bytes, ...] (each entry key is the other row's rowkey)",
+                    table=self.table,
+                    field=self.field,
+                )
+
+
 class Relation(Generic[L, R]):
     """A many-to-many relation stored as map columns on both sides (R6, F6).
 
-    The seed keeps a relation as wide rows on both sides instead of a join table: a shop
-    row has ``item:<item id>`` columns and an item row ``shop:<shop id>`` columns; a user
-    has ``follows:<id>`` and ``fans:<id>``. Each side is a ``map_field`` keyed by the other
-    side's id (one key field on each side). :meth:`link` and :meth:`unlink` write both sides
-    in one unit of work: one ``mutate`` per table (one round trip when both sides share a
-    table), each row atomic, the two rows not one transaction. Both writes are idempotent
-    (a put or delete of an entry), so calling again repairs a half-done link; a crash in
-    between leaves a one-sided link, which :meth:`verify` finds and :meth:`repair` fixes.
+    A relation is kept as wide rows on both sides instead of a join table: a shop row has
+    ``item:<item id>`` columns and an item row ``shop:<shop id>`` columns; a user has
+    ``follows:<id>`` and ``fans:<id>``. Each side is a ``map_field`` keyed by the other
+    side's id. A side whose key has one field is named by that value; a side whose key
+    has several is named by a dict of its key fields or a tuple of them in key order, and
+    the other side's map must be declared ``dict[bytes, ...]`` (its entry keys are this
+    side's rowkeys; :meth:`of_left` and :meth:`of_right` give them back as tuples).
+
+    **What a link promises.** :meth:`link` never creates a row: both rows are read first
+    (one ``get`` per table) and a missing one raises
+    :class:`~hmodel.errors.NotFoundError` naming its table and row, with nothing written.
+    Each side's entry is then written by a guarded write
+    (:class:`~hmodel.patterns.guard.RowGuard`: one ``check_and_mutate`` checking a
+    cell of the row read, on the memory engine and Thrift2; over Thrift1 a ``mutate`` of
+    both sides, a ``get`` back, and the entries of a row found deleted removed again). A
+    side deleted between the read and the write is not re-created: the other side's
+    entry is removed again and ``NotFoundError`` raised. A side whose model has no
+    required field is a valid row with only its entries, so it is written without a
+    guard (a link may create it). Entries are stamped by the store's write stamps, so a
+    later link or unlink of this process always wins over an earlier one.
+
+    :meth:`unlink` only deletes entries: it never creates a row. Both calls are
+    idempotent, so calling again repairs a half-done one; the rows are not one
+    transaction (HBase has none across rows), so a crash between the two sides leaves a
+    one-sided link, which :meth:`verify` finds and :meth:`repair` fixes.
+
+    A side with a version field (optimistic locking) is written through its repository:
+    read the row, change the map, save with the version check, and read again on a
+    conflict; so a link never undoes a concurrent locked save, nor is undone by one.
 
     Args:
         store: Where both models live.
@@ -53,73 +152,216 @@ class Relation(Generic[L, R]):
         right_field: Its map field holding this side, e.g. ``"fans"``.
 
     Raises:
-        DeclarationError: A side is not a map field, or its model's key is not one field.
+        DeclarationError: A side is not a map field, or holds ids of a multi-field key
+            without bytes entry keys.
     """
 
     def __init__(
         self, store: Store, left: type[L], left_field: str, right: type[R], right_field: str
     ) -> None:
         self.store = store
-        self.left = store.repository(left)
-        self.right = store.repository(right)
+        self._l = _Side(store, left, left_field)
+        self._r = _Side(store, right, right_field)
+        self._l.check_entry_keys(self._r)
+        self._r.check_entry_keys(self._l)
+        self.left: Repository[L] = self._l.repository
+        self.right: Repository[R] = self._r.repository
         self.left_field = left_field
         self.right_field = right_field
-        for repository, name in ((self.left, left_field), (self.right, right_field)):
-            if name not in repository.info.maps:
-                raise DeclarationError(
-                    f"{repository.info.name}.{name} is not a map field",
-                    table=repository.table,
-                    field=name,
-                )
-            if len(repository.info.key_field_names) != 1:
-                raise DeclarationError(
-                    f"{repository.info.name} needs a one-field key: its id is the other "
-                    "side's entry key",
-                    table=repository.table,
-                )
-        self._left_key = self.left.info.key_field_names[0]
-        self._right_key = self.right.info.key_field_names[0]
+
+    # --- writes -------------------------------------------------------------------------
 
     def link(self, left_id: Any, right_id: Any, value: Any, right_value: Any = None) -> None:
-        """Record the link on both sides, in one unit of work.
+        """Record the link on both sides, never creating a row.
 
-        ``left.left_field[right_id] = value`` and ``right.right_field[left_id] =
+        ``left.left_field[right id] = value`` and ``right.right_field[left id] =
         right_value`` (``value`` when not given).
+
+        Round trips: one ``get`` per table, then one ``check_and_mutate`` per side (over
+        Thrift1: a ``mutate`` and a ``get`` per table); a locked side: a read and a
+        checked save.
+
+        Raises:
+            NotFoundError: A side's row does not exist (or was deleted meanwhile); the
+                other side's entry is not left behind.
+            ConflictError: A locked side kept changing through every attempt.
         """
-        with self.store.unit_of_work() as unit:
-            self.queue_link(unit, left_id, right_id, value, right_value)
+        other = value if right_value is None else right_value
+        writes = [
+            (self._l, left_id, self._r.entry_key(right_id), value),
+            (self._r, right_id, self._l.entry_key(left_id), other),
+        ]
+        reads = self._read([(side, ident) for side, ident, _, _ in writes])
+        for side, ident, _, _ in writes:
+            if side.guard.required and not side.locked and reads.get(side.row(ident)) is None:
+                raise self._missing(side, ident)
+        done: list[tuple[_Side, Any, Any]] = []
+        for side, ident, entry, entry_value in writes:
+            outcome = self._put(side, ident, entry, entry_value, reads.get(side.row(ident)))
+            if outcome is Outcome.GONE:
+                for written, written_ident, written_entry in done:
+                    self._remove(written, written_ident, written_entry)
+                raise self._missing(side, ident)
+            done.append((side, ident, entry))
+
+    def _missing(self, side: _Side, ident: Any) -> NotFoundError:
+        return NotFoundError(
+            f"no {side.repository.info.name} to link: a link never creates a row",
+            table=side.table,
+            row=side.row(ident),
+        )
+
+    def _read(self, pairs: Sequence[tuple[_Side, Any]]) -> dict[bytes, RowResult]:
+        """The rows of the guarded sides, one ``get`` per table; rows not found left out."""
+        by_table: dict[str, tuple[_Side, list[bytes]]] = {}
+        for side, ident in pairs:
+            if side.locked or not side.guard.required:
+                continue
+            by_table.setdefault(side.table, (side, []))[1].append(side.row(ident))
+        found: dict[bytes, RowResult] = {}
+        for side, rows in by_table.values():
+            results = self.store.backend.get(
+                side.table, list(dict.fromkeys(rows)), columns=list(side.guard.read_columns)
+            )
+            found.update((r.row, r) for r in results if side.guard.exists(r))
+        return found
+
+    def _put(
+        self, side: _Side, ident: Any, entry: Any, value: Any, read: RowResult | None
+    ) -> Outcome:
+        key = side.key(ident)
+        if side.locked:
+            return self._save_locked(side, ident, lambda m: m.__setitem__(entry, value))
+        row = side.row(ident)
+        mapper = side.repository.mapper
+        for _ in range(ATTEMPTS):
+            stamp = self.store.stamps.next(rows=(row,))
+            puts: list[Mutation] = list(
+                mapper.map_put(key, side.field, {entry: value}, timestamp=stamp)
+            )
+            if not side.guard.required:
+                self.store.backend.mutate(side.table, puts)
+                return Outcome.APPLIED
+            if read is None:
+                return Outcome.GONE
+            outcome = side.guard.write(read, puts)
+            if outcome is not Outcome.CHANGED:
+                return outcome
+            read = side.guard.read(row)
+            if not side.guard.exists(read):
+                return Outcome.GONE
+        raise ConflictError(
+            f"this {side.repository.info.name} changed {ATTEMPTS} times during the link",
+            table=side.table,
+            row=row,
+        )
+
+    def _save_locked(self, side: _Side, ident: Any, change: Any) -> Outcome:
+        """Change a locked side's map through its repository's checked save."""
+        key = side.key(ident)
+        for _ in range(ATTEMPTS):
+            current = side.repository.get(**key)
+            if current is None:
+                return Outcome.GONE
+            entries = dict(getattr(current, side.field))
+            change(entries)
+            if entries == getattr(current, side.field):
+                return Outcome.APPLIED
+            setattr(current, side.field, entries)
+            try:
+                side.repository.save(current)
+            except ConflictError:
+                continue
+            return Outcome.APPLIED
+        raise ConflictError(
+            f"this {side.repository.info.name} changed {ATTEMPTS} times during the link",
+            table=side.table,
+            row=side.row(ident),
+        )
+
+    def _remove(self, side: _Side, ident: Any, entry: Any) -> None:
+        if side.locked:
+            self._save_locked(side, ident, lambda m: m.pop(entry, None))
+            return
+        row = side.row(ident)
+        stamp = self.store.stamps.next(rows=(row,))
+        deletes = side.repository.mapper.map_delete(
+            side.key(ident), side.field, [entry], timestamp=stamp
+        )
+        self.store.backend.mutate(side.table, deletes)
 
     def queue_link(
         self, unit: UnitOfWork, left_id: Any, right_id: Any, value: Any, right_value: Any = None
     ) -> None:
-        """Queue :meth:`link` in ``unit``, to send it with other writes (one mutate per table)."""
+        """Queue both entries of :meth:`link` in ``unit``, unguarded (one mutate per table).
+
+        For rows known to exist (the caller read them): a unit of work writes without a
+        check, so a row deleted before the unit commits would come back as a partial
+        row. :meth:`link` guards each side. Not for locked sides (use :meth:`link`).
+        """
+        self._unguarded(unit)
         other = value if right_value is None else right_value
         unit.put_entries(
-            self.left.model, {self._left_key: left_id}, self.left_field, {right_id: value}
+            self.left.model,
+            self._l.key(left_id),
+            self.left_field,
+            {self._r.entry_key(right_id): value},
         )
         unit.put_entries(
-            self.right.model, {self._right_key: right_id}, self.right_field, {left_id: other}
+            self.right.model,
+            self._r.key(right_id),
+            self.right_field,
+            {self._l.entry_key(left_id): other},
         )
 
+    def _unguarded(self, unit: UnitOfWork) -> None:
+        for side in (self._l, self._r):
+            if side.locked:
+                unit.discard()
+                raise ValidationError(
+                    f"{side.repository.info.name} has a version field: its entries change "
+                    "through its checked save; use Relation.link() / unlink()",
+                    table=side.table,
+                    field=side.field,
+                )
+
     def unlink(self, left_id: Any, right_id: Any) -> None:
-        """Remove the link from both sides (idempotent), in one unit of work."""
+        """Remove the link from both sides (idempotent); never creates a row.
+
+        One unit of work (one ``mutate`` per table); a locked side through its checked
+        save (a read and a save, none if the row or the entry is gone).
+        """
+        if self._l.locked or self._r.locked:
+            self._remove(self._l, left_id, self._r.entry_key(right_id))
+            self._remove(self._r, right_id, self._l.entry_key(left_id))
+            return
         with self.store.unit_of_work() as unit:
             self.queue_unlink(unit, left_id, right_id)
 
     def queue_unlink(self, unit: UnitOfWork, left_id: Any, right_id: Any) -> None:
-        """Queue :meth:`unlink` in ``unit``."""
-        unit.remove_entries(self.left.model, {self._left_key: left_id}, self.left_field, [right_id])
+        """Queue :meth:`unlink` in ``unit`` (deletes only: never creates a row)."""
+        self._unguarded(unit)
         unit.remove_entries(
-            self.right.model, {self._right_key: right_id}, self.right_field, [left_id]
+            self.left.model, self._l.key(left_id), self.left_field, [self._r.entry_key(right_id)]
         )
+        unit.remove_entries(
+            self.right.model,
+            self._r.key(right_id),
+            self.right_field,
+            [self._l.entry_key(left_id)],
+        )
+
+    # --- reads --------------------------------------------------------------------------
 
     def of_left(self, left_id: Any) -> dict[Any, Any]:
         """The links of one left row: right id -> value (one round trip)."""
-        return self.left.get_entries({self._left_key: left_id}, self.left_field)
+        entries = self.left.get_entries(self._l.key(left_id), self.left_field)
+        return {self._r.ident(k): v for k, v in entries.items()}
 
     def of_right(self, right_id: Any) -> dict[Any, Any]:
         """The links of one right row: left id -> value (one round trip)."""
-        return self.right.get_entries({self._right_key: right_id}, self.right_field)
+        entries = self.right.get_entries(self._r.key(right_id), self.right_field)
+        return {self._l.ident(k): v for k, v in entries.items()}
 
     def verify(self, left_ids: Iterable[Any] | None = None) -> list[OneSidedLink]:
         """Links present on one side only.
@@ -131,11 +373,11 @@ class Relation(Generic[L, R]):
         left_links: dict[Any, dict[Any, Any]] = {}
         right_links: dict[Any, dict[Any, Any]] = {}
         if left_ids is None:
-            left_links = _all_entries(self.left, self.left_field)
-            right_links = _all_entries(self.right, self.right_field)
+            left_links = _all_entries(self._l, self._r)
+            right_links = _all_entries(self._r, self._l)
         else:
             for left_id in left_ids:
-                left_links[left_id] = self.of_left(left_id)
+                left_links[self._ident(self._l, left_id)] = self.of_left(left_id)
             named = {r for links in left_links.values() for r in links}
             for right_id in named:
                 right_links[right_id] = self.of_right(right_id)
@@ -152,11 +394,22 @@ class Relation(Generic[L, R]):
                     found.append(self._one_sided(left_id, right_id, "right", value))
         return found
 
+    @staticmethod
+    def _ident(side: _Side, ident: Any) -> Any:
+        """``ident`` as :meth:`of_left` and :meth:`of_right` give ids back (hashable)."""
+        if len(side.names) == 1:
+            return side.key(ident)[side.names[0]]
+        key = side.key(ident)
+        return tuple(key[name] for name in side.names)
+
     def _one_sided(self, left_id: Any, right_id: Any, side: str, value: Any) -> OneSidedLink:
-        return OneSidedLink({self._left_key: left_id}, {self._right_key: right_id}, side, value)
+        return OneSidedLink(self._l.key(left_id), self._r.key(right_id), side, value)
 
     def repair(self, links: Iterable[OneSidedLink], *, complete: bool = True) -> int:
         """Fix one-sided links: complete them on the missing side, or remove them.
+
+        A link whose other row does not exist any more cannot be completed: its side is
+        removed instead.
 
         Args:
             links: From :meth:`verify`.
@@ -168,28 +421,32 @@ class Relation(Generic[L, R]):
         """
         count = 0
         for link in links:
-            left_id = link.left[self._left_key]
-            right_id = link.right[self._right_key]
+            left_id, right_id = dict(link.left), dict(link.right)
             if complete:
-                self.link(left_id, right_id, link.value)
+                try:
+                    self.link(left_id, right_id, link.value)
+                except NotFoundError:
+                    self.unlink(left_id, right_id)
             else:
                 self.unlink(left_id, right_id)
             count += 1
         return count
 
 
-def _all_entries(repository: Repository[Any], field: str) -> dict[Any, dict[Any, Any]]:
-    """Every row's entries of one map field: one scan reading only the map's family."""
-    key = repository.info.key_field_names[0]
+def _all_entries(side: _Side, other: _Side) -> dict[Any, dict[Any, Any]]:
+    """Every row's entries of one side's map: one scan reading only the map's family."""
+    repository = side.repository
     found: dict[Any, dict[Any, Any]] = {}
-    rows = execute(repository.backend, repository.plan(fields=[field]))
+    rows = execute(repository.backend, repository.plan(fields=[side.field]))
     try:
         for _, result in rows:
             if not repository.mapper.matches(result.row):
                 continue  # another record type sharing the table (R1)
-            entries = repository.mapper.map_entries(field, result)
+            entries = repository.mapper.map_entries(side.field, result)
             if entries:
-                found[repository.mapper.info.key.decode(result.row)[key]] = entries
+                found[side.ident_of_row(result.row)] = {
+                    other.ident(k): v for k, v in entries.items()
+                }
     finally:
         rows.close()
     return found

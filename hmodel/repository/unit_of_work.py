@@ -55,8 +55,10 @@ class UnitOfWork:
     atomic row mutation on the memory engine and Thrift2), plus one read when a saved or
     updated map has a prefix (its old entries are found by name). The last operation
     queued on a row wins. Rows are atomic one by one (HBase row atomicity); the unit as a
-    whole is not a transaction. Models with a version field are refused (their saves need
-    a conditional write each).
+    whole is not a transaction. Models with a version field are refused when queued, with
+    a :class:`~hmodel.errors.ValidationError` naming the alternative: their saves and
+    deletes need a checked write each (``Repository.save``/``delete``), and a
+    relation's entries on them change through ``Relation.link``/``unlink``.
 
     Used as a context manager, it commits when the block ends without an exception and
     discards everything otherwise.
@@ -104,7 +106,10 @@ class UnitOfWork:
             mapper = self._mappers[model] = Mapper(model)
             if mapper.info.version_field is not None:
                 raise ValidationError(
-                    f"{model.__name__} has a version field: save it through Repository.save",
+                    f"{model.__name__} has a version field, and a unit of work writes without "
+                    "a version check: save or delete it through Repository.save/delete (one "
+                    "checked write each), and change its map entries through Relation.link/"
+                    "unlink, which go through the check",
                     table=mapper.info.table.full_name,
                 )
         return mapper
