@@ -340,24 +340,19 @@ def _data_batch(
     tally: _Tally,
 ) -> None:
     """Check (and with backfill/rebuild write) the entries the data rows call for."""
-    mapper = indexed.repository.mapper
+    repo = indexed.repository
     backend = indexed.backend
     wanted: list[tuple[RowResult, Any, bytes]] = []
-    loaded: dict[bytes, Any] = {}
-    odd = []
-    for result in chunk:
-        try:
-            loaded[result.row] = mapper.from_row(result)
-        except DecodeError:
-            odd.append(result.row)
-    if odd:  # e.g. a locked row deleted or claimed over Thrift1: read it as readers do
-        loaded.update(indexed.load_rows(odd))
     for result in chunk:
         tally.counts["rows"] += 1
-        obj = loaded.get(result.row)
+        try:
+            # As every reader decodes a row: a locked row deleted over Thrift1, or whose
+            # first save is in flight, is no row.
+            obj = repo.load(result)
+        except DecodeError:
+            tally.add("undecodable", result.row)
+            continue
         if obj is None:
-            if result.row in odd and indexed.repository.info.version_field is None:
-                tally.add("undecodable", result.row)
             continue
         entry_row = index.row_of(obj, result.row)
         if entry_row is not None:
