@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import timedelta
 from typing import Any, Generic, Literal, TypeVar
@@ -49,9 +48,6 @@ __all__ = ["OnError", "Repository"]
 
 M = TypeVar("M")
 
-#: The default page-token key: random, shared by the repositories of one process.
-_PROCESS_SECRET = os.urandom(32)
-
 #: The defaults of a Query's parts: a keyword left at its default was not given.
 _DEFAULTS: dict[str, Any] = {
     "low": None,
@@ -96,8 +92,9 @@ class Repository(Generic[M]):
         clock: Epoch-millisecond clock the write stamps follow (and lock leases).
         stamps: The write stamps to use; default: the process's stamps for ``clock``.
         token_secret: HMAC key for page tokens. Processes that accept each other's tokens
-            must share it; the default is random per process (tokens then survive
-            repositories built per request, but not a restart or another process).
+            must share it; the default is random per process and shared by every
+            repository, store and indexed repository of the process (tokens then survive
+            objects built per request, but not a restart or another process).
         listeners: Callables told of a :class:`QueryEvent` after every call.
         scan_batch_size: Rows per round trip of scans.
         lock_lease: Over Thrift1 only: how long a half-finished locked save blocks other
@@ -123,7 +120,7 @@ class Repository(Generic[M]):
         self.table = self.info.table.full_name
         self._stamps = stamps if stamps is not None else stamps_for(clock)
         self._clock = self._stamps.clock
-        self._tokens = TokenCodec(token_secret or _PROCESS_SECRET)
+        self._tokens = TokenCodec(token_secret)
         self._instrument = Instrument(self.table, backend, listeners)
         self._batch_size = scan_batch_size
         self._identity = IdentityMap()
@@ -156,6 +153,11 @@ class Repository(Generic[M]):
     def stamps(self) -> WriteStamps:
         """The write stamps of this repository's writes."""
         return self._stamps
+
+    @property
+    def tokens(self) -> TokenCodec:
+        """The codec of this repository's page tokens (its ``token_secret``)."""
+        return self._tokens
 
     def add_listener(self, listener: Listener) -> None:
         """Tell ``listener`` of every later call's :class:`QueryEvent`."""
