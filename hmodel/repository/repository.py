@@ -1099,6 +1099,58 @@ class Repository(Generic[M]):
             self.backend.mutate(self.table, mutations)
             call.results = len(mutations)
 
+    def change_entries(
+        self,
+        key: Mapping[str, Any],
+        field: str,
+        *,
+        put: Mapping[Any, Any] | None = None,
+        remove: Sequence[Any] = (),
+    ) -> None:
+        """Put some entries and remove others of one row's map field in **one** mutation.
+
+        The atomic map-entry change of R10: renaming a child ``f_a`` to ``f_b`` in a
+        directory row is ``put={"f_b": ...}, remove=["f_a"]``. The puts and the deletes
+        share one write stamp of the row (so a later write of this process is never
+        hidden by these deletes, and these puts by an earlier one) and travel in one
+        ``mutate`` call: on the memory engine and Thrift2 (``mutateRow``) one atomic row
+        operation, so a reader sees the entries before or after, never in between. Over
+        Thrift1 the call is one ``mutateRowsTs`` (two when the model has a TTL: the puts
+        carry it, the deletes cannot), and HBase's Thrift1 server applies a call's puts
+        and then its deletes as two row operations: a reader in between sees the new
+        entries and the old ones together, never neither. Other entries are left alone.
+
+        Args:
+            key: Every key field of the row.
+            field: The map field.
+            put: Entries to add or overwrite.
+            remove: Keys of the entries to delete (removing an absent entry is no error).
+
+        Round trips: one (none when both ``put`` and ``remove`` are empty).
+
+        Raises:
+            ValidationError: Not a map field, an invalid key or entry, a key both put and
+                removed (the delete would hide the put: HBase's delete wins a tie), or a
+                model with a version field (the change would bypass the version check:
+                use :meth:`save`). Nothing is written.
+        """
+        if self._locking is not None:
+            raise ValidationError(
+                "changing map entries would bypass the version check; use save()",
+                table=self.table,
+                field=field,
+            )
+        row = self.mapper.key_of_values(key)
+        stamp = self._stamps.next(rows=(row,))
+        mutations = self.mapper.map_change(
+            dict(key), field, {} if put is None else put, remove, timestamp=stamp
+        )
+        if not mutations:
+            return
+        with self._instrument.call("change_entries", rows=(row,)) as call:
+            self.backend.mutate(self.table, mutations)
+            call.results = len(mutations)
+
     def get_entries(
         self, key: Mapping[str, Any], field: str, names: Sequence[Any] | None = None
     ) -> dict[Any, Any]:
