@@ -77,6 +77,13 @@ class Locking:
 
     # --- reads --------------------------------------------------------------------------
 
+    def deleted(self, result: RowResult) -> bool:
+        """Whether ``result`` (read with the version column) is a row deleted over Thrift1.
+
+        Its version cell is ``b""``: whatever other cells the row holds, it is no row.
+        """
+        return result.value(self.version.column) == b""
+
     def read(self, result: RowResult) -> tuple[RowResult, int, bytes | None] | None:
         """Split a row into its data cells, the version a reader sees, and the cell's bytes.
 
@@ -94,7 +101,7 @@ class Locking:
         raw = result.value(column)
         if raw is None:
             return result, 0, None
-        if not raw:
+        if self.deleted(result):
             return None
         cells = {c: cell for c, cell in result.cells.items() if c != column}
         if not cells:

@@ -430,18 +430,48 @@ class Repository(Generic[M]):
         """Read some fields of one row as a dict (key fields included), in one round trip.
 
         For projections that leave out required fields, which :meth:`get` cannot build a
-        model from. ``None`` when the row has none of the fields' cells.
+        model from. ``None`` when the row has none of the fields' cells, or is a locked row
+        deleted over Thrift1 (see :meth:`load`).
         """
         row = self.mapper.key_of_values(key)
         if isinstance(fields, str):
             raise QueryError("fields is a collection of names, not one string", field=fields)
         columns = self.mapper.columns(list(fields))
         with self._instrument.call("get_fields", rows=(row,)) as call:
-            results = self.backend.get(self.table, [row], columns=columns)
+            results = self.backend.get(self.table, [row], columns=self._with_version(columns))
             call.results = len(results)
+        result = self._unless_deleted(results, columns)
+        return None if result is None else self.mapper.decode_fields(result, fields)
+
+    def _with_version(self, columns: Sequence[bytes]) -> list[bytes]:
+        """``columns`` and, for a locked model, the version column (to tell a deleted row)."""
+        if self._version is None:
+            return list(columns)
+        column = self._version.column
+        if column in columns or column.partition(b":")[0] in columns:  # a family read whole
+            return list(columns)
+        return [*columns, column]
+
+    def _unless_deleted(
+        self, results: Sequence[RowResult], columns: Sequence[bytes]
+    ) -> RowResult | None:
+        """The row read with :meth:`_with_version`, as if read with ``columns`` alone.
+
+        ``None`` when there is no row, it holds none of ``columns``, or it is a locked row
+        deleted over Thrift1 (:meth:`Locking.deleted`).
+        """
         if not results:
             return None
-        return self.mapper.decode_fields(results[0], fields)
+        result = results[0]
+        if self._locking is None or self._version is None:
+            return result
+        if self._locking.deleted(result):
+            return None
+        column = self._version.column
+        if column in columns or column.partition(b":")[0] in columns:
+            return result
+        cells = {c: cell for c, cell in result.cells.items() if c != column}
+        return RowResult(result.row, cells) if cells else None
 
     def history(
         self, field: str, *, limit: int | None = None, before: int | None = None, **key: Any
@@ -1154,12 +1184,14 @@ class Repository(Generic[M]):
     def get_entries(
         self, key: Mapping[str, Any], field: str, names: Sequence[Any] | None = None
     ) -> dict[Any, Any]:
-        """Read a map field whole, or only the entries named (one round trip)."""
+        """Read a map field whole, or only the entries named (one round trip).
+
+        A locked row deleted over Thrift1 has no entries (see :meth:`load`).
+        """
         row = self.mapper.key_of_values(key)
         columns = self.mapper.map_columns(field, names)
         with self._instrument.call("get_entries", rows=(row,)) as call:
-            results = self.backend.get(self.table, [row], columns=columns)
+            results = self.backend.get(self.table, [row], columns=self._with_version(columns))
             call.results = len(results)
-        if not results:
-            return {}
-        return self.mapper.map_entries(field, results[0])
+        result = self._unless_deleted(results, columns)
+        return {} if result is None else self.mapper.map_entries(field, result)
