@@ -44,6 +44,14 @@ class ManualClock:
         self._now = start
         self._lock = threading.Lock()
 
+    def __getstate__(self) -> dict[str, int]:
+        """Pickle the time only: a copy in another process starts where this one stood."""
+        return {"now": self()}
+
+    def __setstate__(self, state: dict[str, int]) -> None:
+        self._now = state["now"]
+        self._lock = threading.Lock()
+
     def __call__(self) -> int:
         """Return the clock's current time in epoch milliseconds."""
         with self._lock:

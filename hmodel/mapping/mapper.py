@@ -664,6 +664,39 @@ class Mapper(Generic[M]):
             )
         return [Delete(row, self._entry_column(owner, key), timestamp) for key in keys]
 
+    def map_change(
+        self,
+        key_values: Mapping[str, Any],
+        map_field_name: str,
+        put: Mapping[Any, Any],
+        remove: Iterable[Any],
+        *,
+        timestamp: int,
+    ) -> list[Mutation]:
+        """Return the puts of ``put`` then the deletes of ``remove``, all at ``timestamp``.
+
+        One change of one row's map (R10: a rename is one entry put and one removed), to
+        send in one mutation. Puts carry the model's TTL; deletes carry none.
+
+        Raises:
+            ValidationError: Not a map field, an invalid key, entry or timestamp, or an
+                entry both put and removed (a delete at the puts' timestamp would hide the
+                put: HBase's delete wins a tie).
+        """
+        puts = self.map_put(key_values, map_field_name, put, timestamp=timestamp)
+        names = list(remove) if not isinstance(remove, str | bytes) else remove
+        deletes = self.map_delete(key_values, map_field_name, names, timestamp=timestamp)
+        both = {p.column for p in puts} & {d.column for d in deletes}
+        if both:
+            name = next(n for n, d in zip(names, deletes, strict=True) if d.column in both)
+            raise self._invalid(
+                "an entry is both put and removed in one change; its delete would hide "
+                "its put (HBase's delete wins a tie): put it, or remove it",
+                field=map_field_name,
+                value=name,
+            )
+        return [*puts, *deletes]
+
     def counter_column(self, field_name: str, amount: object) -> bytes:
         """Return the column of counter ``field_name`` for an increment by ``amount`` (F10).
 

@@ -8,6 +8,7 @@ from typing import Any, Literal
 import attrs
 
 from hmodel.backend.base import Backend, Put, RowResult, Scan
+from hmodel.clock import Clock, system_clock
 from hmodel.errors import DecodeError
 from hmodel.patterns.index import Entry, Index
 from hmodel.patterns.index_repository import IndexedRepository, parse_result
@@ -41,8 +42,10 @@ class Shard:
     """One independent piece of an index job: one region of one table, pure data.
 
     Picklable (the index pickles its model class by reference, so declare models at
-    module level): a worker process, Spark's ``mapPartitions``, Dask or Ray can run it
-    with :func:`run_shard_with` and a backend factory.
+    module level; the clock must pickle too: :func:`~hmodel.clock.system_clock` does, by
+    reference, and a :class:`~hmodel.clock.ManualClock` as a copy of its time): a worker
+    process, Spark's ``mapPartitions``, Dask or Ray can run it with
+    :func:`run_shard_with` and a backend factory.
 
     Attributes:
         job: What to do (see :data:`Job`).
@@ -52,6 +55,10 @@ class Shard:
         start: First row, inclusive (``b""``: table start).
         stop: Row to stop at, exclusive (``b""``: table end).
         number: The shard's place in the job (for reports).
+        clock: The clock that judges whether an unverified entry is older than the
+            index's ``grace`` (``pending`` or ``stale``), exactly as readers judge it
+            (:meth:`IndexedRepository.expired`): pass the clock of the application's
+            store or repository. Not compared by ``==``.
     """
 
     job: Job
@@ -60,6 +67,7 @@ class Shard:
     start: bytes
     stop: bytes
     number: int = 0
+    clock: Clock = attrs.field(default=system_clock, eq=False, repr=False)
 
 
 @attrs.frozen
@@ -153,21 +161,25 @@ class JobReport:
         return sum(self.counts[k] for k in ("missing", "stale", "orphans", "duplicates"))
 
 
-def plan_shards(backend: Backend, index: Index[Any], job: Job) -> list[Shard]:
+def plan_shards(
+    backend: Backend, index: Index[Any], job: Job, *, clock: Clock = system_clock
+) -> list[Shard]:
     """Split a job by region into shards (one or two round trips).
 
     One shard per region of the data table and, for ``verify`` and ``rebuild``, one per
     region of the index table. The shards are independent: run them in any order, in
-    parallel, each resumable.
+    parallel, each resumable. Each carries ``clock`` (see :attr:`Shard.clock`): pass the
+    clock the application's repositories use (``store.clock``), so that the job and the
+    readers agree on which unverified entries are past the grace.
     """
     data_table = index.mapper.info.table.full_name
     shards = [
-        Shard(job, "data", index, region.start, region.end, number)
+        Shard(job, "data", index, region.start, region.end, number, clock)
         for number, region in enumerate(backend.regions(data_table))
     ]
     if job != "backfill":
         shards += [
-            Shard(job, "index", index, region.start, region.end, number)
+            Shard(job, "index", index, region.start, region.end, number, clock)
             for number, region in enumerate(backend.regions(index.table.full_name))
         ]
     return shards
@@ -214,7 +226,8 @@ def run_shard(
     non-unique index, written verified at the data row's newest cell timestamp so a
     concurrent save, stamped later, always wins). Safe to run while the application
     writes: entries of writes in flight (unverified, younger than the grace) are left
-    alone and counted as ``pending``.
+    alone and counted as ``pending``; "younger" by the shard's clock, as readers judge it
+    (:meth:`IndexedRepository.expired` on a repository with that clock).
 
     Args:
         backend: Where the tables are.
@@ -230,7 +243,7 @@ def run_shard(
         The counts of this run (not of earlier runs resumed from), with the checkpoint.
     """
     index = shard.index
-    indexed = IndexedRepository(Repository(index.model, backend), [index])
+    indexed = IndexedRepository(Repository(index.model, backend, clock=shard.clock), [index])
     repo = indexed.repository
     if shard.side == "data":
         table = repo.table
@@ -280,7 +293,7 @@ def run_shard_with(factory: Callable[[], Backend], shard: Shard, **options: Any)
 
     What a worker process, or Spark's ``mapPartitions`` / Dask / Ray, runs per shard:
     ``factory`` and ``shard`` are all it needs, and both pickle (a module-level function
-    or a ``functools.partial`` of a backend class).
+    or a ``functools.partial`` of a backend class; the shard carries its clock).
     """
     backend = factory()
     try:
@@ -294,6 +307,7 @@ def run_job(
     index: Index[Any],
     job: Job,
     *,
+    clock: Clock = system_clock,
     batch_size: int = 500,
     progress: Progress | None = None,
     runner: Callable[[Sequence[Shard]], Iterable[ShardReport]] | None = None,
@@ -304,13 +318,16 @@ def run_job(
         backend: Where the tables are (also used to plan the shards).
         index: The index.
         job: ``"verify"``, ``"backfill"`` or ``"rebuild"``.
+        clock: Judges the grace of unverified entries, as readers do: pass the clock of
+            the application's store or repository (``store.clock``). Every shard carries
+            it, to whatever runs it.
         batch_size: Rows per batch.
         progress: Called after every batch of every shard (``None``: quiet).
         runner: Runs the shards elsewhere, e.g. ``lambda shards: pool.map(partial(
             run_shard_with, factory), shards)`` with a process pool; default: one after the
             other here. A ``rebuild`` runs its data shards before its index shards.
     """
-    shards = plan_shards(backend, index, job)
+    shards = plan_shards(backend, index, job, clock=clock)
     reports: list[ShardReport] = []
     for side in ("data", "index"):
         part = [s for s in shards if s.side == side]
@@ -340,24 +357,19 @@ def _data_batch(
     tally: _Tally,
 ) -> None:
     """Check (and with backfill/rebuild write) the entries the data rows call for."""
-    mapper = indexed.repository.mapper
+    repo = indexed.repository
     backend = indexed.backend
     wanted: list[tuple[RowResult, Any, bytes]] = []
-    loaded: dict[bytes, Any] = {}
-    odd = []
-    for result in chunk:
-        try:
-            loaded[result.row] = mapper.from_row(result)
-        except DecodeError:
-            odd.append(result.row)
-    if odd:  # e.g. a locked row deleted or claimed over Thrift1: read it as readers do
-        loaded.update(indexed.load_rows(odd))
     for result in chunk:
         tally.counts["rows"] += 1
-        obj = loaded.get(result.row)
+        try:
+            # As every reader decodes a row: a locked row deleted over Thrift1, or whose
+            # first save is in flight, is no row.
+            obj = repo.load(result)
+        except DecodeError:
+            tally.add("undecodable", result.row)
+            continue
         if obj is None:
-            if result.row in odd and indexed.repository.info.version_field is None:
-                tally.add("undecodable", result.row)
             continue
         entry_row = index.row_of(obj, result.row)
         if entry_row is not None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import os
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import timedelta
@@ -156,7 +155,7 @@ class IndexedRepository(Generic[M]):
     Args:
         repository: The data repository; its write stamps order the index writes.
         indexes: The indexes of its model.
-        token_secret: HMAC key for page tokens (as for :class:`Repository`).
+        token_secret: HMAC key for page tokens; default: the repository's.
 
     Raises:
         ValidationError: An index of another model, or two indexes with one name.
@@ -184,7 +183,7 @@ class IndexedRepository(Generic[M]):
                 raise ValidationError("two indexes share a name", value=index.name)
             self.indexes[index.name] = index
         self.stats = IndexStats()
-        self._tokens = TokenCodec(token_secret or os.urandom(32))
+        self._tokens = repository.tokens if token_secret is None else TokenCodec(token_secret)
 
     # --- plumbing -----------------------------------------------------------------------
 

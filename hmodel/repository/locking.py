@@ -77,16 +77,32 @@ class Locking:
 
     # --- reads --------------------------------------------------------------------------
 
+    def deleted(self, result: RowResult) -> bool:
+        """Whether ``result`` (read with the version column) is a row deleted over Thrift1.
+
+        Its version cell is ``b""``: whatever other cells the row holds, it is no row.
+        """
+        return result.value(self.version.column) == b""
+
     def read(self, result: RowResult) -> tuple[RowResult, int, bytes | None] | None:
         """Split a row into its data cells, the version a reader sees, and the cell's bytes.
 
-        ``None`` when the row holds no data cell: never saved, deleted (the version cell
-        of a Thrift1 delete stays as ``b""``), or a first save whose data is not there yet.
+        The one place every read of a locked model (get, get_many, scans, pages, record
+        types, index reads, index jobs) decides whether a row exists. ``None`` when:
+
+        * the version cell is ``b""``: the row was deleted over Thrift1 (its version cell
+          stays as that tombstone). Any other cell left in the row (an entry put by
+          :meth:`~hmodel.repository.Repository.put_entries` or a counter incremented after
+          the delete, a cell of an older release's delete) does not bring the row back;
+        * the row holds no data cell: never saved, or a first save whose data is not
+          there yet.
         """
         column = self.version.column
         raw = result.value(column)
         if raw is None:
             return result, 0, None
+        if self.deleted(result):
+            return None
         cells = {c: cell for c, cell in result.cells.items() if c != column}
         if not cells:
             return None
@@ -279,10 +295,27 @@ class Locking:
             )
             raise
 
+    def _entries_beside(self, row: bytes) -> RowResult | None:
+        """The prefixed-map entries in the version cell's family (one ``get``; none if none).
+
+        Read under the delete's claim: no locked save of the row can add any meanwhile.
+        """
+        family = self.version.column.partition(b":")[0]
+        if family not in self.mapper.previous_families():
+            return None
+        found = self.backend.get(self.table, [row], columns=[family])
+        return found[0] if found else None
+
     def delete(self, obj: object, row: bytes, *, at: int | None = None) -> None:
         """Delete the row if its version is the one ``obj`` was read with.
 
         ``at``: a stamp reserved earlier with :meth:`plan_delete` (see :meth:`plan_save`).
+
+        Atomic: one ``check_and_mutate`` deleting the whole row. Over Thrift1: a claim,
+        a read of the prefixed-map entries sharing the version cell's family (only for a
+        model that has such a map), one ``mutateRowsTs`` deleting every cell but the
+        version cell, and a commit that leaves the version cell as ``b""``, which every
+        read takes for "no row" whatever other cells the row still holds.
 
         Raises:
             ConflictError: The stored version is not the one read (or the row is gone).
@@ -298,13 +331,15 @@ class Locking:
             return
         # Thrift1: the version cell is server-stamped, so it is never deleted (a delete at
         # our stamp might not mask it); it is set to b"", which reads as "no row" and
-        # which an insert's check (expected None) accepts.
+        # which an insert's check (expected None) accepts. Its family cannot be deleted
+        # whole, so the entries of prefixed maps sharing it are read and deleted by name.
         marker = self.version.pending(current, stamp)
         if not self.backend.check_and_put(
             self.table, row, column, expected, Put(row, column, marker)
         ):
             raise self._refused(expected, current, row)
-        self._write_claimed(row, expected, marker, self.mapper.delete_except(row, column, stamp))
+        deletes = self.mapper.delete_except(row, column, stamp, self._entries_beside(row))
+        self._write_claimed(row, expected, marker, deletes)
         if not self.backend.check_and_put(self.table, row, column, marker, Put(row, column, b"")):
             raise OutcomeUnknownError(
                 "this delete stalled past the lock lease and another writer took the row "

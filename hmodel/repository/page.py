@@ -6,12 +6,13 @@ import base64
 import hashlib
 import hmac
 import json
+import os
 from collections.abc import Iterator, Sequence
 from typing import Generic, TypeVar
 
 import attrs
 
-from hmodel.errors import DecodeError, TokenError
+from hmodel.errors import DecodeError, TokenError, ValidationError
 
 __all__ = ["Page", "Position", "TokenCodec"]
 
@@ -19,6 +20,10 @@ T = TypeVar("T")
 
 _MAC_BYTES = 16
 _VERSION = 1
+
+#: The default HMAC key of page tokens: random, made once per process and shared by every
+#: repository, store and indexed repository of the process that is given no secret.
+_PROCESS_SECRET = os.urandom(32)
 
 
 @attrs.frozen
@@ -66,12 +71,31 @@ class TokenCodec:
     :class:`~hmodel.errors.TokenError`.
 
     Args:
-        secret: The HMAC key. Tokens are unforgeable only if it is secret: pass the same
-            secret to every process that must accept each other's tokens.
+        secret: The HMAC key (non-empty bytes). Tokens are unforgeable only if it is
+            secret. ``None``: the process's default key, random, made once per process
+            and shared by every codec of the process given no key, so an object built per
+            request (a store, a repository, an indexed repository) accepts the tokens of
+            another; tokens then verify in this process only, until it exits. A service
+            running several processes (workers, replicas, restarts) must pass the same
+            secret to every one of them.
+
+    Raises:
+        ValidationError: ``secret`` is not ``None`` or non-empty bytes.
     """
 
-    def __init__(self, secret: bytes) -> None:
-        self._secret = secret
+    def __init__(self, secret: bytes | None = None) -> None:
+        if secret is not None and (not isinstance(secret, bytes) or not secret):
+            raise ValidationError(
+                "token_secret is non-empty bytes (or None: the process's default)",
+                field="token_secret",
+            )
+        self._configured = secret is not None
+        self._secret = _PROCESS_SECRET if secret is None else secret
+
+    @property
+    def configured(self) -> bool:
+        """Whether the key was given (else: the process's default key)."""
+        return self._configured
 
     def _mac(self, payload: bytes) -> bytes:
         return hmac.new(self._secret, payload, hashlib.sha256).digest()[:_MAC_BYTES]
@@ -93,7 +117,9 @@ class TokenCodec:
         """Verify ``token`` and return its positions, one per key range of the query.
 
         Raises:
-            TokenError: Malformed, tampered with, or issued for another query.
+            TokenError: Malformed, tampered with, signed with another key (another
+                process's default key, without a configured secret), or issued for
+                another query.
         """
         try:
             raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
@@ -101,7 +127,17 @@ class TokenCodec:
             raise TokenError("resume token is not base64url", value=token) from exc
         payload, mac = raw[:-_MAC_BYTES], raw[-_MAC_BYTES:]
         if len(raw) <= _MAC_BYTES or not hmac.compare_digest(mac, self._mac(payload)):
-            raise TokenError("resume token was altered or signed with another secret", value=token)
+            raise TokenError(
+                "resume token was altered or signed with another secret"
+                + (
+                    ": this token_secret is not the one that signed it"
+                    if self._configured
+                    else ": no token_secret is configured, so tokens verify only in the "
+                    "process that issued them, until it exits; a service running several "
+                    "processes must pass the same token_secret to each"
+                ),
+                value=token,
+            )
         try:
             body = json.loads(payload)
             if body["v"] != _VERSION:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import timedelta
 from typing import Any, Generic, Literal, TypeVar
@@ -49,9 +48,6 @@ __all__ = ["OnError", "Repository"]
 
 M = TypeVar("M")
 
-#: The default page-token key: random, shared by the repositories of one process.
-_PROCESS_SECRET = os.urandom(32)
-
 #: The defaults of a Query's parts: a keyword left at its default was not given.
 _DEFAULTS: dict[str, Any] = {
     "low": None,
@@ -96,8 +92,9 @@ class Repository(Generic[M]):
         clock: Epoch-millisecond clock the write stamps follow (and lock leases).
         stamps: The write stamps to use; default: the process's stamps for ``clock``.
         token_secret: HMAC key for page tokens. Processes that accept each other's tokens
-            must share it; the default is random per process (tokens then survive
-            repositories built per request, but not a restart or another process).
+            must share it; the default is random per process and shared by every
+            repository, store and indexed repository of the process (tokens then survive
+            objects built per request, but not a restart or another process).
         listeners: Callables told of a :class:`QueryEvent` after every call.
         scan_batch_size: Rows per round trip of scans.
         lock_lease: Over Thrift1 only: how long a half-finished locked save blocks other
@@ -123,7 +120,7 @@ class Repository(Generic[M]):
         self.table = self.info.table.full_name
         self._stamps = stamps if stamps is not None else stamps_for(clock)
         self._clock = self._stamps.clock
-        self._tokens = TokenCodec(token_secret or _PROCESS_SECRET)
+        self._tokens = TokenCodec(token_secret)
         self._instrument = Instrument(self.table, backend, listeners)
         self._batch_size = scan_batch_size
         self._identity = IdentityMap()
@@ -156,6 +153,11 @@ class Repository(Generic[M]):
     def stamps(self) -> WriteStamps:
         """The write stamps of this repository's writes."""
         return self._stamps
+
+    @property
+    def tokens(self) -> TokenCodec:
+        """The codec of this repository's page tokens (its ``token_secret``)."""
+        return self._tokens
 
     def add_listener(self, listener: Listener) -> None:
         """Tell ``listener`` of every later call's :class:`QueryEvent`."""
@@ -428,18 +430,48 @@ class Repository(Generic[M]):
         """Read some fields of one row as a dict (key fields included), in one round trip.
 
         For projections that leave out required fields, which :meth:`get` cannot build a
-        model from. ``None`` when the row has none of the fields' cells.
+        model from. ``None`` when the row has none of the fields' cells, or is a locked row
+        deleted over Thrift1 (see :meth:`load`).
         """
         row = self.mapper.key_of_values(key)
         if isinstance(fields, str):
             raise QueryError("fields is a collection of names, not one string", field=fields)
         columns = self.mapper.columns(list(fields))
         with self._instrument.call("get_fields", rows=(row,)) as call:
-            results = self.backend.get(self.table, [row], columns=columns)
+            results = self.backend.get(self.table, [row], columns=self._with_version(columns))
             call.results = len(results)
+        result = self._unless_deleted(results, columns)
+        return None if result is None else self.mapper.decode_fields(result, fields)
+
+    def _with_version(self, columns: Sequence[bytes]) -> list[bytes]:
+        """``columns`` and, for a locked model, the version column (to tell a deleted row)."""
+        if self._version is None:
+            return list(columns)
+        column = self._version.column
+        if column in columns or column.partition(b":")[0] in columns:  # a family read whole
+            return list(columns)
+        return [*columns, column]
+
+    def _unless_deleted(
+        self, results: Sequence[RowResult], columns: Sequence[bytes]
+    ) -> RowResult | None:
+        """The row read with :meth:`_with_version`, as if read with ``columns`` alone.
+
+        ``None`` when there is no row, it holds none of ``columns``, or it is a locked row
+        deleted over Thrift1 (:meth:`Locking.deleted`).
+        """
         if not results:
             return None
-        return self.mapper.decode_fields(results[0], fields)
+        result = results[0]
+        if self._locking is None or self._version is None:
+            return result
+        if self._locking.deleted(result):
+            return None
+        column = self._version.column
+        if column in columns or column.partition(b":")[0] in columns:
+            return result
+        cells = {c: cell for c, cell in result.cells.items() if c != column}
+        return RowResult(result.row, cells) if cells else None
 
     def history(
         self, field: str, *, limit: int | None = None, before: int | None = None, **key: Any
@@ -1146,15 +1178,69 @@ class Repository(Generic[M]):
             self.backend.mutate(self.table, mutations)
             call.results = len(mutations)
 
+    def change_entries(
+        self,
+        key: Mapping[str, Any],
+        field: str,
+        *,
+        put: Mapping[Any, Any] | None = None,
+        remove: Sequence[Any] = (),
+    ) -> None:
+        """Put some entries and remove others of one row's map field in **one** mutation.
+
+        The atomic map-entry change of R10: renaming a child ``f_a`` to ``f_b`` in a
+        directory row is ``put={"f_b": ...}, remove=["f_a"]``. The puts and the deletes
+        share one write stamp of the row (so a later write of this process is never
+        hidden by these deletes, and these puts by an earlier one) and travel in one
+        ``mutate`` call: on the memory engine and Thrift2 (``mutateRow``) one atomic row
+        operation, so a reader sees the entries before or after, never in between. Over
+        Thrift1 the call is one ``mutateRowsTs`` (two when the model has a TTL: the puts
+        carry it, the deletes cannot), and HBase's Thrift1 server applies a call's puts
+        and then its deletes as two row operations: a reader in between sees the new
+        entries and the old ones together, never neither. Other entries are left alone.
+
+        Args:
+            key: Every key field of the row.
+            field: The map field.
+            put: Entries to add or overwrite.
+            remove: Keys of the entries to delete (removing an absent entry is no error).
+
+        Round trips: one (none when both ``put`` and ``remove`` are empty).
+
+        Raises:
+            ValidationError: Not a map field, an invalid key or entry, a key both put and
+                removed (the delete would hide the put: HBase's delete wins a tie), or a
+                model with a version field (the change would bypass the version check:
+                use :meth:`save`). Nothing is written.
+        """
+        if self._locking is not None:
+            raise ValidationError(
+                "changing map entries would bypass the version check; use save()",
+                table=self.table,
+                field=field,
+            )
+        row = self.mapper.key_of_values(key)
+        stamp = self._stamps.next(rows=(row,))
+        mutations = self.mapper.map_change(
+            dict(key), field, {} if put is None else put, remove, timestamp=stamp
+        )
+        if not mutations:
+            return
+        with self._instrument.call("change_entries", rows=(row,)) as call:
+            self.backend.mutate(self.table, mutations)
+            call.results = len(mutations)
+
     def get_entries(
         self, key: Mapping[str, Any], field: str, names: Sequence[Any] | None = None
     ) -> dict[Any, Any]:
-        """Read a map field whole, or only the entries named (one round trip)."""
+        """Read a map field whole, or only the entries named (one round trip).
+
+        A locked row deleted over Thrift1 has no entries (see :meth:`load`).
+        """
         row = self.mapper.key_of_values(key)
         columns = self.mapper.map_columns(field, names)
         with self._instrument.call("get_entries", rows=(row,)) as call:
-            results = self.backend.get(self.table, [row], columns=columns)
+            results = self.backend.get(self.table, [row], columns=self._with_version(columns))
             call.results = len(results)
-        if not results:
-            return {}
-        return self.mapper.map_entries(field, results[0])
+        result = self._unless_deleted(results, columns)
+        return {} if result is None else self.mapper.map_entries(field, result)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any, TypeVar
@@ -32,7 +31,10 @@ class Store:
         backend: Any :class:`~hmodel.backend.base.Backend`.
         clock: Epoch-ms clock the write stamps follow (and lock leases).
         stamps: The write stamps; default: the process's stamps for ``clock``.
-        token_secret: HMAC key of page tokens; default: random per process.
+        token_secret: HMAC key of page tokens; default: the process's random key, shared
+            by every store and repository of the process (a store built per request
+            serves the next page of another's token). A service running several
+            processes must pass the same secret to each.
         listeners: Told of every :class:`QueryEvent` of every repository and unit of work.
         scan_batch_size: Rows per round trip of scans.
         lock_lease: Over Thrift1, how long a half-finished locked save blocks writers.
@@ -68,7 +70,7 @@ class Store:
         self.backend = backend
         self.clock = clock
         self.stamps = stamps if stamps is not None else stamps_for(clock)
-        self.token_secret = token_secret or os.urandom(32)
+        self.token_secret = token_secret
         self._listeners = list(listeners)
         self._options: dict[str, Any] = {
             "scan_batch_size": scan_batch_size,

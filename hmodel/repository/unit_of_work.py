@@ -199,6 +199,37 @@ class UnitOfWork:
         columns = {m.column for m in deletes}
         self._add(mapper, row, deletes, columns.__contains__)
 
+    def change_entries(
+        self,
+        model: type,
+        key: Mapping[str, Any],
+        field: str,
+        *,
+        put: Mapping[Any, Any] | None = None,
+        remove: Sequence[Any] = (),
+    ) -> None:
+        """Queue a map-entry change of one row (as :meth:`Repository.change_entries`).
+
+        Its puts and deletes travel in the table's one ``mutate`` of the commit, at the
+        unit's one stamp. Atomic on the row on the memory engine (the whole call is), and
+        over Thrift2 when the row is the only one the unit writes to its table (one
+        ``mutateRow``; with other rows the table's puts go in one ``putMultiple`` and its
+        deletes in a ``deleteMultiple`` after it). Over Thrift1 the server applies the
+        call's puts, then its deletes. Where not atomic, a reader in between sees the new
+        entries and the old ones together, never neither: use
+        :meth:`Repository.change_entries` for a change that must be atomic.
+
+        Raises:
+            ValidationError: As :meth:`Repository.change_entries`; nothing is queued.
+        """
+        mapper = self._mapper(model)
+        row = mapper.key_of(**key)
+        changed = mapper.map_change(
+            dict(key), field, {} if put is None else put, remove, timestamp=_WRITE
+        )
+        columns = {m.column for m in changed}
+        self._add(mapper, row, changed, columns.__contains__)
+
     def increment(self, model: type, key: Mapping[str, Any], **amounts: int) -> None:
         """Queue counter increments of one row (sent after the unit's mutations, F10)."""
         mapper = self._mapper(model)

@@ -12,6 +12,7 @@ import pytest
 from hmodel.backend.base import Backend, Put
 from hmodel.backend.memory import MemoryBackend
 from hmodel.backend.thrift import ThriftBackend
+from hmodel.clock import ManualClock, system_clock
 from hmodel.patterns.index import Index
 from hmodel.patterns.index_job import (
     JobReport,
@@ -172,3 +173,51 @@ def test_shards_are_pure_data() -> None:
     assert pickle.loads(pickle.dumps(shard)) == shard
     with pytest.raises(AttributeError):
         shard.start = b"c"  # type: ignore[misc]
+
+
+# --- the jobs' clock: the grace is judged as readers judge it ------------------------------
+
+
+@pytest.mark.parametrize(
+    "start",
+    [1_700_000_000_000, 4_000_000_000_000],
+    ids=["clock-behind-the-system", "clock-ahead-of-the-system"],
+)
+def test_jobs_judge_the_grace_by_the_readers_clock(backend: Backend, start: int) -> None:
+    """An unverified entry is pending for jobs exactly while readers think it in flight."""
+    clock = ManualClock(start)
+    repo = Repository(Item, backend, clock=clock)
+    repo.create_table()
+    backend.create_table(ITEMS_BY_COLOUR)
+    index = colour_index()
+    item = repo.save(Item(item_id="i1", colour="red", size=1))
+    tag = clock()  # a writer that died after its data write: its entry stays unverified
+    entry_row = index.row_of(item, repo.mapper.rowkey(item))
+    assert entry_row is not None
+    backend.mutate(
+        index.table.full_name,
+        index.entry_puts(entry_row, item, verified=False, tag=tag, timestamp=tag),
+    )
+    readers = IndexedRepository(repo, [index])
+    assert not readers.expired(index, tag)
+    young = run_job(backend, index, "verify", clock=clock)
+    assert (young.counts["pending"], young.counts["stale"]) == (1, 0)
+    clock.advance(index.grace_ms + 1)
+    assert readers.expired(index, tag)
+    old = run_job(backend, index, "verify", clock=clock)
+    assert (old.counts["pending"], old.counts["stale"]) == (0, 1)
+    assert run_job(backend, index, "rebuild", clock=clock).counts["written"] == 1
+    assert run_job(backend, index, "verify", clock=clock).problems == 0
+
+
+def test_a_shard_carries_its_clock_to_the_worker() -> None:
+    """plan_shards puts the clock in every shard; a ManualClock pickles as its time."""
+    backend = MemoryBackend()
+    backend.create_table(Table("item", [Family("i")]))
+    backend.create_table(ITEMS_BY_COLOUR)
+    clock = ManualClock(4_000_000_000_000)
+    shards = plan_shards(backend, colour_index(), "verify", clock=clock)
+    assert all(s.clock is clock for s in shards)
+    copied = pickle.loads(pickle.dumps(shards))
+    assert copied == shards and copied[0].clock() == clock()
+    assert plan_shards(backend, colour_index(), "verify")[0].clock is system_clock
