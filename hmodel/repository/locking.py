@@ -42,7 +42,9 @@ class Locking:
     atomic writer on one table would compare server and client stamps of the version cell.
     * **claimed** (HBase's Thrift1 API, whose ``checkAndPut`` carries one cell): a
       check-and-put turns the version cell into a pending marker (the claim), one
-      ``mutateRowsTs`` writes the data (atomic on the row), a second check-and-put commits
+      ``mutateRowsTs`` writes the data (HBase's Thrift1 handler applies its puts, then its
+      deletes, as two row operations: a reader may briefly see the new version with a
+      field set to ``None`` still holding its old value), a second check-and-put commits
       the version. Readers see the version the save started from until its data is there,
       and the new one after. A claim blocks other writers for ``lease_ms``.
 

@@ -89,8 +89,9 @@ class VersionCell:
         """The version a reader sees, given the row's other cells.
 
         A pending marker reads as the version it will commit once the save's data is
-        there (a data cell carries its timestamp: the data mutation is atomic on the row,
-        so one such cell means all of them), and as the version it started from before.
+        there (a data cell carries its timestamp: the data's puts are one row operation,
+        so one such cell means all of them; over Thrift1 the deletes of fields set to
+        ``None`` follow as a second one), and as the version it started from before.
 
         Raises:
             DecodeError: The cell is neither a version nor a marker.
