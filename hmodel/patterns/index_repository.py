@@ -659,7 +659,7 @@ class IndexedRepository(Generic[M]):
                 if not verified and new_row is not None and new is not None:
                     self._reassert(index, new_row, new, row, tag)
                 if old_row is not None and drop:
-                    self._guarded(index, old_row, unverified, drop)
+                    self._drop_old(index, old_row, drop, tag)
             else:
                 plain.setdefault(index.table.full_name, []).extend(verify + drop)
         for table, writes in plain.items():
@@ -671,9 +671,17 @@ class IndexedRepository(Generic[M]):
         for claim in claims:
             index = claim.index
             mine = index.status(False, tag, row)
+            owned = index.status(True, tag, row)
             if claim.releasing:
-                self.put_status_if(index, claim.entry_row, mine, b"")
-            elif not self.put_status_if(index, claim.entry_row, mine, index.status(True, tag, row)):
+                if not self.put_status_if(index, claim.entry_row, mine, b""):
+                    # A read repair may have verified it at this write's tag: still ours.
+                    self.put_status_if(index, claim.entry_row, owned, b"")
+            elif (
+                not self.put_status_if(index, claim.entry_row, mine, owned)
+                # A read repair verifies it at this write's tag once the data row has
+                # landed: the claim is then still this write's.
+                and self._read_status(index, claim.entry_row) != owned
+            ):
                 self.stats.add("guard_refused")
                 lost = claim
         if lost is not None:
@@ -683,6 +691,22 @@ class IndexedRepository(Generic[M]):
                 "written and another row may hold the value: read both and change one",
                 table=lost.index.table.full_name,
                 row=row,
+            )
+
+    def _drop_old(self, index: Index[M], old_row: bytes, drop: list[Mutation], tag: int) -> None:
+        """Step 3 of an old entry: delete it, guarded by this write's tag.
+
+        The entry holds ``00 + tag`` (re-marked at step 1), or ``01 + tag`` if this write
+        stalled past the grace and a read repair, reading the data row before the data
+        write landed, verified it again (a repair keeps the entry's tag): only this write
+        ever writes its tag, so that entry is still this write's to delete. Any other
+        status is a later write's: left.
+        """
+        if self._guarded(index, old_row, index.status(False, tag), drop):
+            return
+        if self._read_status(index, old_row) == index.status(True, tag):
+            self.backend.check_and_mutate(
+                index.table.full_name, old_row, index.status_column, index.status(True, tag), drop
             )
 
     def _reassert(self, index: Index[M], entry_row: bytes, new: M, row: bytes, tag: int) -> None:

@@ -54,6 +54,18 @@ def state_of(order: Order | None) -> State:
     return None if order is None else (order.status, order.total, order.customer)
 
 
+def fetch_all(fetch: Callable[[str | None], Any]) -> list[Any]:
+    """Every item of a paged query: ``fetch(token)`` returns one page."""
+    items: list[Any] = []
+    token = None
+    while True:
+        page = fetch(token)
+        items.extend(page.items)
+        token = page.next_token
+        if token is None:
+            return items
+
+
 @attrs.define
 class Figures:
     """What a fault-injection run did and found."""
@@ -147,14 +159,14 @@ class Run:
         self.count("queries")
         try:
             if covered:
-                found = self._all(
+                found = fetch_all(
                     lambda t: self.orders.page_covered(
                         "order_by_status", size, {"status": status}, token=t
                     )
                 )
                 rows = {d["order_id"]: (d["status"], d["total"]) for d in found}
             else:
-                models = self._all(
+                models = fetch_all(
                     lambda t: self.orders.page("order_by_status", size, {"status": status}, token=t)
                 )
                 rows = {o.order_id: (o.status, o.total) for o in models}
@@ -190,17 +202,6 @@ class Run:
                 self.fail(f"customer query {customer} [{low}, {high}) missed {oid} ({states})")
             if not any(inside) and oid in got:
                 self.fail(f"customer query {customer} [{low}, {high}) returned {oid} ({states})")
-
-    @staticmethod
-    def _all(fetch: Callable[[str | None], Any]) -> list[Any]:
-        items: list[Any] = []
-        token = None
-        while True:
-            page = fetch(token)
-            items.extend(page.items)
-            token = page.next_token
-            if token is None:
-                return items
 
     # --- users (unique) -----------------------------------------------------------------
 
@@ -292,7 +293,7 @@ class Run:
             want = {o.order_id: o.total for o in orders if o.status == status}
             got = {
                 d["order_id"]: d["total"]
-                for d in self._all(
+                for d in fetch_all(
                     lambda t, s=status: self.orders.page_covered(
                         "order_by_status", 50, {"status": s}, token=t
                     )
