@@ -26,6 +26,7 @@ __all__ = [
     "InputError",
     "KeyDecodeError",
     "KeyEncodeError",
+    "LeaseExpiredError",
     "MigrationRefusedError",
     "MonotonicKeyWarning",
     "NotFoundError",
@@ -190,6 +191,17 @@ class UniqueViolationError(ConflictError):
 
     Also raised while another write claims the value and has not finished (within the
     index's ``grace``): the value is taken, or about to be.
+    """
+
+
+class LeaseExpiredError(ConflictError):
+    """A write stalled past its lease before its data write, and was abandoned (I1).
+
+    A secondary index's protocol lets readers repair, and other writers take over, what
+    a write left unfinished for longer than the index's ``grace``; a write that finds,
+    just before its data write, that more than half the grace has passed since it began
+    gives up instead of racing them. Nothing of its data was written (as for every
+    :class:`ConflictError`): read the row and retry.
     """
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from datetime import timedelta
 from typing import Any, Literal
 
 import attrs
@@ -59,6 +60,10 @@ class Shard:
             index's ``grace`` (``pending`` or ``stale``), exactly as readers judge it
             (:meth:`IndexedRepository.expired`): pass the clock of the application's
             store or repository. Not compared by ``==``.
+        lock_lease_ms: The lock lease of the application's repositories (their
+            ``lock_lease``): over Thrift1, a rebuild that fences a write in transit
+            (:meth:`IndexedRepository.repair`) cannot save a row claimed by a locked save
+            younger than it, and leaves its entries ``pending``.
     """
 
     job: Job
@@ -68,6 +73,7 @@ class Shard:
     stop: bytes
     number: int = 0
     clock: Clock = attrs.field(default=system_clock, eq=False, repr=False)
+    lock_lease_ms: int = 30_000
 
 
 @attrs.frozen
@@ -162,7 +168,12 @@ class JobReport:
 
 
 def plan_shards(
-    backend: Backend, index: Index[Any], job: Job, *, clock: Clock = system_clock
+    backend: Backend,
+    index: Index[Any],
+    job: Job,
+    *,
+    clock: Clock = system_clock,
+    lock_lease: timedelta = timedelta(seconds=30),
 ) -> list[Shard]:
     """Split a job by region into shards (one or two round trips).
 
@@ -170,16 +181,18 @@ def plan_shards(
     region of the index table. The shards are independent: run them in any order, in
     parallel, each resumable. Each carries ``clock`` (see :attr:`Shard.clock`): pass the
     clock the application's repositories use (``store.clock``), so that the job and the
-    readers agree on which unverified entries are past the grace.
+    readers agree on which unverified entries are past the grace, and ``lock_lease``
+    (see :attr:`Shard.lock_lease_ms`).
     """
     data_table = index.mapper.info.table.full_name
+    lease = int(lock_lease.total_seconds() * 1000)
     shards = [
-        Shard(job, "data", index, region.start, region.end, number, clock)
+        Shard(job, "data", index, region.start, region.end, number, clock, lease)
         for number, region in enumerate(backend.regions(data_table))
     ]
     if job != "backfill":
         shards += [
-            Shard(job, "index", index, region.start, region.end, number, clock)
+            Shard(job, "index", index, region.start, region.end, number, clock, lease)
             for number, region in enumerate(backend.regions(index.table.full_name))
         ]
     return shards
@@ -243,7 +256,13 @@ def run_shard(
         The counts of this run (not of earlier runs resumed from), with the checkpoint.
     """
     index = shard.index
-    indexed = IndexedRepository(Repository(index.model, backend, clock=shard.clock), [index])
+    repository = Repository(
+        index.model,
+        backend,
+        clock=shard.clock,
+        lock_lease=timedelta(milliseconds=shard.lock_lease_ms),
+    )
+    indexed = IndexedRepository(repository, [index])
     repo = indexed.repository
     if shard.side == "data":
         table = repo.table
@@ -308,6 +327,7 @@ def run_job(
     job: Job,
     *,
     clock: Clock = system_clock,
+    lock_lease: timedelta = timedelta(seconds=30),
     batch_size: int = 500,
     progress: Progress | None = None,
     runner: Callable[[Sequence[Shard]], Iterable[ShardReport]] | None = None,
@@ -321,13 +341,15 @@ def run_job(
         clock: Judges the grace of unverified entries, as readers do: pass the clock of
             the application's store or repository (``store.clock``). Every shard carries
             it, to whatever runs it.
+        lock_lease: The ``lock_lease`` of the application's repositories (see
+            :attr:`Shard.lock_lease_ms`).
         batch_size: Rows per batch.
         progress: Called after every batch of every shard (``None``: quiet).
         runner: Runs the shards elsewhere, e.g. ``lambda shards: pool.map(partial(
             run_shard_with, factory), shards)`` with a process pool; default: one after the
             other here. A ``rebuild`` runs its data shards before its index shards.
     """
-    shards = plan_shards(backend, index, job, clock=clock)
+    shards = plan_shards(backend, index, job, clock=clock, lock_lease=lock_lease)
     reports: list[ShardReport] = []
     for side in ("data", "index"):
         part = [s for s in shards if s.side == side]
@@ -411,11 +433,27 @@ def _data_batch(
         if not entry.verified and not indexed.expired(index, entry.tag):
             tally.add("pending", entry.row)
             continue
+        if not entry.verified and _landing(indexed, index, entry, obj, result):
+            # The write that tagged it may still be landing its data: verify cannot judge
+            # it; rebuild fences that write first (IndexedRepository.repair(fence=True)).
+            deferred = indexed.stats.repair_deferred
+            if repair:
+                _rewrite(indexed, index, entry, obj=obj, result=result, tally=tally)
+            if not repair or indexed.stats.repair_deferred > deferred:
+                tally.add("pending", entry.row)
+            continue
         tally.add("stale", entry.row)
         if repair:
             _rewrite(indexed, index, entry, obj=obj, result=result, tally=tally)
     if puts:
         backend.mutate(index.table.full_name, puts)
+
+
+def _landing(
+    indexed: IndexedRepository[Any], index: Index[Any], entry: Entry, obj: Any, result: RowResult
+) -> bool:
+    """Whether an unverified entry holds its data row's values from a row older than its tag."""
+    return index.points_at(entry, obj) and indexed.repository.newest_stamp(result) < entry.tag
 
 
 def _rewrite(
@@ -434,7 +472,8 @@ def _rewrite(
         ):
             tally.counts["written"] += 1
         return
-    if indexed.repair(index, entry, obj):
+    stamp = indexed.repository.newest_stamp(result)
+    if indexed.repair(index, entry, obj, data_stamp=stamp, fence=True):
         tally.counts["written"] += 1
 
 

@@ -17,6 +17,7 @@ from hmodel.errors import (
     ConflictError,
     DecodeError,
     HModelError,
+    LeaseExpiredError,
     NotFoundError,
     QueryError,
     TableExistsError,
@@ -83,6 +84,10 @@ class IndexStats:
             repair had removed them while the write stalled past the grace.
         repair_failed: Read repairs that failed (a backend error): the read still
             answered; the entry stays for a later repair.
+        repair_deferred: Entries a read repair left unverified because the data row it
+            read was older than the entry's tag (see :meth:`IndexedRepository.repair`).
+        fenced: Data rows the rebuild job saved again (same values, a new version) to
+            fence a write in transit before verifying its entry.
     """
 
     served_from_index: int = 0
@@ -93,6 +98,8 @@ class IndexStats:
     guard_refused: int = 0
     reasserted: int = 0
     repair_failed: int = 0
+    repair_deferred: int = 0
+    fenced: int = 0
     _lock: threading.Lock = attrs.field(factory=threading.Lock, repr=False, eq=False)
 
     def add(self, name: str, amount: int = 1) -> None:
@@ -247,6 +254,27 @@ class IndexedRepository(Generic[M]):
                 found[row] = obj
         return found
 
+    def load_stamped(self, rows: Sequence[bytes]) -> dict[bytes, tuple[M | None, int]]:
+        """The models at data rowkeys ``rows``, each with its row's newest write stamp.
+
+        ``(None, 0)`` for a missing row; ``(None, stamp)`` for one that does not decode.
+        One ``get`` round trip (none for no rows). The stamp tells a read repair whether
+        the row it read is as new as an entry's tag (see :meth:`repair`).
+        """
+        repo = self.repository
+        unique = list(dict.fromkeys(rows))
+        found: dict[bytes, tuple[M | None, int]] = dict.fromkeys(unique, (None, 0))
+        if not unique:
+            return found
+        columns = list(repo.mapper.columns(None))  # the model's own, as get_many reads
+        for result in self.backend.get(repo.table, unique, columns=columns):
+            try:
+                obj = repo.load(result)
+            except DecodeError:
+                obj = None
+            found[result.row] = (obj, repo.newest_stamp(result))
+        return found
+
     def _read_status(self, index: Index[M], row: bytes) -> bytes | None:
         got = self.backend.get(index.table.full_name, [row], columns=[index.status_column])
         return got[0].value(index.status_column) if got else None
@@ -374,7 +402,7 @@ class IndexedRepository(Generic[M]):
         claims = self._own(new_rows, old_rows, row, tag)
         try:
             self._unverify(new_rows, old_rows, obj, tag)
-            self._check_lease(claims, row, tag)
+            self._check_lease(row, tag)
         except HModelError:
             self._restore(claims, row, tag)  # no data was written
             raise
@@ -408,6 +436,7 @@ class IndexedRepository(Generic[M]):
         claims = self._own({}, old_rows, row, tag)
         try:
             self._unverify({}, old_rows, None, tag)
+            self._check_lease(row, tag)
         except HModelError:
             self._restore(claims, row, tag)
             raise
@@ -568,25 +597,31 @@ class IndexedRepository(Generic[M]):
             except HModelError:
                 continue
 
-    def _check_lease(self, claims: Sequence[_Claim], row: bytes, tag: int) -> None:
-        """Before the data write: refuse it if a stall let another write take a claim over.
+    def _check_lease(self, row: bytes, tag: int) -> None:
+        """Before the data write: abandon a write already half a grace old (its lease).
 
-        Only needed once half an index's grace has passed since the tag (no writer takes
-        over a claim younger than the grace), so a prompt save reads nothing here.
+        Readers repair an unverified entry, and writers take a claim over, only once it
+        is older than its index's grace. A write that sends its data write no later than
+        half the grace after its tag has it landed by then, provided a request lands
+        within the other half (keep the Thrift timeouts below it). A write that stalled
+        longer is abandoned here, before its data write, so a stall never lets a reader
+        act on a write that is still to land.
 
         Raises:
-            UniqueViolationError: A claim of this write was taken over; nothing written.
+            LeaseExpiredError: More than half the shortest grace passed since the tag;
+                no data was written (the claims are given back by the caller).
         """
-        late = [c for c in claims if self.stamps.clock() - tag > c.index.grace_ms // 2]
-        for claim in late:
-            index = claim.index
-            if self._read_status(index, claim.entry_row) != index.status(False, tag, row):
-                raise UniqueViolationError(
-                    f"unique index {index.name!r}: this write stalled past the grace and its "
-                    "claim on the value was taken over; nothing was written",
-                    table=index.table.full_name,
-                    row=row,
-                )
+        if not self.indexes:
+            return
+        grace = min(i.grace_ms for i in self.indexes.values())
+        if self.stamps.clock() - tag > grace // 2:
+            raise LeaseExpiredError(
+                f"this write stalled for more than half the index grace ({grace} ms) before "
+                "its data write, so readers may already treat it as dead; nothing of its "
+                "data was written: read the row and retry",
+                table=self.repository.table,
+                row=row,
+            )
 
     def _read_statuses(self, index: Index[M], rows: Sequence[bytes]) -> dict[bytes, bytes]:
         got = self.backend.get(index.table.full_name, list(rows), columns=[index.status_column])
@@ -1010,7 +1045,7 @@ class IndexedRepository(Generic[M]):
             except DecodeError:
                 entries.append(None)
         needed = [e.data_row for e in entries if e is not None and not (covering and e.verified)]
-        data = self.load_rows(needed)
+        data = self.load_stamped(needed)
         served: list[Any] = []
         for entry in entries:
             if entry is None:
@@ -1020,11 +1055,11 @@ class IndexedRepository(Generic[M]):
                 self.stats.add("served_from_index")
                 served.append(self._covered(index, entry))
                 continue
-            obj = data.get(entry.data_row)
+            obj, stamp = data.get(entry.data_row, (None, 0))
             ok = index.points_at(entry, obj)
             if not entry.verified and self.expired(index, entry.tag):
                 try:
-                    self.repair(index, entry, obj)
+                    self.repair(index, entry, obj, data_stamp=stamp)
                 except HModelError:
                     self.stats.add("repair_failed")  # best effort: answer all the same
             if not ok or obj is None:
@@ -1035,19 +1070,40 @@ class IndexedRepository(Generic[M]):
             served.append(self._fields_of(index, obj) if covering else obj)
         return served
 
-    def repair(self, index: Index[M], entry: Entry, obj: M | None) -> bool:
+    def repair(
+        self,
+        index: Index[M],
+        entry: Entry,
+        obj: M | None,
+        *,
+        data_stamp: int | None = None,
+        fence: bool = False,
+    ) -> bool:
         """Rewrite ``entry`` verified from its data row ``obj``, or delete it; guarded.
 
         The entry is rewritten (status ``01`` + its tag and the covering cells) when
-        ``obj`` has its values, else deleted, both at ``entry.stamp``: its tag, or the
-        newest cell of the row if a write outside the protocol left a newer one (a
+        ``obj`` has its values and was read at ``data_stamp`` (the data row's newest
+        write stamp, :meth:`load_stamped`) no older than the entry's tag. With an older
+        data row, the write that tagged the entry had not landed its data when the row
+        was read and may be landing it still, however long ago its tag was (a request can
+        stay in transit): the entry is left unverified, which readers keep checking
+        against the data row (``stats.repair_deferred``), unless ``fence`` (the rebuild
+        job) and :meth:`_fence` first makes that write's data write fail. An entry whose
+        data row lacks its values is deleted.
+        Both write at ``entry.stamp``: its tag, or the newest cell of the row if a write
+        outside the protocol left a newer one (a
         delete marker hides versions ``<=`` its timestamp only, so a later write of the
         protocol, stamped later, is never hidden). Guarded by the status bytes read: with
         ``check_and_mutate`` (and for unique rows on every backend) nothing happens if a
         write changed the entry since. Returns whether the repair was applied.
         """
+        holds = obj is not None and index.points_at(entry, obj)
+        older = data_stamp is not None and data_stamp < entry.tag
+        if holds and older and not (fence and self._fence(entry, obj)):
+            self.stats.add("repair_deferred")
+            return False
         if index.unique:
-            if index.points_at(entry, obj):
+            if holds:
                 applied = self.put_status_if(
                     index, entry.row, entry.status, index.status(True, entry.tag, entry.data_row)
                 )
@@ -1055,7 +1111,7 @@ class IndexedRepository(Generic[M]):
             else:
                 applied = self.put_status_if(index, entry.row, entry.status, b"")
                 name = "repaired_deleted"
-        elif obj is not None and index.points_at(entry, obj):
+        elif holds and obj is not None:
             writes: list[Mutation] = list(
                 index.entry_puts(
                     entry.row, obj, verified=True, tag=entry.tag, timestamp=entry.stamp
@@ -1077,6 +1133,30 @@ class IndexedRepository(Generic[M]):
         if applied:
             self.stats.add(name)
         return applied
+
+    def _fence(self, entry: Entry, obj: M | None) -> bool:
+        """Make the write that tagged ``entry`` unable to land, if it has not: whether done.
+
+        A model with a version field is saved again as read (``obj``, same values) with
+        a new version past the entry's tag: a write still in transit with the version
+        it read then fails its check (``ConflictError``, nothing written), and the data
+        row is newer than the tag. Refused (that write, or another, landed): ``False``.
+        A model without a version field has nothing to fence its writes with, and its
+        covering reads are exact only for one writer per row (``docs/indexes.md``):
+        ``True``, the entry is verified from the row read.
+        """
+        repo = self.repository
+        if repo.info.version_field is None:
+            return True
+        if obj is None:
+            return False
+        stamp = self.stamps.next(rows=[entry.data_row], after=entry.tag)
+        try:
+            repo.save(obj, write_stamp=stamp)
+        except (ConflictError, ValidationError):
+            return False
+        self.stats.add("fenced")
+        return True
 
     def _covered(self, index: Index[M], entry: Entry) -> dict[str, Any]:
         repo = self.repository

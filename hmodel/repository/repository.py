@@ -284,6 +284,14 @@ class Repository(Generic[M]):
                 return True
         return False
 
+    def newest_stamp(self, result: RowResult) -> int:
+        """The newest timestamp among a row's cells that this layer stamps (0: none).
+
+        Counter cells and the version cell, which the server may stamp, do not count: the
+        value is the stamp of the newest write of the row's data as read.
+        """
+        return newest_timestamp(result.cells, self._skip)
+
     def load(self, result: RowResult, *, partial: bool = False) -> M | None:
         """Build the model of a row read by other means (a pattern's own scan).
 

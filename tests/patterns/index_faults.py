@@ -91,7 +91,9 @@ class Run:
     def __init__(self, inner: Backend, *, seed: int, rate: float) -> None:
         self.inner = inner
         self.faulty = RandomFaultBackend(inner, seed=seed, rate=rate)
-        self.orders = IndexedRepository(Repository(Order, self.faulty), order_indexes())
+        self.orders = IndexedRepository(
+            Repository(Order, self.faulty, lock_lease=GRACE), order_indexes()
+        )
         self.users = IndexedRepository(Repository(User, self.faulty), user_indexes())
         # The oracle reads the committed truth without faults.
         self.truth = Repository(Order, inner)
@@ -260,14 +262,15 @@ class Run:
             k: self.orders.stats.as_dict()[k] + self.users.stats.as_dict()[k]
             for k in self.orders.stats.as_dict()
         }
-        time.sleep(
-            GRACE.total_seconds() + 0.1
-        )  # crashed writers' entries are no longer "in flight"
+        wait_out_the_grace(self.orders)  # crashed writers' entries are no longer in flight
+        wait_out_the_grace(self.users)
         indexes = [*order_indexes(), *user_indexes()]
         for index in indexes:
             figures.verify_before[index.name] = run_job(self.inner, index, "verify").counts
         for index in indexes:
-            figures.rebuild[index.name] = run_job(self.inner, index, "rebuild").counts
+            figures.rebuild[index.name] = run_job(
+                self.inner, index, "rebuild", lock_lease=GRACE
+            ).counts
         for index in indexes:
             figures.verify_after[index.name] = run_job(self.inner, index, "verify").counts
         self.final_checks()
@@ -357,7 +360,7 @@ def contention(inner: Backend, *, seed: int, threads: int, ops: int, rate: float
     wait_out_the_grace(run.orders)
     for index in order_indexes():
         run.figures.verify_before[index.name] = run_job(inner, index, "verify").counts
-        run_job(inner, index, "rebuild")
+        run_job(inner, index, "rebuild", lock_lease=GRACE)
         run.figures.verify_after[index.name] = run_job(inner, index, "verify").counts
     run.final_checks()
     return run.figures
