@@ -1082,14 +1082,16 @@ class IndexedRepository(Generic[M]):
         """Rewrite ``entry`` verified from its data row ``obj``, or delete it; guarded.
 
         The entry is rewritten (status ``01`` + its tag and the covering cells) when
-        ``obj`` has its values and was read at ``data_stamp`` (the data row's newest
-        write stamp, :meth:`load_stamped`) no older than the entry's tag. With an older
-        data row, the write that tagged the entry had not landed its data when the row
-        was read and may be landing it still, however long ago its tag was (a request can
-        stay in transit): the entry is left unverified, which readers keep checking
-        against the data row (``stats.repair_deferred``), unless ``fence`` (the rebuild
-        job) and :meth:`_fence` first makes that write's data write fail. An entry whose
-        data row lacks its values is deleted.
+        ``obj`` has its values, else deleted, provided the data row was read at
+        ``data_stamp`` (its newest write stamp, :meth:`load_stamped`; 0 for no row) no
+        older than the entry's tag. With an older (or no) data row, the write that tagged
+        the entry had not landed its data when the row was read and may be landing it
+        still, however long ago its tag was (a request can stay in transit): deciding
+        from that row could verify an entry about to go stale, or delete the entry of a
+        row about to hold its values. The entry is left unverified instead, which
+        readers keep checking against the data row (``stats.repair_deferred``), unless
+        ``fence`` (the rebuild job) and :meth:`_fence` first make that write unable to
+        land. Without ``data_stamp`` (an index-side job shard) the entry is judged as is.
         Both write at ``entry.stamp``: its tag, or the newest cell of the row if a write
         outside the protocol left a newer one (a
         delete marker hides versions ``<=`` its timestamp only, so a later write of the
@@ -1099,7 +1101,7 @@ class IndexedRepository(Generic[M]):
         """
         holds = obj is not None and index.points_at(entry, obj)
         older = data_stamp is not None and data_stamp < entry.tag
-        if holds and older and not (fence and self._fence(entry, obj)):
+        if older and not (fence and self._fence(entry, obj)):
             self.stats.add("repair_deferred")
             return False
         if index.unique:
@@ -1143,13 +1145,13 @@ class IndexedRepository(Generic[M]):
         row is newer than the tag. Refused (that write, or another, landed): ``False``.
         A model without a version field has nothing to fence its writes with, and its
         covering reads are exact only for one writer per row (``docs/indexes.md``):
-        ``True``, the entry is verified from the row read.
+        ``True``, the entry is judged from the row read (as for a missing row).
         """
         repo = self.repository
-        if repo.info.version_field is None:
+        if repo.info.version_field is None or obj is None:
+            # Nothing to fence with: no version to bump, or no row to save (a row still
+            # absent when a rebuild runs, long after the grace, is taken as final).
             return True
-        if obj is None:
-            return False
         stamp = self.stamps.next(rows=[entry.data_row], after=entry.tag)
         try:
             repo.save(obj, write_stamp=stamp)
