@@ -14,32 +14,37 @@ the number of interleavings and the first violating schedule, which :func:`repla
 again step by step.
 
 Reduction: sleep sets (Godefroid, "Partial-Order Methods for the Verification of
-Concurrent Systems", 1996, chapter 5). Two steps are *independent* when they touch
-disjoint (table, row) sets or both only read: the memory engine keeps no state across
-rows that a call can observe, so running them in either order gives the same store and
-the same answers. Independence is judged on the calls' own arguments: a ``get`` reads its
-rows, a scan (its opening and every fetch) reads its whole ``[start, stop)`` range, writes
-(``mutate``, the check-and-* calls, increments, appends) write their rows, table
-administration touches the whole table (``list_tables`` every table). A clock advance is
-dependent on every call (clients read the clock between calls); a crash is independent of
-other clients' calls (a dead client changes nothing), but two crashes share the budget.
-After the search has explored a step ``t`` from a state, ``t`` is put to sleep in the
-sibling branches explored after it and stays asleep along a branch as long as the steps
-taken are independent of it: taking it there would only reach a state the branch of ``t``
-reaches too. Soundness: every reachable state, and so every state an invariant can be
-violated in, is still visited. By induction over the order in which the search finishes
-its nodes: a state reached from a node by a sequence that starts with an awake step is
-visited by that child's search; one that starts with a sleeping step ``t`` is reachable,
-by commuting ``t`` forward over the independent steps that put it to sleep, from the
-earlier sibling branch of ``t``, which finished before. Each complete interleaving
-explored is then one Mazurkiewicz trace (orders that only swap independent steps are run
-once). For this to hold, clients must share nothing but the world's backend and clock
-(each client gets its own view of the clock, so each keeps its own write stamps as a
-separate process would); ``reduce=False`` runs every interleaving.
+Concurrent Systems", 1996, chapter 5), and nothing more. Two steps are *independent* when
+they touch disjoint (table, row) sets or both only read: the memory engine keeps no state
+across rows that a call can observe, so running them in either order gives the same store
+and the same answers. Independence is judged on the calls' own arguments: a ``get`` reads
+its rows; each fetch of a scan reads its whole ``[start, stop)`` range, and opening the
+scanner only the table's declaration; writes (``mutate``, the check-and-* calls,
+increments, appends) write their rows; creating or deleting a table touches all of it. A
+clock advance is dependent on every call (clients read the clock between calls); a death
+is independent of other clients' calls (a dead client changes nothing), but two deaths
+share the budget. After the search has explored a step ``t`` from a state, ``t`` sleeps in
+the sibling branches explored after it, and stays asleep down a branch as long as the
+steps taken are independent of it: taking it there would only reach states that the
+branch of ``t`` reaches too.
+
+Why it is sound: every reachable state, and so every state an invariant can fail in, is
+still visited. By induction over the order in which the search finishes its nodes: a state
+reached from a node by steps that start with an awake step is visited in that child's
+branch; one reached by steps that start with a sleeping ``t`` is reached, commuting ``t``
+back over the independent steps it slept through, from the sibling branch of ``t``, which
+finished earlier. Complete runs are pairwise inequivalent (orders that only swap
+independent steps run once). Persistent-set methods (dynamic partial-order reduction)
+would prune more, but they keep one order of independent steps and so skip the states in
+between, where an invariant checked after every step may fail: they are not used. The
+argument needs clients that share nothing but the world's backend and clock (each client
+gets its own view of the clock, so it keeps its own write stamps, as a separate process
+would); ``reduce=False`` runs every interleaving.
 """
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 import threading
@@ -124,13 +129,19 @@ class _Abort(BaseException):
 
 @attrs.frozen
 class _Area:
-    """Rows ``[start, stop)`` of ``table`` (``stop`` ``b""``: to the end; ``None``: every table)."""
+    """Rows ``[start, stop)`` of ``table`` (``stop`` ``b""``: to the end; ``None``: every table).
+
+    With ``schema``: the table's existence and families instead of rows.
+    """
 
     table: str | None
     start: bytes = b""
     stop: bytes = b""
+    schema: bool = False
 
     def overlaps(self, other: _Area) -> bool:
+        if self.schema != other.schema:
+            return False
         if self.table is None or other.table is None:
             return True
         if self.table != other.table:
@@ -155,7 +166,7 @@ class _Footprint:
 
 
 _NOTHING = _Footprint()
-_GLOBAL = _Footprint(writes=(_Area(None),))
+_GLOBAL = _Footprint(writes=(_Area(None), _Area(None, schema=True)))
 _ROW_WRITES = frozenset({"increment", "check_and_put", "check_and_delete", "check_and_mutate"})
 
 
@@ -175,7 +186,9 @@ def _footprint(method: str, args: Sequence[Any]) -> _Footprint:
             return _Footprint(reads=tuple(_row(args[0], r) for r in args[1]))
         if method == "get_versions":
             return _Footprint(reads=(_row(args[0], args[1]),))
-        if method in ("scan", "fetch"):
+        if method == "scan":  # opening a scanner reads no row (the fetches do)
+            return _Footprint(reads=(_Area(_table(args[0]), schema=True),))
+        if method == "fetch":
             scan: Scan = args[1]
             return _Footprint(reads=(_Area(_table(args[0]), scan.start, scan.stop),))
         if method in {"mutate", "increment_many"}:
@@ -183,13 +196,12 @@ def _footprint(method: str, args: Sequence[Any]) -> _Footprint:
         if method in _ROW_WRITES or method == "append":
             return _Footprint(writes=(_row(args[0], args[1]),))
         if method in ("table_exists", "describe_families", "regions"):
-            return _Footprint(reads=(_Area(_table(args[0])),))
-        if method == "create_table":
-            return _Footprint(writes=(_Area(_table(args[0].full_name)),))
-        if method == "delete_table":
-            return _Footprint(writes=(_Area(_table(args[0])),))
+            return _Footprint(reads=(_Area(_table(args[0]), schema=True),))
+        if method in ("create_table", "delete_table"):
+            name = _table(args[0].full_name if method == "create_table" else args[0])
+            return _Footprint(writes=(_Area(name), _Area(name, schema=True)))
         if method == "list_tables":
-            return _Footprint(reads=(_Area(None),))
+            return _Footprint(reads=(_Area(None, schema=True),))
     except Exception:
         return _GLOBAL
     return _GLOBAL
@@ -302,8 +314,9 @@ class Client:
     Attributes:
         name: The client's name in the world.
         backend: The client's :class:`SteppedBackend`: every call is a step.
-        clock: The client's view of the world's clock (the same time; a separate object,
-            so the client keeps its own write stamps, as a separate process would).
+        clock: The client's view of the world's clock (its time plus the client's offset;
+            a separate object, so the client keeps its own write stamps, as a separate
+            process would).
     """
 
     name: str
@@ -349,12 +362,17 @@ class World:
             invariant does not hold. It must judge the state (the store, the clients'
             outcomes and own calls), not the order in which clients took their turns, and
             read ``moment.backend`` only.
+        offsets: Per client name, how many milliseconds its clock runs ahead of
+            ``clock`` (negative: behind); unnamed clients show ``clock``'s time. Clocks a
+            millisecond apart give two writers different write stamps in every order of
+            their steps: the clock skew every deployment has.
     """
 
     backend: Backend
     clock: ManualClock
     clients: Mapping[str, Callable[[Client], Any]]
     check: Callable[[Moment], None] | None = None
+    offsets: Mapping[str, int] = attrs.field(factory=dict)
 
 
 #: A scenario: builds a fresh :class:`World` for each run.
@@ -460,13 +478,14 @@ class Run:
 
 
 class _Clock:
-    """One client's view of the world's clock: the same time, its own object."""
+    """One client's view of the world's clock: its own object, ``offset`` ms ahead of it."""
 
-    def __init__(self, clock: ManualClock) -> None:
+    def __init__(self, clock: ManualClock, offset: int) -> None:
         self._clock = clock
+        self._offset = offset
 
     def __call__(self) -> int:
-        return self._clock()
+        return self._clock() + self._offset
 
 
 class SteppedBackend(FaultyBackend):
@@ -581,6 +600,43 @@ def _held() -> threading.Lock:
     return lock
 
 
+class _Worker:
+    """A thread that runs one client after another, run after run (starting one costs)."""
+
+    def __init__(self) -> None:
+        self._job: Callable[[], None] | None = None
+        self._wake = _held()
+        threading.Thread(target=self._loop, name="interleave-client", daemon=True).start()
+
+    def run(self, job: Callable[[], None] | None) -> None:
+        """Run ``job`` in the thread (``None``: end the thread)."""
+        self._job = job
+        self._wake.release()
+
+    def _loop(self) -> None:
+        while True:
+            self._wake.acquire()
+            job = self._job
+            if job is None:
+                return
+            job()
+
+
+class _Pool:
+    """The idle workers of an exploration."""
+
+    def __init__(self) -> None:
+        self.idle: list[_Worker] = []
+
+    def take(self) -> _Worker:
+        return self.idle.pop() if self.idle else _Worker()
+
+    def close(self) -> None:
+        for worker in self.idle:
+            worker.run(None)
+        self.idle.clear()
+
+
 @attrs.define(eq=False)
 class _ClientState:
     name: str
@@ -588,7 +644,8 @@ class _ClientState:
     backend: SteppedBackend
     clock: _Clock
     go: threading.Lock = attrs.field(factory=_held)
-    thread: threading.Thread | None = None
+    ended: threading.Lock = attrs.field(factory=_held)
+    worker: _Worker | None = None
     ident: int | None = None
     pending: _Move | None = None
     decision: str = "call"
@@ -600,9 +657,10 @@ class _ClientState:
 class _Run:
     """One execution of a world: the clients in threads, taking turns at their calls."""
 
-    def __init__(self, world: World, timeout: float) -> None:
+    def __init__(self, world: World, timeout: float, pool: _Pool) -> None:
         self.world = world
         self.timeout = timeout
+        self.pool = pool
         self.scheduler = threading.get_ident()
         self.back = _held()
         self.aborted = False
@@ -610,9 +668,9 @@ class _Run:
         self.schedule: list[Step] = []
         self.clients: dict[str, _ClientState] = {}
         for name, function in world.clients.items():
-            self.clients[name] = _ClientState(
-                name, function, SteppedBackend(world.backend, self, name), _Clock(world.clock)
-            )
+            clock = _Clock(world.clock, world.offsets.get(name, 0))
+            backend = SteppedBackend(world.backend, self, name)
+            self.clients[name] = _ClientState(name, function, backend, clock)
 
     # --- the client side (in the client's thread) ------------------------------------------
 
@@ -632,6 +690,7 @@ class _Run:
         state.pending = None
         if not self.aborted:  # after an abort no one waits for the baton
             self.back.release()
+        state.ended.release()
 
     def gate(self, name: str, method: str, footprint: _Footprint) -> bool:
         """Block the client's call until its turn; ``False``: not a step, pass it on."""
@@ -678,10 +737,8 @@ class _Run:
     def start(self) -> None:
         """Run each client, in order, up to its first call (or to its end)."""
         for state in self.clients.values():
-            state.thread = threading.Thread(
-                target=self._body, args=(state,), name=f"interleave-{state.name}", daemon=True
-            )
-            state.thread.start()
+            state.worker = self.pool.take()
+            state.worker.run(functools.partial(self._body, state))
             self._wait(state.name, "its start")
 
     def moves(self, crashes: int, advance: int | None) -> list[_Move]:
@@ -720,16 +777,16 @@ class _Run:
         )
 
     def finish(self) -> None:
-        """End the run: unwind clients still waiting for a turn, and wait for every thread."""
+        """End the run: unwind clients still waiting for a turn; free their threads."""
         self.aborted = True
         for state in self.clients.values():
             if state.pending is not None:
                 state.go.release()
         if self.stuck:
-            return  # a stuck thread may never end: it is a daemon, left behind
+            return  # a stuck thread may never end: a daemon, left behind, not reused
         for state in self.clients.values():
-            if state.thread is not None:
-                state.thread.join(self.timeout)
+            if state.worker is not None and state.ended.acquire(timeout=self.timeout):
+                self.pool.idle.append(state.worker)
 
 
 # --- the search ------------------------------------------------------------------------------
@@ -783,6 +840,7 @@ class _Explorer:
         self.advances = advances
         self.timeout = timeout
         self.figures = _Figures()
+        self.pool = _Pool()
 
     def world(self) -> World:
         world = self.scenario()
@@ -799,7 +857,7 @@ class _Explorer:
 
     def execute(self, choose: Chooser, check_from: int) -> tuple[_Run, str, Violation | None]:
         """One run: ``"complete"``, ``"pruned"`` (no move chosen) or ``"violated"``."""
-        run = _Run(self.world(), self.timeout)
+        run = _Run(self.world(), self.timeout, self.pool)
         try:
             run.start()
             depth = 0
@@ -994,9 +1052,12 @@ def explore(
         advances=max_advances if advance_clock is not None else 0,
         timeout=step_timeout,
     )
-    if sample:
-        return explorer.sampled(runs=max_interleavings, seed=seed)
-    return explorer.exhaustive(reduce=reduce, limit=max_interleavings)
+    try:
+        if sample:
+            return explorer.sampled(runs=max_interleavings, seed=seed)
+        return explorer.exhaustive(reduce=reduce, limit=max_interleavings)
+    finally:
+        explorer.pool.close()
 
 
 def replay(
@@ -1014,4 +1075,7 @@ def replay(
     steps = parse_schedule(schedule) if isinstance(schedule, str) else tuple(schedule)
     crashes = sum(step.kind == "crash" for step in steps)
     explorer = _Explorer(scenario, crashes=crashes, advance=None, advances=0, timeout=step_timeout)
-    return explorer.replay(steps)
+    try:
+        return explorer.replay(steps)
+    finally:
+        explorer.pool.close()
