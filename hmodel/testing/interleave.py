@@ -417,6 +417,10 @@ class Violation:
         return "\n".join(lines)
 
 
+def _count(number: int, noun: str) -> str:
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
+
+
 @attrs.frozen
 class Exploration:
     """What :func:`explore` did and found.
@@ -441,15 +445,19 @@ class Exploration:
     exhaustive: bool
 
     def __str__(self) -> str:
+        runs = _count(self.interleavings, "interleaving")
         if self.violation is not None:
-            found = f"a violation, after {self.interleavings:,} interleavings"
+            found = f"a violation, after {runs}"
         elif self.exhaustive:
-            found = f"no violation in all {self.interleavings:,} interleavings"
+            found = f"no violation in all {runs}"
         else:
-            found = f"no violation in {self.interleavings:,} sampled interleavings"
-        return (
-            f"{found} ({self.pruned:,} pruned runs, {self.steps:,} steps, {self.checks:,} checks)"
-        )
+            found = f"no violation in {_count(self.interleavings, 'sampled interleaving')}"
+        figures = [
+            _count(self.pruned, "pruned run"),
+            _count(self.steps, "step"),
+            _count(self.checks, "check"),
+        ]
+        return f"{found} ({', '.join(figures)})"
 
     def assert_holds(self) -> None:
         """Raise ``AssertionError`` with the violating schedule if there is one."""

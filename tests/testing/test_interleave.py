@@ -254,6 +254,31 @@ def test_each_client_has_its_own_clock_object_showing_the_worlds_time() -> None:
     assert len({id(clock) for clock in seen}) == 2
 
 
+def test_a_client_s_clock_runs_its_offset_ahead_of_the_world_s() -> None:
+    seen: dict[str, int] = {}
+
+    def look(client: Client) -> None:
+        seen[client.name] = client.clock()
+
+    def scenario() -> World:
+        world = world_of({"a": look, "b": look})()
+        return World(world.backend, world.clock, world.clients, offsets={"b": 5})
+
+    explore(scenario)
+    assert seen == {"a": 1_000, "b": 1_005}
+
+
+def test_a_client_can_die_before_a_batch_of_its_scan() -> None:
+    def died_reading(moment: Moment) -> None:
+        if moment.done:
+            assert not moment.outcomes["a"].crashed, "a died"
+
+    rows = {b"a": b"1", b"b": b"2"}
+    found = explore(world_of({"a": scan_all}, died_reading, rows), crashes=1)
+    assert found.violation is not None
+    assert found.violation.short == "a.scan a.fetch a.fetch a!fetch"
+
+
 # --- scans ---------------------------------------------------------------------------------
 
 
