@@ -861,6 +861,9 @@ class _Explorer:
                 raise ExplorationError(
                     "a client's name is letters, digits, '_' and '-'", value=name
                 )
+        for name, offset in world.offsets.items():
+            if isinstance(offset, bool) or not isinstance(offset, int):
+                raise ExplorationError("a clock offset is an int (ms)", field=name, value=offset)
         return world
 
     def execute(self, choose: Chooser, check_from: int) -> tuple[_Run, str, Violation | None]:

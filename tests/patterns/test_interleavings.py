@@ -167,11 +167,13 @@ WRITES = frozenset({"mutate", "check_and_put", "check_and_delete", "check_and_mu
 
 
 class Current(FaultyBackend):
-    """The backend of the world being checked, swapped in for each run (no hooks).
+    """The engine of the world being checked, swapped in for each run (no hooks).
 
     One check repository then serves every run of a scenario: building a repository
     builds its mapper, which costs more than a run's check.
     """
+
+    inner: MemoryBackend
 
     def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
         return getattr(self.inner, method)(*args, **kwargs)
@@ -206,11 +208,11 @@ class IndexCheck:
         self.every_row_is_found()
         self.refused_wrote_no_data(moment)
         if moment.done and not any(o.crashed for o in moment.outcomes.values()):
-            self.rebuilt_index_is_exact()
+            self.rebuilt_index_is_exact(moment)
 
-    def rebuilt_index_is_exact(self) -> None:
+    def rebuilt_index_is_exact(self, moment: Moment) -> None:
         """(e): rebuild, verify, query; once per distinct final store (many orders end alike)."""
-        store = snapshot(self.backend.inner, self.data_table, self.index_table)
+        store = snapshot(self.backend.inner, moment, (self.data_table, self.index_table))
         if store in self.exact:
             return
         rebuilt = run_job(self.backend.inner, self.index, "rebuild")
@@ -319,13 +321,28 @@ class IndexCheck:
         )
 
 
-def snapshot(backend: Backend, *tables: str) -> object:
-    """The visible cells of ``tables``, values and timestamps: a store's state, hashable."""
-    return tuple(
-        (table, r.row, tuple((c, cell.value, cell.timestamp) for c, cell in r.cells.items()))
-        for table in tables
-        for r in backend.scan(table, Scan())
-    )
+def snapshot(backend: MemoryBackend, moment: Moment, tables: tuple[str, ...]) -> object:
+    """Everything stored in ``tables`` (versions, delete markers), hashable.
+
+    The rows are those visible now and those the clients' calls named: a row with only
+    delete markers left is not visible, but a client wrote it.
+    """
+    rows = {(table, r.row) for table in tables for r in backend.scan(table, Scan())}
+    for calls in moment.calls.values():
+        for call in calls:
+            if call.args and call.args[0] in tables and call.method != "fetch":
+                rows.update((call.args[0], row) for row in _rows_of(call.method, call.args))
+    return tuple(sorted((t, row, tuple(backend.raw(t, row))) for t, row in rows))
+
+
+def _rows_of(method: str, args: tuple[Any, ...]) -> list[bytes]:
+    if method == "get":
+        return list(args[1])
+    if method == "mutate":
+        return [m.row for m in args[1]]
+    if method == "scan":
+        return []
+    return [args[1]]
 
 
 #: The calls that only read: a setup's recording leaves them out.
