@@ -518,6 +518,17 @@ class SteppedBackend(FaultyBackend):
         self._name = name
 
     def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        if method == "mutate" and self._run.split_batches and len(args) == 2:
+            rows: dict[Any, list[Any]] = {}
+            for mutation in args[1]:
+                rows.setdefault(getattr(mutation, "row", None), []).append(mutation)
+            if len(rows) > 1:  # HBase applies a batch row by row: a step per row
+                for part in rows.values():
+                    self._step(method, (args[0], part), kwargs)
+                return None
+        return self._step(method, args, kwargs)
+
+    def _step(self, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if not self._run.gate(self._name, method, _footprint(method, args)):
             return super()._call(method, *args, **kwargs)
         try:
@@ -665,10 +676,11 @@ class _ClientState:
 class _Run:
     """One execution of a world: the clients in threads, taking turns at their calls."""
 
-    def __init__(self, world: World, timeout: float, pool: _Pool) -> None:
+    def __init__(self, world: World, timeout: float, pool: _Pool, split_batches: bool) -> None:
         self.world = world
         self.timeout = timeout
         self.pool = pool
+        self.split_batches = split_batches
         self.scheduler = threading.get_ident()
         self.back = _held()
         self.aborted = False
@@ -841,12 +853,14 @@ class _Explorer:
         advance: int | None,
         advances: int,
         timeout: float,
+        split_batches: bool,
     ) -> None:
         self.scenario = scenario
         self.crashes = crashes
         self.advance = advance
         self.advances = advances
         self.timeout = timeout
+        self.split_batches = split_batches
         self.figures = _Figures()
         self.pool = _Pool()
 
@@ -868,7 +882,7 @@ class _Explorer:
 
     def execute(self, choose: Chooser, check_from: int) -> tuple[_Run, str, Violation | None]:
         """One run: ``"complete"``, ``"pruned"`` (no move chosen) or ``"violated"``."""
-        run = _Run(self.world(), self.timeout, self.pool)
+        run = _Run(self.world(), self.timeout, self.pool, self.split_batches)
         try:
             run.start()
             depth = 0
@@ -1011,6 +1025,7 @@ def explore(
     max_interleavings: int = 50_000,
     sample: bool = False,
     seed: int = 0,
+    split_batches: bool = False,
     step_timeout: float = 30.0,
 ) -> Exploration:
     """Run ``scenario`` in every interleaving of its clients' calls, checking its invariant.
@@ -1037,6 +1052,10 @@ def explore(
         sample: Run ``max_interleavings`` random schedules (seeded by ``seed``) instead
             of all of them: a sample, not a proof (``exhaustive`` is ``False``).
         seed: See ``sample``.
+        split_batches: Make a ``mutate`` of several rows one step per row (in the order
+            the rows first appear), as HBase applies a batch row by row with no atomicity
+            across rows, so another client's step, or a death, may fall between two rows
+            of one batch. ``False``: one step, as the memory engine applies it.
         step_timeout: Seconds a client may take from its turn to its next call before
             :class:`StuckClientError` (a safety net against a client blocked outside the
             backend; never reached by a correct scenario).
@@ -1062,6 +1081,7 @@ def explore(
         advance=advance_clock,
         advances=max_advances if advance_clock is not None else 0,
         timeout=step_timeout,
+        split_batches=split_batches,
     )
     try:
         if sample:
@@ -1072,20 +1092,31 @@ def explore(
 
 
 def replay(
-    scenario: Scenario, schedule: Sequence[Step] | str, *, step_timeout: float = 30.0
+    scenario: Scenario,
+    schedule: Sequence[Step] | str,
+    *,
+    split_batches: bool = False,
+    step_timeout: float = 30.0,
 ) -> Run:
     """Run ``scenario`` once, following ``schedule`` step by step, checking after each.
 
     ``schedule`` is a :attr:`Violation.schedule` or its short form (``"a.get b.get
     a.check_and_put"``). The run stops where the schedule ends (clients not finished by
-    then are abandoned) or at a violation.
+    then are abandoned) or at a violation. ``split_batches`` as the exploration had it.
 
     Raises:
         ScheduleError: A step names a client without that pending call.
     """
     steps = parse_schedule(schedule) if isinstance(schedule, str) else tuple(schedule)
     crashes = sum(step.kind == "crash" for step in steps)
-    explorer = _Explorer(scenario, crashes=crashes, advance=None, advances=0, timeout=step_timeout)
+    explorer = _Explorer(
+        scenario,
+        crashes=crashes,
+        advance=None,
+        advances=0,
+        timeout=step_timeout,
+        split_batches=split_batches,
+    )
     try:
         return explorer.replay(steps)
     finally:

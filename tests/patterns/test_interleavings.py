@@ -27,7 +27,8 @@ Relations (R6, hmodel/patterns/relation.py): at the end both sides agree.
 Clients have their own clocks (separate write stamps, as separate processes); ``same``
 runs them at one time (equal stamps), ``b+1ms`` with b's clock a millisecond ahead (b's
 stamps later in every order), ``a+1ms`` the other way round. Besides plain interleavings,
-writers may die at any step (``crashes=1``) or stall past ``grace`` (the clock jumps
+writers may die at any step, between two rows of a batch too (``crashes=1``,
+``split_batches=True``), or stall past ``grace`` (the clock jumps
 31 s between two steps, once). Scenarios the current protocols fail are marked
 ``xfail(strict=True)`` with the defect and the first violating schedule found, so the suite
 stays green and each mark is removed when its protocol is fixed.
@@ -615,8 +616,11 @@ def test_a_reader_between_two_index_writers_gets_exact_answers(
 def test_index_writers_dying_at_any_step_leave_every_row_found(
     case: str, clocks: str, record_property: Callable[[str, object], None]
 ) -> None:
-    """A writer may die before any of its calls: (a)-(d) still hold at every step."""
-    report(explore(index_world(CASES[case], CLOCKS[clocks]), crashes=1), record_property)
+    """A writer may die before any call, or between two rows of a batch (as HBase applies
+    one row by row): (a)-(d) still hold at every step.
+    """
+    scenario = index_world(CASES[case], CLOCKS[clocks])
+    report(explore(scenario, crashes=1, split_batches=True), record_property)
 
 
 @pytest.mark.parametrize(("case", "clocks"), scenarios(WRITERS, ["same"], "leftovers"))

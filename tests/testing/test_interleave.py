@@ -334,6 +334,27 @@ def test_a_lazy_scan_returned_by_a_client_is_read_by_the_check_without_a_step() 
     assert found.steps == 1  # the open; the check's fetches are not steps
 
 
+def both_rows(client: Client) -> None:
+    """One mutate of two rows: atomic on the memory engine, row by row on HBase."""
+    client.backend.mutate("t", [Put(b"x", N, b"1"), Put(b"y", N, b"1")])
+
+
+def rows_agree(moment: Moment) -> None:
+    assert value(moment.backend, b"x") == value(moment.backend, b"y"), "half a batch"
+
+
+def test_split_batches_makes_each_row_of_a_mutate_a_step() -> None:
+    scenario = world_of({"a": both_rows}, rows_agree)
+    assert explore(scenario).violation is None
+    found = explore(scenario, split_batches=True)
+    assert found.violation is not None
+    assert found.violation.short == "a.mutate"  # x written, y not yet
+    run = replay(world_of({"a": both_rows}), "a.mutate a.mutate", split_batches=True)
+    assert [c.args[1][0].row for c in run.calls["a"]] == [b"x", b"y"]
+    died = explore(world_of({"a": both_rows}, both_or_neither), crashes=1, split_batches=True)
+    assert died.violation is not None and died.violation.short == "a.mutate a!mutate"
+
+
 # --- safety nets ---------------------------------------------------------------------------
 
 
