@@ -506,8 +506,9 @@ class SteppedBackend(FaultyBackend):
     each batch fetch, as :meth:`Backend.scan` documents them (``batch_size`` rows a
     fetch, ``max_batch_size`` doubling, ``limit``); reading a fetched batch's rows is
     not. Calls made from the explorer's own thread (e.g. a check reading a lazy result a
-    client returned) are passed on without a step. :meth:`close` does nothing: the
-    world's backend is shared.
+    client returned) are passed on without a step. :attr:`round_trips` counts the
+    client's own requests (the world's counter would depend on the other clients' turns).
+    :meth:`close` does nothing: the world's backend is shared.
 
     Made by the explorer for each client of each run; a scenario never builds one.
     """
@@ -516,6 +517,19 @@ class SteppedBackend(FaultyBackend):
         super().__init__(inner)
         self._run = run
         self._name = name
+        self._trips = 0
+
+    @property
+    def round_trips(self) -> int:  # type: ignore[override]
+        """The round trips of this client's own calls (the world's counter is shared)."""
+        return self._trips
+
+    def _counted(self, call: Callable[[], Any]) -> Any:
+        before = self.inner.round_trips
+        try:
+            return call()
+        finally:
+            self._trips += self.inner.round_trips - before
 
     def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
         if method == "mutate" and self._run.split_batches and len(args) == 2:
@@ -529,10 +543,11 @@ class SteppedBackend(FaultyBackend):
         return self._step(method, args, kwargs)
 
     def _step(self, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        passed_on = functools.partial(super()._call, method, *args, **kwargs)
         if not self._run.gate(self._name, method, _footprint(method, args)):
-            return super()._call(method, *args, **kwargs)
+            return self._counted(passed_on)
         try:
-            result = super()._call(method, *args, **kwargs)
+            result = self._counted(passed_on)
         except Exception as error:
             self._run.record(self._name, Call(method, args, kwargs, error=error))
             raise
@@ -557,12 +572,12 @@ class SteppedBackend(FaultyBackend):
                 if self._run.gate(self._name, "fetch", footprint):
                     self._run.record(self._name, Call("fetch", (table, scan)))
                 for taken in range(want):
-                    before = self.inner.round_trips
+                    before = self._trips
                     try:
-                        row = next(rows)
+                        row = self._counted(functools.partial(next, rows))
                     except StopIteration:
                         return
-                    if taken and self.inner.round_trips != before:
+                    if taken and self._trips != before:
                         raise ExplorationError(
                             "the backend fetched scan rows outside a step: its batches do "
                             "not follow Backend.scan's batch_size",

@@ -254,6 +254,18 @@ def test_each_client_has_its_own_clock_object_showing_the_worlds_time() -> None:
     assert len({id(clock) for clock in seen}) == 2
 
 
+def test_a_client_s_round_trips_are_its_own() -> None:
+    """The world's counter would change with the other clients' turns: not a client's."""
+
+    def count(client: Client) -> int:
+        value(client.backend, b"x")
+        list(client.backend.scan("t", Scan()))
+        return client.backend.round_trips
+
+    run = replay(world_of({"a": count, "b": count}), "a.get b.get b.scan b.fetch a.scan a.fetch")
+    assert (run.outcomes["a"].value, run.outcomes["b"].value) == (3, 3)
+
+
 def test_a_client_s_clock_runs_its_offset_ahead_of_the_world_s() -> None:
     seen: dict[str, int] = {}
 
