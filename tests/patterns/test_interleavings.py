@@ -91,11 +91,13 @@ def member_nick_index() -> Index[Member]:
     return Index(Member, on=["nickname"], table=Table("member_by_nick", [Family("x")]), unique=True)
 
 
-def report(found: Exploration, record_property: Callable[[str, object], None]) -> None:
-    """Print the figures (``-s`` shows them) and record them in the test report."""
+def report(found: Exploration, request: pytest.FixtureRequest) -> None:
+    """Print the figures (``-s`` shows them) and record them with the test's report."""
     print(f"\n{found}")
-    record_property("interleavings", found.interleavings)
-    record_property("checks", found.checks)
+    request.node.user_properties += [
+        ("interleavings", found.interleavings),
+        ("checks", found.checks),
+    ]
     found.assert_holds()
     assert found.exhaustive
 
@@ -611,36 +613,36 @@ STALL = 31_000
 
 @pytest.mark.parametrize(("case", "clocks"), scenarios(WRITERS, list(CLOCKS), "plain"))
 def test_two_index_writers_keep_the_promises_in_every_interleaving(
-    case: str, clocks: str, record_property: Callable[[str, object], None]
+    case: str, clocks: str, request: pytest.FixtureRequest
 ) -> None:
-    report(explore(index_world(CASES[case], CLOCKS[clocks])), record_property)
+    report(explore(index_world(CASES[case], CLOCKS[clocks])), request)
 
 
 @pytest.mark.parametrize(("case", "clocks"), scenarios(READERS, ["same"], "plain"))
 def test_a_reader_between_two_index_writers_gets_exact_answers(
-    case: str, clocks: str, record_property: Callable[[str, object], None]
+    case: str, clocks: str, request: pytest.FixtureRequest
 ) -> None:
-    report(explore(index_world(CASES[case], CLOCKS[clocks])), record_property)
+    report(explore(index_world(CASES[case], CLOCKS[clocks])), request)
 
 
 @pytest.mark.parametrize(("case", "clocks"), scenarios(WRITERS, ["same"], "crash"))
 def test_index_writers_dying_at_any_step_leave_every_row_found(
-    case: str, clocks: str, record_property: Callable[[str, object], None]
+    case: str, clocks: str, request: pytest.FixtureRequest
 ) -> None:
     """A writer may die before any call, or between two rows of a batch (as HBase applies
     one row by row): (a)-(d) still hold at every step.
     """
     scenario = index_world(CASES[case], CLOCKS[clocks])
-    report(explore(scenario, crashes=1, split_batches=True), record_property)
+    report(explore(scenario, crashes=1, split_batches=True), request)
 
 
 @pytest.mark.parametrize(("case", "clocks"), scenarios(WRITERS, ["same"], "leftovers"))
 def test_a_refused_index_write_leaves_no_index_cell_behind(
-    case: str, clocks: str, record_property: Callable[[str, object], None]
+    case: str, clocks: str, request: pytest.FixtureRequest
 ) -> None:
     """(d), index side: a save or delete refused with ConflictError wrote no entry."""
     found = explore(index_world(CASES[case], CLOCKS[clocks], leftovers=True))
-    report(found, record_property)
+    report(found, request)
 
 
 STALLED = {
@@ -658,12 +660,12 @@ STALLED = {
 
 @pytest.mark.parametrize(("case", "clocks"), scenarios({**WRITERS, **STALLED}, ["same"], "stall"))
 def test_index_writers_stalled_past_grace_keep_the_promises(
-    case: str, clocks: str, record_property: Callable[[str, object], None]
+    case: str, clocks: str, request: pytest.FixtureRequest
 ) -> None:
     """The clock may jump past the index's grace once, between any two steps."""
     cases = {**CASES, **STALLED}
     found = explore(index_world(cases[case], CLOCKS[clocks]), advance_clock=STALL)
-    report(found, record_property)
+    report(found, request)
 
 
 # --- copies (R3, R7) -----------------------------------------------------------------------
@@ -749,10 +751,10 @@ def copies_world(cities: Mapping[str, str], offsets: Mapping[str, int]) -> Calla
     scenarios({"copy: save/save of one source, different values": None}, list(CLOCKS), "plain"),
 )
 def test_copies_converge_after_concurrent_saves_of_their_source(
-    case: str, clocks: str, record_property: Callable[[str, object], None]
+    case: str, clocks: str, request: pytest.FixtureRequest
 ) -> None:
     found = explore(copies_world({"a": "Rome", "b": "Oslo"}, CLOCKS[clocks]))
-    report(found, record_property)
+    report(found, request)
 
 
 # --- relations (R6) ------------------------------------------------------------------------
@@ -829,7 +831,7 @@ def relation_world(name: str, offsets: Mapping[str, int]) -> Callable[[], World]
     scenarios({f"relation: link/unlink, {n}": None for n in RELATIONS}, list(CLOCKS), "plain"),
 )
 def test_both_sides_of_a_relation_agree_after_a_concurrent_link_and_unlink(
-    case: str, clocks: str, record_property: Callable[[str, object], None]
+    case: str, clocks: str, request: pytest.FixtureRequest
 ) -> None:
     found = explore(relation_world(case.rpartition(", ")[2], CLOCKS[clocks]))
-    report(found, record_property)
+    report(found, request)
