@@ -562,8 +562,6 @@ class IndexedRepository(Generic[M]):
                         row=entry.data_row,
                         value=dict(entry.values),
                     )
-            elif entry.tag == tag:
-                return _Claim(index, entry_row, None, releasing)  # this write's own claim
             elif not entry.verified and not self.expired(index, entry.tag):
                 raise ConflictError(
                     f"unique index {index.name!r}: another save or delete of this row is "
