@@ -29,7 +29,7 @@ from hmodel.errors import (
     ValidationError,
 )
 from hmodel.keys import Key
-from hmodel.mapping import Mapper
+from hmodel.mapping import Mapper, mapper_for
 from hmodel.model import model_infos_for
 from hmodel.repository.condition import Condition, FieldColumn
 from hmodel.repository.event import Listener
@@ -115,7 +115,7 @@ class Repository(Generic[M]):
     ) -> None:
         self.model = model
         self.backend = backend
-        self.mapper: Mapper[M] = Mapper(model)
+        self.mapper: Mapper[M] = mapper_for(model)  # one per model class, shared
         self.info = self.mapper.info
         self.table = self.info.table.full_name
         self._stamps = stamps if stamps is not None else stamps_for(clock)
