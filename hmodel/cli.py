@@ -1,17 +1,29 @@
-"""The ``hmodel`` command line: one subcommand per tool, e.g. ``hmodel fake-hbase``."""
+"""The ``hmodel`` command line: one subcommand per tool, e.g. ``hmodel fake-hbase``.
+
+Exit status, for every command: 0 when the command found nothing to report, 1 when it
+did (findings at or above ``--fail-on``, differences, a hotspot), 2 when it could not
+do its work (a usage error, a module that does not import or has a syntax error, a
+server it cannot reach, a bad setting), as ruff does.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import IO, Any
 
 from hmodel import __version__
-from hmodel.errors import HModelError, OperationsError
+from hmodel.errors import HModelError
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "describe", "main"]
+
+#: The exit status of a command that could not do its work (ruff's, argparse's).
+EXIT_ERROR = 2
 
 
 def _fake_hbase(args: argparse.Namespace) -> int:
@@ -51,32 +63,40 @@ def _fake_hbase(args: argparse.Namespace) -> int:
 
 def _ddl(args: argparse.Namespace) -> int:
     """Print the HBase shell ``create`` statement of every table declared in a module."""
-    import importlib
-
-    from hmodel.schema import Table
+    from hmodel.errors import InputError
+    from hmodel.ops.inventory import import_module, tables_of
     from hmodel.schema.ddl import create_statement
 
-    try:
-        module = importlib.import_module(args.module)
-    except ImportError as exc:
-        print(f"hmodel ddl: cannot import {args.module!r}: {exc}", file=sys.stderr)
-        return 2
-    tables = [value for value in vars(module).values() if isinstance(value, Table)]
+    tables = tables_of(import_module(args.module))
     if not tables:
-        print(f"hmodel ddl: module {args.module!r} declares no Table", file=sys.stderr)
-        return 2
+        raise InputError(f"module {args.module!r} declares no Table")
     for table in sorted(tables, key=lambda t: t.full_name):
         print(create_statement(table))
     return 0
 
 
+class _Parser(argparse.ArgumentParser):
+    """A subcommand's parser: options are never abbreviated (``--hbase`` is not ``--hbase2``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``hmodel`` with its subcommands."""
     parser = argparse.ArgumentParser(
-        prog="hmodel", description="hmodel: HBase schema-design patterns, declared once."
+        prog="hmodel",
+        description="hmodel: HBase schema-design patterns, declared once.",
+        epilog="MODULE arguments are imported with the working directory first on the path, "
+        "as alembic and uvicorn do. exit status: 0 nothing to report, 1 findings (or "
+        "differences, a hotspot), 2 could not run (usage, import, connection, settings).",
+        allow_abbrev=False,
     )
     parser.add_argument("--version", action="version", version=f"hmodel {__version__}")
-    commands = parser.add_subparsers(title="commands", dest="command", metavar="COMMAND")
+    commands = parser.add_subparsers(
+        title="commands", dest="command", metavar="COMMAND", parser_class=_Parser
+    )
     commands.required = True
 
     fake = commands.add_parser(
@@ -123,17 +143,107 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``hmodel`` with ``argv`` (default: the process arguments); return the exit code."""
-    args = build_parser().parse_args(argv)
+def describe(exc: HModelError) -> str:
+    """Return ``exc`` as a command prints it: its message, then only the context it lacks.
+
+    The context attributes (``table``, ``row``, ``column``, ``field``, ``value``) are left
+    out when the message already names them, so a line never reads
+    ``cannot import module 'x': No module named 'x' (value='x')``.
+    """
+    context = []
+    for name in ("table", "row", "column", "field", "value"):
+        value = getattr(exc, name)
+        if value is None:
+            continue
+        shown = repr(value)
+        if shown in exc.message or (isinstance(value, str) and value in exc.message):
+            continue
+        context.append(f"{name} {shown if len(shown) <= 80 else shown[:77] + '...'}")
+    return f"{exc.message} ({', '.join(context)})" if context else exc.message
+
+
+class _QuietStdout:
+    """Standard output that stops writing, without a traceback, once its reader has gone.
+
+    ``hmodel check ... | head`` closes the pipe early: writes then fail with
+    ``BrokenPipeError``. Like ruff and git, the command ends quietly; unlike a crash, it
+    still runs to the end and returns its own exit status.
+    """
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+        self.broken = False
+
+    def write(self, text: str) -> int:
+        if not self.broken:
+            try:
+                self.stream.write(text)
+            except BrokenPipeError:
+                self.broken = True
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.broken:
+            try:
+                self.stream.flush()
+            except BrokenPipeError:
+                self.broken = True
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
+@contextmanager
+def _quiet_stdout() -> Iterator[_QuietStdout]:
+    quiet = _QuietStdout(sys.stdout)
+    sys.stdout = quiet
     try:
-        code: int = args.run(args)
-    except OperationsError as exc:  # bad input to an operator tool: 2, as ruff does
-        print(f"hmodel {args.command}: {exc}", file=sys.stderr)
-        return 2
-    except HModelError as exc:
-        print(f"hmodel {args.command}: {exc}", file=sys.stderr)
-        return 1
+        yield quiet
+    finally:
+        sys.stdout = quiet.stream
+        quiet.flush()
+        if quiet.broken and quiet.stream is sys.__stdout__:
+            # What is left in the buffer can never be written: point the descriptor at
+            # /dev/null so the interpreter's final flush does not report the broken pipe
+            # (the recipe of the Python documentation, "Note on SIGPIPE").
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, quiet.stream.fileno())
+            os.close(devnull)
+
+
+@contextmanager
+def _working_directory_on_path() -> Iterator[None]:
+    """Put the working directory first on ``sys.path`` while a command runs.
+
+    A console script's path starts with the script's folder, not the working directory
+    (``python -m`` puts it there): user modules named on the command line are found the
+    way alembic and uvicorn (``--app-dir .``) find them.
+    """
+    cwd = os.getcwd()
+    added = cwd not in sys.path and "" not in sys.path
+    if added:
+        sys.path.insert(0, cwd)
+    try:
+        yield
+    finally:
+        if added and cwd in sys.path:
+            sys.path.remove(cwd)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``hmodel`` with ``argv`` (default: the process arguments); return the exit code.
+
+    0: nothing to report; 1: findings, differences or a hotspot; 2: the command could
+    not run (argparse's usage errors, a module that does not import, a server that
+    cannot be reached, a bad setting; any :class:`~hmodel.errors.HModelError`).
+    """
+    args = build_parser().parse_args(argv)
+    with _quiet_stdout(), _working_directory_on_path():
+        try:
+            code: int = args.run(args)
+        except HModelError as exc:
+            print(f"hmodel {args.command}: {describe(exc)}", file=sys.stderr)
+            return EXIT_ERROR
     return code
 
 

@@ -61,8 +61,9 @@ class HModelError(Exception):
     """Root of every error hmodel raises.
 
     Each error names what it concerns. The context attributes are ``None`` when they do
-    not apply, and the non-``None`` ones are appended to the message, so a log line says
-    which table, row, column, field or key component was involved.
+    not apply, and the non-``None`` ones are appended to the message (once: an item the
+    message already quotes as ``name=value`` is not repeated), so a log line says which
+    table, row, column, field or key component was involved.
 
     Args:
         message: What went wrong, in one sentence.
@@ -93,11 +94,14 @@ class HModelError(Exception):
 
     def _render(self) -> str:
         parts = [self.message]
-        context = [
+        shown = (
             f"{name}={_show(getattr(self, name))}"
             for name in ("table", "row", "column", "field", "value")
             if getattr(self, name) is not None
-        ]
+        )
+        # A message that already carries a context item (a server's answer quoting the
+        # error it raised, say) does not get it a second time.
+        context = [item for item in shown if item not in self.message]
         if context:
             parts.append(f"({', '.join(context)})")
         return " ".join(parts)

@@ -3,21 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import warnings
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import attrs
 
-from hmodel.errors import CheckConfigError
+from hmodel.errors import CheckConfigError, MonotonicKeyWarning
 from hmodel.ops.advisor import RULES, check
 from hmodel.ops.config import CheckConfig, TableVolume, load_config, parse_size
 from hmodel.ops.diff_command import configure as configure_diff
 from hmodel.ops.finding import Severity
 from hmodel.ops.inventory import Inventory
-from hmodel.ops.report import render_json, render_text
+from hmodel.ops.report import FORMATS, render
 from hmodel.ops.spread_command import configure
+from hmodel.schema import SchemaWarning
 
-__all__ = ["add_check", "add_diff", "add_spread", "run_check"]
+__all__ = ["add_check", "add_diff", "add_spread", "resolve_codes", "run_check"]
 
 
 def _pairs(values: list[str], label: str) -> dict[str, str]:
@@ -57,22 +60,73 @@ def _config(args: argparse.Namespace) -> CheckConfig:
     return attrs.evolve(config, **changes)
 
 
+#: The code prefixes ``--select`` and ``--ignore`` take besides whole codes, as ruff's.
+PREFIXES = ("ALL", "HM-K", "HM-F", "HM-S")
+
+
+def _selectors(values: Iterable[str] | None) -> list[str]:
+    """The codes and prefixes of repeated, comma-separated options (``HM-K8,HM-F2``)."""
+    return [part.strip().upper() for value in values or () for part in value.split(",")]
+
+
+def resolve_codes(select: Iterable[str] | None, ignore: Iterable[str] | None) -> list[str]:
+    """Return the codes to run: those ``select`` names (all by default) less ``ignore``'s.
+
+    Each option may be repeated and each value may list codes separated by commas; a
+    value is a whole code (``HM-K8``), a family prefix (``HM-K``, ``HM-F``, ``HM-S``) or
+    ``ALL``, in any case, as ruff's ``--select``/``--ignore``. The codes come back in
+    catalogue order.
+
+    >>> resolve_codes(["HM-K", "HM-F2"], ["HM-K10"])
+    ['HM-K8', 'HM-K11', 'HM-F2']
+
+    Raises:
+        CheckConfigError: A value that is neither a code nor a prefix.
+    """
+    codes = [rule.code for rule, _ in RULES]
+
+    def matching(selectors: list[str]) -> set[str]:
+        found: set[str] = set()
+        for selector in selectors:
+            if selector in codes:
+                found.add(selector)
+            elif selector in PREFIXES:
+                found.update(c for c in codes if selector == "ALL" or c.startswith(selector))
+            elif selector:
+                raise CheckConfigError(
+                    f"unknown code {selector!r}: give one of {', '.join(codes)}, "
+                    f"or a prefix {', '.join(PREFIXES)}"
+                )
+        return found
+
+    chosen = _selectors(select)
+    wanted = matching(chosen) if chosen else set(codes)
+    wanted -= matching(_selectors(ignore))
+    return [code for code in codes if code in wanted]
+
+
 def run_check(args: argparse.Namespace) -> int:
     """Run ``hmodel check``; return 0, or 1 when a finding reaches ``--fail-on``.
+
+    The modules are imported without the declaration warnings a selected rule reports
+    too (:class:`~hmodel.errors.MonotonicKeyWarning` under ``HM-K8``, MIN_VERSIONS
+    without a TTL under ``HM-F7``): the finding says the same, with its line and fix.
 
     Raises:
         OperationsError: A module cannot be imported, a setting is invalid.
     """
     config = _config(args)
-    codes = {rule.code for rule, _ in RULES}
-    unknown = sorted(set(args.select or ()) - codes)
-    if unknown:
-        raise CheckConfigError(f"unknown code {unknown[0]}", value=sorted(codes))
-    report = check(Inventory.from_modules(args.modules), config, select=args.select)
-    if args.format == "json":
-        print(render_json(report))
-    else:
-        print(render_text(report, verbose=args.verbose))
+    codes = resolve_codes(args.select, args.ignore)
+    with warnings.catch_warnings():
+        if "HM-K8" in codes:
+            warnings.simplefilter("ignore", MonotonicKeyWarning)
+        if "HM-F7" in codes:
+            warnings.filterwarnings(
+                "ignore", "family .*: MIN_VERSIONS without a TTL", SchemaWarning
+            )
+        inventory = Inventory.from_modules(args.modules)
+    report = check(inventory, config, select=codes)
+    print(render(report, args.output_format, verbose=args.verbose))
     return 1 if report.fails(config.fail_on) else 0
 
 
@@ -89,7 +143,11 @@ Numbers and silences may also come from [tool.hmodel.check] in pyproject.toml:
   [tool.hmodel.check.ignore]
   "model:Event" = {{ "HM-K8" = "a 100-row audit table, never hot" }}
 
-exit status: 0 no finding at or above --fail-on, 1 findings, 2 bad input.
+--select and --ignore take codes or prefixes (HM-K, HM-F, HM-S, ALL), repeated or
+separated by commas: --select HM-K,HM-F2 --ignore HM-K10.
+
+exit status: 0 no finding at or above --fail-on, 1 findings, 2 the check could not run
+(a module that does not import or has a syntax error, an unknown code, a bad setting).
 """
 
 
@@ -107,13 +165,32 @@ def add_check(commands: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("modules", nargs="+", metavar="MODULE", help="dotted module names")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument(
+        "--output-format",
+        "--format",
+        dest="output_format",
+        choices=tuple(FORMATS),
+        default="text",
+        help="text (file:line: CODE ...), json, github (workflow annotations), sarif "
+        "(SARIF 2.1.0) or junit (JUnit XML) (default: text; --format is an alias)",
+    )
     parser.add_argument(
         "--fail-on",
         choices=("info", "warning", "error", "never"),
         help="lowest severity that makes the exit status 1 (default: warning)",
     )
-    parser.add_argument("--select", action="append", metavar="CODE", help="run only CODE")
+    parser.add_argument(
+        "--select",
+        action="append",
+        metavar="CODES",
+        help="run only these codes or prefixes (comma-separated, repeatable)",
+    )
+    parser.add_argument(
+        "--ignore",
+        action="append",
+        metavar="CODES",
+        help="do not run these codes or prefixes (comma-separated, repeatable)",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="show each rule's reason")
     parser.add_argument(
         "--config", type=Path, help="TOML file with [tool.hmodel.check] (default: ./pyproject.toml)"

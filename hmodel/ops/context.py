@@ -8,6 +8,7 @@ from hmodel.model import ModelInfo
 from hmodel.ops.config import CheckConfig
 from hmodel.ops.finding import Finding, Rule, Severity, Subject
 from hmodel.ops.inventory import Inventory
+from hmodel.ops.locate import model_location, table_location
 from hmodel.schema import Table, regions_for
 
 __all__ = ["Context"]
@@ -28,16 +29,29 @@ class Context:
     def for_model(
         self, rule: Rule, severity: Severity, info: ModelInfo, message: str, fix: str
     ) -> Finding:
-        """Return a finding about model ``info``."""
+        """Return a finding about model ``info``, at the line that declares it."""
         return Finding(
-            rule, severity, Subject("model", info.name), message, fix, info.cls.__module__
+            rule,
+            severity,
+            Subject("model", info.name),
+            message,
+            fix,
+            info.cls.__module__,
+            location=model_location(info.cls),
         )
 
     def for_table(
         self, rule: Rule, severity: Severity, table: Table, message: str, fix: str
     ) -> Finding:
-        """Return a finding about ``table``."""
-        return Finding(rule, severity, Subject("table", table.full_name), message, fix)
+        """Return a finding about ``table``, at the line that declares it."""
+        return Finding(
+            rule,
+            severity,
+            Subject("table", table.full_name),
+            message,
+            fix,
+            location=table_location(table),
+        )
 
     def regions(self, table: Table) -> int:
         """The regions ``table`` is created with: its split points plus one."""

@@ -10,7 +10,7 @@ from hmodel.errors import InputError
 from hmodel.ops.diff import TableDiff, diff_tables
 from hmodel.ops.inventory import import_module, tables_of
 from hmodel.ops.live import parse_address
-from hmodel.ops.migrate import current_tables, migrate
+from hmodel.ops.migrate import Migration, current_tables, migrate
 from hmodel.ops.progress import progress
 
 __all__ = ["configure", "render_diff", "run_diff", "run_migrate"]
@@ -83,15 +83,34 @@ def run_diff(args: argparse.Namespace) -> int:
             stored = current_tables(backend, wanted)
         declared = {t.full_name for t in wanted}
         diffs = [d for d in diff_tables(stored, wanted) if d.table in declared and d.differences]
-    if args.format == "json":
+    if args.output_format == "json":
         print(json.dumps([_json(d) for d in diffs], indent=2))
     else:
         print(render_diff(diffs))
     return 1 if diffs else 0
 
 
+def _outcome(done: list[Migration], apply: bool) -> str:
+    """The last line of ``hmodel migrate``: what was applied and what was not."""
+    if not apply:
+        return "dry run: nothing applied (pass --apply)"
+    split_only = [m.diff.table for m in done if m.left]
+    if not split_only:
+        return "applied"
+    tables = ", ".join(repr(t) for t in split_only)
+    applied = sum(m.applied for m in done)
+    head = f"applied to {applied} of {len(done)} tables" if applied else "nothing applied"
+    return (
+        f"{head}; split points NOT changed for {tables}: migrate never splits or merges "
+        "regions (run the split statements above in the HBase shell, or merge regions)"
+    )
+
+
 def run_migrate(args: argparse.Namespace) -> int:
-    """Run ``hmodel migrate``: 0 when nothing differs or everything was applied, 1 otherwise.
+    """Run ``hmodel migrate``: 0 when nothing differs or everything was applied, else 1.
+
+    With ``--apply``, differing split points are listed, not changed: the exit status
+    is then 1 and the last line says which tables keep their split points.
 
     Raises:
         InputError: The module cannot be imported or declares no table.
@@ -107,9 +126,14 @@ def run_migrate(args: argparse.Namespace) -> int:
             allow_drop=args.allow_drop,
             step=lambda tables: progress(tables, label="migrate", total=len(wanted)),
         )
-    if args.format == "json":
+    if args.output_format == "json":
         document = [
-            {**_json(m.diff), "applied": m.applied, "dropped_with_data": list(m.dropped_with_data)}
+            {
+                **_json(m.diff),
+                "applied": m.applied,
+                "dropped_with_data": list(m.dropped_with_data),
+                "left": [str(d) for d in m.left],
+            }
             for m in done
         ]
         print(json.dumps(document, indent=2))
@@ -120,9 +144,8 @@ def run_migrate(args: argparse.Namespace) -> int:
                 print(f"table {m.diff.table}: drops families holding cells: "
                       f"{', '.join(m.dropped_with_data)}")  # fmt: skip
         if done:
-            verb = "applied" if args.apply else "dry run: nothing applied (pass --apply)"
-            print(verb)
-    return 0 if not done or args.apply else 1
+            print(_outcome(done, args.apply))
+    return 1 if any(m.left for m in done) else 0
 
 
 def configure(commands: Any) -> None:
@@ -136,7 +159,8 @@ def configure(commands: Any) -> None:
         "and the HBase shell statements that reconcile them (create; disable, alter,\n"
         "enable; split). Dropping a family is marked as dropping data; a table only the\n"
         "current side has is never dropped. Nothing is applied.",
-        epilog="exit status: 0 no differences, 1 differences, 2 bad input.",
+        epilog="exit status: 0 no differences, 1 differences, 2 bad input or a cluster that\n"
+        "cannot be reached.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("module", metavar="MODULE", help="the wanted declaration")
@@ -146,7 +170,13 @@ def configure(commands: Any) -> None:
         metavar="HOST:PORT",
         help="compare with the tables a live cluster stores, over HBase's Thrift2 API",
     )
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument(
+        "--output-format",
+        "--format",
+        dest="output_format",
+        choices=("text", "json"),
+        default="text",
+    )
     parser.set_defaults(run=run_diff)
 
     migration: argparse.ArgumentParser = commands.add_parser(
@@ -158,8 +188,9 @@ def configure(commands: Any) -> None:
         "modify or delete a family, table options; online, as HBase 2 does). Split points\n"
         "are never changed. Dropping a family that holds cells is refused unless\n"
         "--allow-drop is given; tables not declared are left alone.",
-        epilog="exit status: 0 nothing to do or applied, 1 differences left (dry run),\n"
-        "2 bad input or a refused drop.",
+        epilog="exit status: 0 nothing to do or all applied; 1 differences left: a dry run,\n"
+        "or split points that --apply lists but never changes (the last line names the\n"
+        "tables); 2 bad input, a cluster that cannot be reached, or a refused drop.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     migration.add_argument("module", metavar="MODULE", help="the wanted declaration")
@@ -170,5 +201,11 @@ def configure(commands: Any) -> None:
     migration.add_argument(
         "--allow-drop", action="store_true", help="let a change drop families holding cells"
     )
-    migration.add_argument("--format", choices=("text", "json"), default="text")
+    migration.add_argument(
+        "--output-format",
+        "--format",
+        dest="output_format",
+        choices=("text", "json"),
+        default="text",
+    )
     migration.set_defaults(run=run_migrate)

@@ -7,6 +7,8 @@ from typing import Any
 
 import attrs
 
+from hmodel.ops.locate import Location
+
 __all__ = ["Finding", "Rule", "Severity", "Subject"]
 
 
@@ -46,14 +48,15 @@ class Rule:
     Attributes:
         code: The finding code, ``HM-`` and the pattern id (``HM-K8``).
         pattern: The catalogue's pattern id (``K8``).
-        seeds: The source documents that teach the rule (``("000", "001 §37.2")``).
+        sources: Public documents that teach the rule: sections of the HBase reference
+            guide, as URLs (``https://hbase.apache.org/book.html#timeseries``).
         title: The rule in a few words.
-        reason: Why the rule holds, after the source documents.
+        reason: Why the rule holds, after those documents.
     """
 
     code: str
     pattern: str
-    seeds: tuple[str, ...]
+    sources: tuple[str, ...]
     title: str
     reason: str
 
@@ -69,6 +72,8 @@ class Finding:
         message: What is wrong, with the numbers.
         fix: What to change.
         module: The module that declares the subject, if known.
+        location: The line that declares the subject (a model's ``@model`` or
+            ``class`` line, a table's assignment), if known; ``None`` for the cluster.
     """
 
     rule: Rule
@@ -77,6 +82,7 @@ class Finding:
     message: str
     fix: str
     module: str | None = None
+    location: Location | None = attrs.field(default=None, kw_only=True)
 
     @property
     def code(self) -> str:
@@ -92,9 +98,11 @@ class Finding:
             "kind": self.subject.kind,
             "name": self.subject.name,
             "module": self.module,
+            "filename": None if self.location is None else self.location.file,
+            "line": None if self.location is None else self.location.line,
             "message": self.message,
             "fix": self.fix,
             "pattern": self.rule.pattern,
-            "seeds": list(self.rule.seeds),
+            "sources": list(self.rule.sources),
             "reason": self.rule.reason,
         }

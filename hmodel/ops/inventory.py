@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import importlib
+import traceback
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from types import ModuleType
 
 import attrs
@@ -15,16 +17,39 @@ from hmodel.schema import Table
 __all__ = ["Inventory", "import_module", "models_of", "tables_of"]
 
 
+_PACKAGE = str(Path(__file__).resolve().parents[1])
+
+
+def _user_frame(exc: BaseException) -> str:
+    """``file:line: `` of the innermost frame outside hmodel and the import machinery."""
+    frames = [
+        frame
+        for frame in traceback.extract_tb(exc.__traceback__)
+        if not frame.filename.startswith(("<", _PACKAGE))
+        and "importlib" not in Path(frame.filename).parts
+    ]
+    return f"{frames[-1].filename}:{frames[-1].lineno}: " if frames else ""
+
+
 def import_module(name: str) -> ModuleType:
     """Import the module ``name`` (dotted).
 
     Raises:
-        InputError: It cannot be imported; the cause is kept.
+        InputError: It cannot be imported: not found, a syntax error, or an exception
+            raised while it runs (a declaration refused, say). The message gives
+            ``file:line`` where known; the cause is kept.
     """
     try:
         return importlib.import_module(name)
+    except SyntaxError as exc:
+        where = f"{exc.filename}:{exc.lineno}: " if exc.filename else ""
+        raise InputError(f"cannot import module {name!r}: {where}syntax error: {exc.msg}") from exc
     except ImportError as exc:
-        raise InputError(f"cannot import module {name!r}: {exc}", value=name) from exc
+        raise InputError(f"cannot import module {name!r}: {exc}") from exc
+    except Exception as exc:  # the module raised while running: report it, not a traceback
+        raise InputError(
+            f"cannot import module {name!r}: {_user_frame(exc)}{type(exc).__name__}: {exc}"
+        ) from exc
 
 
 def _as_model(value: object) -> ModelInfo | None:

@@ -9,7 +9,7 @@ import attrs
 
 from hmodel.backend.base import Scan
 from hmodel.errors import MigrationRefusedError
-from hmodel.ops.diff import TableDiff, diff_table, with_splits_of
+from hmodel.ops.diff import Difference, TableDiff, diff_table, with_splits_of
 from hmodel.schema import Table
 
 __all__ = ["LiveSchema", "Migration", "current_tables", "migrate"]
@@ -45,13 +45,18 @@ class Migration:
 
     Attributes:
         diff: The differences and the HBase shell statements of the change.
-        applied: Whether the change was made (``False`` for a dry run or a refusal).
+        applied: Whether a change was made (``False`` for a dry run, or when only split
+            points differ, which a migration never changes).
         dropped_with_data: Families the change drops that hold cells.
+        left: The differences still there afterwards: every one of a dry run; with
+            ``apply``, the split points (they need region splits or merges, which the
+            statements list and the migration does not make).
     """
 
     diff: TableDiff
     applied: bool
     dropped_with_data: tuple[str, ...] = ()
+    left: tuple[Difference, ...] = ()
 
 
 def current_tables(backend: LiveSchema, wanted: Iterable[Table]) -> list[Table]:
@@ -92,7 +97,8 @@ def migrate(
         step: Wraps the loop over the tables (a progress display).
 
     Returns:
-        One :class:`Migration` per table that differs, in the order given.
+        One :class:`Migration` per table that differs, in the order given; its
+        ``left`` lists what still differs (split points, with ``apply``).
 
     Raises:
         MigrationRefusedError: With ``apply``, a family holding cells would be dropped
@@ -109,7 +115,7 @@ def migrate(
         if stored is None:
             if apply:
                 backend.create_table(table)
-            done.append(Migration(diff, applied=apply))
+            done.append(Migration(diff, applied=apply, left=() if apply else diff.differences))
             continue
         kept = {f.name for f in table.families}
         dropped = [f.name for f in stored.families if f.name not in kept]
@@ -128,5 +134,8 @@ def migrate(
             )
         if apply and changes:
             backend.alter_table(target)
-        done.append(Migration(diff, applied=apply and changes, dropped_with_data=with_data))
+        left = tuple(d for d in diff.differences if not apply or d.what == "splits")
+        done.append(
+            Migration(diff, applied=apply and changes, dropped_with_data=with_data, left=left)
+        )
     return done

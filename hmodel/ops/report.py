@@ -1,30 +1,67 @@
-"""The advisor's report as text for people and JSON for CI."""
+"""The advisor's report for people (text) and for CI (JSON, GitHub, SARIF, JUnit).
+
+The formats are ruff's: ``text`` prints ``file:line: CODE severity subject: message``;
+``github`` prints workflow commands that annotate the declaration's line in a pull
+request; ``sarif`` is SARIF 2.1.0 for code scanning; ``junit`` is a JUnit XML report,
+one test case per finding.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import textwrap
+from collections.abc import Callable
+from pathlib import Path
+from xml.etree import ElementTree
 
-from hmodel.ops.advisor import Report
+from hmodel import __version__
+from hmodel.ops.advisor import RULES, Report
+from hmodel.ops.finding import Finding, Severity
+from hmodel.ops.locate import Location
 
-__all__ = ["render_json", "render_text"]
+__all__ = [
+    "FORMATS",
+    "render",
+    "render_github",
+    "render_json",
+    "render_junit",
+    "render_sarif",
+    "render_text",
+]
+
+
+def _display(location: Location) -> str:
+    """The file as ruff shows it: relative to the working directory when under it."""
+    path = Path(location.file)
+    try:
+        return path.relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _where(finding: Finding) -> str:
+    location = finding.location
+    return "" if location is None else f"{_display(location)}:{location.line}: "
 
 
 def render_text(report: Report, *, verbose: bool = False) -> str:
     """Return the report as text: one block per finding, then a summary line.
 
-    Each block is ``CODE severity subject: message``, then the fix and, with
-    ``verbose``, the reason with its pattern id and source documents.
+    Each block is ``file:line: CODE severity subject: message`` (no ``file:line`` for
+    the cluster), then the fix and, with ``verbose``, the reason with its pattern id
+    and public sources.
     """
     lines = []
     for finding in report.findings:
         lines.append(
-            f"{finding.code} {finding.severity.value} {finding.subject}: {finding.message}"
+            f"{_where(finding)}{finding.code} {finding.severity.value} {finding.subject}: "
+            f"{finding.message}"
         )
         lines.append(f"    fix: {finding.fix}")
         if verbose:
             rule = finding.rule
-            why = f"why ({rule.pattern}, seeds {', '.join(rule.seeds)}): {rule.reason}"
+            why = f"why ({rule.pattern}; {'; '.join(rule.sources)}): {rule.reason}"
             lines += textwrap.wrap(why, 96, initial_indent="    ", subsequent_indent="      ")
     for item in report.ignored:
         if verbose:
@@ -52,3 +89,164 @@ def render_json(report: Report) -> str:
         "summary": {**report.counts(), "ignored": len(report.ignored)},
     }
     return json.dumps(document, indent=2, ensure_ascii=False)
+
+
+_GITHUB_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render_github(report: Report) -> str:
+    """Return one GitHub Actions workflow command per finding (``::error file=...``).
+
+    Errors are ``error``, warnings ``warning`` and infos ``notice`` annotations; a
+    finding with a location annotates its declaration's line. Nothing else is printed,
+    so an empty report is an empty string.
+    """
+    lines = []
+    for finding in report.findings:
+        properties = [f"title={_escape_property(f'hmodel ({finding.code})')}"]
+        if finding.location is not None:
+            properties.append(f"file={_escape_property(_display(finding.location))}")
+            properties.append(f"line={finding.location.line}")
+        text = f"{_where(finding)}{finding.code} {finding.subject}: {finding.message}"
+        text += f" (fix: {finding.fix})"
+        lines.append(
+            f"::{_GITHUB_LEVEL[finding.severity]} {','.join(properties)}::{_escape_data(text)}"
+        )
+    return "\n".join(lines)
+
+
+_SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+_SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+def _artifact(location: Location) -> dict[str, str]:
+    path = Path(location.file)
+    try:
+        return {"uri": path.relative_to(Path.cwd()).as_posix(), "uriBaseId": "%SRCROOT%"}
+    except ValueError:
+        return {"uri": path.as_uri()}
+
+
+def render_sarif(report: Report) -> str:
+    """Return the report as a SARIF 2.1.0 log, for GitHub code scanning and other tools.
+
+    One run of the tool ``hmodel`` listing every rule (id, title, reason, pattern and
+    sources); one result per finding, at its declaration's line when known.
+    """
+    rules = [rule for rule, _ in RULES]
+    index = {rule.code: i for i, rule in enumerate(rules)}
+    results = []
+    for finding in report.findings:
+        result: dict[str, object] = {
+            "ruleId": finding.code,
+            "ruleIndex": index[finding.code],
+            "level": _SARIF_LEVEL[finding.severity],
+            "message": {"text": f"{finding.subject}: {finding.message} (fix: {finding.fix})"},
+        }
+        if finding.location is not None:
+            result["locations"] = [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": _artifact(finding.location),
+                        "region": {"startLine": finding.location.line},
+                    }
+                }
+            ]
+        results.append(result)
+    driver = {
+        "name": "hmodel",
+        "version": __version__,
+        "rules": [
+            {
+                "id": rule.code,
+                "name": rule.title,
+                "shortDescription": {"text": rule.title},
+                "fullDescription": {"text": rule.reason},
+                "help": {"text": f"{rule.reason} Sources: {'; '.join(rule.sources)}."},
+                "helpUri": rule.sources[0],
+                "properties": {"pattern": rule.pattern, "sources": list(rule.sources)},
+            }
+            for rule in rules
+        ],
+    }
+    document = {
+        "$schema": _SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {"driver": driver},
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": Path.cwd().as_uri() + "/"}},
+                "results": results,
+            }
+        ],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False)
+
+
+def render_junit(report: Report) -> str:
+    """Return the report as JUnit XML: one test suite per file, one failing case per finding.
+
+    Findings without a file (the cluster) form the suite ``hmodel``. A report without
+    findings is one passing test case, so CI shows that the check ran.
+    """
+    suites: dict[str, list[Finding]] = {}
+    for finding in report.findings:
+        name = "hmodel" if finding.location is None else _display(finding.location)
+        suites.setdefault(name, []).append(finding)
+    total = str(len(report.findings))
+    root = ElementTree.Element("testsuites", name="hmodel", tests=total, failures=total, errors="0")
+    if not suites:
+        suite = ElementTree.SubElement(
+            root, "testsuite", name="hmodel", tests="1", failures="0", errors="0"
+        )
+        ElementTree.SubElement(suite, "testcase", name="hmodel")
+        root.set("tests", "1")
+    for name, findings in suites.items():
+        count = str(len(findings))
+        suite = ElementTree.SubElement(
+            root, "testsuite", name=name, tests=count, failures=count, errors="0"
+        )
+        for finding in findings:
+            case = ElementTree.SubElement(
+                suite,
+                "testcase",
+                name=f"hmodel.{finding.code}",
+                classname=os.path.splitext(name)[0].replace("/", "."),
+            )
+            if finding.location is not None:
+                case.set("file", name)
+                case.set("line", str(finding.location.line))
+            failure = ElementTree.SubElement(
+                case, "failure", message=f"{finding.subject}: {finding.message}"
+            )
+            where = "" if finding.location is None else f"line {finding.location.line}, "
+            failure.text = (
+                f"{where}{finding.severity.value} {finding.subject}: {finding.message}\n"
+                f"fix: {finding.fix}"
+            )
+    ElementTree.indent(root)
+    body = ElementTree.tostring(root, encoding="unicode")
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n{body}'
+
+
+#: Every ``--output-format`` and its renderer (``verbose`` matters to ``text`` only).
+FORMATS: dict[str, Callable[[Report, bool], str]] = {
+    "text": lambda report, verbose: render_text(report, verbose=verbose),
+    "json": lambda report, verbose: render_json(report),
+    "github": lambda report, verbose: render_github(report),
+    "sarif": lambda report, verbose: render_sarif(report),
+    "junit": lambda report, verbose: render_junit(report),
+}
+
+
+def render(report: Report, output_format: str, *, verbose: bool = False) -> str:
+    """Return the report in ``output_format``, one of :data:`FORMATS`."""
+    return FORMATS[output_format](report, verbose)

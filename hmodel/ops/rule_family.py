@@ -22,7 +22,10 @@ __all__ = [
 F1 = Rule(
     "HM-F1",
     "F1",
-    ("000", "001 §36", "003", "004"),
+    (
+        "https://hbase.apache.org/book.html#number.of.cfs",
+        "https://hbase.apache.org/book.html#table_schema_rules_of_thumb",
+    ),
     "too many families",
     "Each family has its own MemStore and store files; they flush and compact together, "
     "so many families multiply flushes and small files, and a big family forces flushes "
@@ -31,7 +34,10 @@ F1 = Rule(
 F2 = Rule(
     "HM-F2",
     "F2",
-    ("000", "001 §37.3", "004"),
+    (
+        "https://hbase.apache.org/book.html#keysize",
+        "https://hbase.apache.org/book.html#table_schema_rules_of_thumb",
+    ),
     "long family or qualifier names",
     "Every cell stores its row key, family name and qualifier again: long names multiply "
     "storage and block-cache use. Use one-letter families and qualifiers of a few "
@@ -40,7 +46,10 @@ F2 = Rule(
 F7 = Rule(
     "HM-F7",
     "F7",
-    ("001 §38", "001 §45.4.1"),
+    (
+        "https://hbase.apache.org/book.html#schema.versions",
+        "https://hbase.apache.org/book.html#schema.smackdown.rowsversions",
+    ),
     "versions",
     "Cell versions are not an index: keep VERSIONS small and put time in the key when "
     "history is queried; MIN_VERSIONS only means something together with a TTL.",
@@ -48,7 +57,10 @@ F7 = Rule(
 F11 = Rule(
     "HM-F11",
     "F11",
-    ("000", "004"),
+    (
+        "https://hbase.apache.org/book.html#table_schema_rules_of_thumb",
+        "https://hbase.apache.org/book.html#hbase_mob",
+    ),
     "large cells",
     "Keep cells under about 100 KB; above that use MOB (up to about 10-50 MB); larger "
     "objects belong in HDFS or an object store with a pointer in HBase.",

@@ -85,13 +85,13 @@ def run_spread(args: argparse.Namespace) -> int:
         spreads = _live(args.hbase2, models, args.limit, thrift2=True)
     else:
         spreads = [spread_of(info, _records(args, info), limit=args.limit) for info in models]
-    if args.format == "json":
+    if args.output_format == "json":
         print(json.dumps([s.as_dict() for s in spreads], indent=2))
     else:
         print("\n\n".join(render_spread(s) for s in spreads))
     if args.image is not None:
         save_image(spreads, args.image)
-        if args.format != "json":
+        if args.output_format != "json":
             print(f"\nimage written to {args.image}")
     hot = any(s.verdict in ("hotspot", "single region") for s in spreads)
     return 1 if args.fail_on_hotspot and hot else 0
@@ -138,7 +138,13 @@ def configure(commands: Any) -> None:
     parser.add_argument(
         "--limit", type=int, metavar="N", help="read at most N sample records (or rows)"
     )
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument(
+        "--output-format",
+        "--format",
+        dest="output_format",
+        choices=("text", "json"),
+        default="text",
+    )
     parser.add_argument(
         "--image", type=Path, metavar="PATH", help="also draw a .png/.svg (needs matplotlib)"
     )

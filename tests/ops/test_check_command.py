@@ -52,7 +52,13 @@ def test_check_json_of_the_example_with_volumes(capsys: pytest.CaptureFixture[st
     s3 = next(f for f in document["findings"] if f["code"] == "HM-S3")
     assert s3["subject"] == "table:order"
     assert s3["pattern"] == "S3"
-    assert s3["seeds"] == ["000"]
+    assert s3["sources"] == [
+        "https://hbase.apache.org/book.html#precreate.regions",
+        "https://hbase.apache.org/book.html#rowkey.regionsplits",
+    ]
+    declared = Path(s3["filename"])  # the table's assignment in the example's schema
+    assert declared.parts[-3:] == ("examples", "ecommerce", "schema.py")
+    assert declared.read_text().splitlines()[s3["line"] - 1].startswith("ORDER = Table(")
     assert s3["severity"] == "warning"
     assert document["summary"] == {"info": 0, "warning": 2, "error": 0, "ignored": 0}
 
@@ -69,9 +75,13 @@ def test_text_output_names_code_severity_subject_and_fix(
     code, out, _ = _run(capsys, "check", bad_module, "--select=HM-K8", "-v")
     assert code == 1
     lines = out.splitlines()
-    assert lines[0].startswith("HM-K8 error model:Event: the key leads with 'at'")
+    path, line, rest = lines[0].split(":", 2)
+    assert path.endswith(f"{bad_module}.py")
+    assert BAD_SCHEMA.splitlines()[int(line) - 1].startswith("@model(EVENTS")
+    assert rest.startswith(" HM-K8 error model:Event: the key leads with 'at'")
     assert lines[1].startswith("    fix: lead with 'host'")
-    assert "why (K8, seeds 000, 001 §37.2, 001 §45.1)" in out
+    assert "why (K8; https://hbase.apache.org/book.html#timeseries;" in out
+    assert "seed" not in out and "§" not in out
 
 
 def test_silences_come_from_the_pyproject_section(

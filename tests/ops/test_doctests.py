@@ -5,7 +5,7 @@ import importlib
 
 import pytest
 
-MODULES = ["hmodel.ops.config", "hmodel.ops.spread", "hmodel.ops.tracing"]
+MODULES = ["hmodel.ops.command", "hmodel.ops.config", "hmodel.ops.spread", "hmodel.ops.tracing"]
 
 
 @pytest.mark.parametrize("name", MODULES)

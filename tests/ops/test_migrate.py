@@ -100,3 +100,31 @@ def test_the_commands_diff_and_migrate_a_live_cluster(
     assert main(["diff", module, "--hbase2", address]) == 0
     assert "no differences" in capsys.readouterr().out
     assert main(["diff", module]) == 2  # neither --against nor --hbase2
+
+
+def test_apply_does_not_claim_split_points_it_only_listed(
+    live: Thrift2Backend,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    fake_hbase_server: Any,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Split points differ: --apply changes the rest, says so, and exits 1, not 0."""
+    live.create_table(FRESH)  # split at b"m"
+    (tmp_path / "mig_splits.py").write_text(
+        "from hmodel.schema import Family, Table\n"
+        "FRESH = Table('mig_new', [Family('x')], splits=[b'm', b't'])\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    address = f"{fake_hbase_server.host}:{fake_hbase_server.thrift2_port}"
+    (step,) = migrate(live, [Table("mig_new", [Family("x")], splits=[b"m", b"t"])], apply=True)
+    assert not step.applied
+    assert [d.what for d in step.left] == ["splits"]
+    assert main(["migrate", "mig_splits", "--hbase2", address, "--apply"]) == 1
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith("nothing applied; split points NOT changed for 'mig_new'")
+    assert main(["migrate", "mig_splits", "--hbase2", address, "--apply", "--format=json"]) == 1
+    (table,) = json.loads(capsys.readouterr().out)
+    assert table["applied"] is False
+    assert table["left"] == ["splits SPLITS: 2 regions -> 3 regions"]
+    assert [r.start for r in live.regions("mig_new")] == [b"", b"m"]  # unchanged

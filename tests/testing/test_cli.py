@@ -96,11 +96,11 @@ def test_fake_hbase_serves_happybase_until_a_signal(
             process.stdout.close()
 
 
-def test_a_busy_port_is_reported_with_exit_code_1(capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_busy_port_is_reported_with_exit_code_2(capsys: pytest.CaptureFixture[str]) -> None:
     from hmodel.testing.thrift_server import FakeHBaseServer
 
     with FakeHBaseServer() as busy:
-        assert main(["fake-hbase", "--port", str(busy.port)]) == 1
+        assert main(["fake-hbase", "--port", str(busy.port)]) == 2
     assert "cannot listen" in capsys.readouterr().err
 
 

@@ -308,7 +308,10 @@ class ThriftBackend(Backend):
         options) is refused with :class:`UnsupportedOperationError` naming each one and
         giving the HBase shell statement, unless the backend was made with
         ``lenient_ddl=True``: then the table is created without them and a
-        ``UserWarning`` lists what was left out. Never retried once sent.
+        ``UserWarning`` lists what was left out, once the table was created (a table
+        that exists raises :class:`TableExistsError` and is not warned about, so a
+        ``create_table(exist_ok=True)`` at every start warns only the first time).
+        Never retried once sent.
 
         Raises:
             TableExistsError: The table exists.
@@ -322,12 +325,6 @@ class ThriftBackend(Backend):
                     f"HBase's Thrift1 createTable cannot carry {listed}; {ddl_hint(table)}",
                     table=table.full_name,
                 )
-            warnings.warn(
-                f"table {table.full_name!r} created over Thrift1 WITHOUT {listed} "
-                "(lenient_ddl=True); set them with the HBase shell",
-                UserWarning,
-                stacklevel=2,
-            )
         server_name = self._server_name(table.full_name)
         self._families.pop(server_name, None)
         self._rpc(
@@ -338,6 +335,13 @@ class ThriftBackend(Backend):
             table=table.full_name,
         )
         self._families[server_name] = tuple(f.name_bytes for f in table.families)
+        if left_out:  # only once the table was created: an existing one is not warned about
+            warnings.warn(
+                f"table {table.full_name!r} created over Thrift1 WITHOUT "
+                f"{', '.join(left_out)} (lenient_ddl=True); set them with the HBase shell",
+                UserWarning,
+                stacklevel=2,
+            )
 
     def delete_table(self, name: str) -> None:
         """Disable ``name`` if enabled, then delete it (up to three RPCs).

@@ -284,6 +284,24 @@ def test_a_lenient_backend_creates_what_it_can_and_warns_about_the_rest(
         lenient.close()
 
 
+def test_a_lenient_backend_warns_only_when_it_creates_the_table(
+    server: FakeHBaseServer,
+) -> None:
+    """A table that exists is not created again, so nothing was left out: no warning."""
+    lenient = ThriftBackend(server.host, server.port, lenient_ddl=True)
+    declaration = Table("again", [Family("f")], splits=[b"m"])
+    try:
+        with pytest.warns(UserWarning, match="WITHOUT split points"):
+            lenient.create_table(declaration)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(TableExistsError):
+                lenient.create_table(declaration)  # the next run of the application
+    finally:
+        lenient.delete_table("again")
+        lenient.close()
+
+
 def test_admin_errors_are_translated(thrift: ThriftBackend, table: str) -> None:
     with pytest.raises(TableExistsError):
         thrift.create_table(Table(table, [Family("f")]))
