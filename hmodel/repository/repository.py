@@ -387,13 +387,13 @@ class Repository(Generic[M]):
                 before=None if as_of is None else as_of + 1,
             )
             call.results = len(results)
-        obj = (
-            self._load(results[0], partial=fields is not None, key_encoded_here=True)
-            if results
-            else None
-        )
-        if obj is None and required:
-            raise NotFoundError("no such row", table=self.table, row=row)
+            obj = (
+                self._load(results[0], partial=fields is not None, key_encoded_here=True)
+                if results
+                else None
+            )
+            if obj is None and required:
+                raise NotFoundError("no such row", table=self.table, row=row)
         return obj
 
     def get_many(
