@@ -66,9 +66,7 @@ class Instrument:
         """
         return _Measured(self, operation, rows, always)
 
-    def emit(
-        self, operation: str, before: int, call: Call, error: Exception | None = None
-    ) -> None:
+    def emit(self, operation: str, before: int, call: Call, error: Exception | None = None) -> None:
         """Tell the listeners of ``call``, which started when ``round_trips`` was ``before``.
 
         ``error``: what the call raised, if it did.

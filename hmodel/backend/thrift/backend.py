@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 import warnings
@@ -104,6 +105,9 @@ class ThriftBackend(Backend):
             then created whole, options and split points included, by Thrift2's
             ``createTable``. ``None`` (the default): no such route.
         sleep: Called with the pause in seconds between retries (inject in tests).
+        retry_jitter: Returns a float from 0 to 1 that spreads each retry pause between
+            half and all of the backoff (default ``random.random``; inject a constant or
+            a seeded ``random.Random(seed).random`` in tests).
 
     Raises:
         ConnectionLostError: ``autoconnect`` and the server cannot be reached.
@@ -148,6 +152,7 @@ class ThriftBackend(Backend):
         lenient_ddl: bool = False,
         admin: Admin | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        retry_jitter: Callable[[], float] = random.random,
     ) -> None:
         if table_prefix is not None and (not isinstance(table_prefix, str) or not table_prefix):
             raise IllegalArgumentError("table_prefix must be a non-empty str", value=table_prefix)
@@ -189,6 +194,7 @@ class ThriftBackend(Backend):
             count=self._count_round_trip,
             autoconnect=autoconnect,
         )
+        self._channel.jitter = retry_jitter
 
     def _count_round_trip(self) -> None:
         with self._lock:
