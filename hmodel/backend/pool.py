@@ -8,6 +8,7 @@ one call, is this one class.
 
 from __future__ import annotations
 
+import random
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -40,6 +41,8 @@ class PooledChannel:
             closed when it comes back.
         count_interrupted: Count a call interrupted by a ``BaseException`` (a
             ``KeyboardInterrupt``) as a round trip.
+        jitter: Spreads retry pauses (:func:`~hmodel.backend.retry.send`); the backends
+            set it from their ``retry_jitter`` argument.
     """
 
     server_errors: tuple[type[BaseException], ...]
@@ -48,6 +51,7 @@ class PooledChannel:
     backend: str
     track_lent: bool
     count_interrupted: bool
+    jitter: Callable[[], float] = staticmethod(random.random)
 
     def _start(  # noqa: PLR0917  # the channel's settings, passed on by its __init__
         self,
@@ -156,6 +160,7 @@ class PooledChannel:
             where=self._where,
             table=table,
             row=row,
+            jitter=self.jitter,
         )
 
     def _borrow(self) -> Any:

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import enum
+import logging
+import random
 from collections.abc import Callable
 from typing import Any
 
 from hmodel.errors import ConnectionLostError, OutcomeUnknownError, ReadInterruptedError
 
-__all__ = ["MAX_BACKOFF_MS", "DroppedError", "Retry", "send"]
+__all__ = ["MAX_BACKOFF_MS", "DroppedError", "Retry", "pause_ms", "send"]
+
+#: Retries are logged here (INFO), as HBase clients log theirs.
+logger = logging.getLogger("hmodel")
 
 #: Longest pause between two attempts, whatever the backoff and the attempt number.
 MAX_BACKOFF_MS = 5_000
@@ -44,6 +49,31 @@ class DroppedError(Exception):
         self.sent = sent
 
 
+def pause_ms(backoff_ms: int, tries: int, jitter: float) -> float:
+    """The pause before retry number ``tries + 1``, in milliseconds ("equal jitter").
+
+    The backoff, doubled per earlier retry and capped at :data:`MAX_BACKOFF_MS`, is
+    paused at least half of, plus ``jitter`` (from 0 to 1) times the other half, so
+    clients that lost their connections together do not come back together.
+
+    >>> pause_ms(50, 0, 1.0), pause_ms(50, 2, 0.0), pause_ms(4_000, 3, 1.0)
+    (50.0, 100.0, 5000.0)
+    """
+    capped = float(min(backoff_ms * 2**tries, MAX_BACKOFF_MS))
+    return capped * (1 + jitter) / 2
+
+
+def _trace_retry(attributes: dict[str, Any]) -> None:
+    """Add a ``hmodel.retry`` event to the current OpenTelemetry span, if any records."""
+    try:
+        from opentelemetry import trace
+    except ImportError:
+        return
+    span = trace.get_current_span()
+    if span.is_recording():
+        span.add_event("hmodel.retry", attributes)
+
+
 def send(
     attempt: Callable[[], Any],
     *,
@@ -55,12 +85,17 @@ def send(
     where: str,
     table: str | None = None,
     row: bytes | None = None,
+    jitter: Callable[[], float] = random.random,
 ) -> Any:
     """Run ``attempt`` until it returns, retrying dropped connections as ``retry`` allows.
 
     ``attempt`` sends the request once and raises :class:`DroppedError` when the
-    connection failed. Retries wait ``backoff_ms``, doubled at each further attempt and
-    capped at :data:`MAX_BACKOFF_MS`.
+    connection failed. Retries wait :func:`pause_ms` of ``backoff_ms``: doubled at each
+    further attempt, capped at :data:`MAX_BACKOFF_MS`, with ``jitter()`` (a float from 0
+    to 1; inject a constant or a seeded ``random.Random().random`` in tests) spreading
+    the pause between half and all of it. Each retry, sent on a new connection, is
+    logged at INFO on the ``hmodel`` logger and added as a ``hmodel.retry`` event to
+    the current OpenTelemetry span (when the API is installed and a span records).
 
     Raises:
         OutcomeUnknownError: A non-idempotent request may have reached the server.
@@ -73,7 +108,26 @@ def send(
             return attempt()
         except DroppedError as dropped:
             if (retry is Retry.IDEMPOTENT or not dropped.sent) and tries < retries:
-                sleep(min(backoff_ms * 2**tries, MAX_BACKOFF_MS) / 1000)
+                pause = pause_ms(backoff_ms, tries, jitter()) / 1000
+                logger.info(
+                    "%s to %s: connection dropped (%s); reconnecting, retry %d of %d in %.3f s",
+                    method,
+                    where,
+                    dropped.cause,
+                    tries + 1,
+                    retries,
+                    pause,
+                )
+                _trace_retry(
+                    {
+                        "hmodel.method": method,
+                        "hmodel.retry": tries + 1,
+                        "hmodel.pause_s": pause,
+                        "error.type": type(dropped.cause).__qualname__,
+                        "server.address": where,
+                    }
+                )
+                sleep(pause)
                 tries += 1
                 continue
             lost: ConnectionLostError

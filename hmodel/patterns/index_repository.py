@@ -356,7 +356,7 @@ class IndexedRepository(Generic[M]):
             UniqueViolationError, ConflictError, ClaimLostError: As for :meth:`save`.
         """
         repo = self.repository
-        current = repo.get(**key)
+        current: M | None = repo.get(**key)
         if current is None:
             raise NotFoundError(f"no {repo.info.name} to update", table=repo.table, value=dict(key))
         for name in changes:

@@ -191,7 +191,7 @@ class Or(Condition):
         return frozenset().union(*(p.fields() for p in self.parts))
 
 
-@attrs.frozen
+@attrs.frozen(eq=False, order=False)
 class where:  # noqa: N801 -- reads as a keyword: where("age") >= 18
     """Start a condition on a non-key field: ``where("nickname") == "bob"``.
 

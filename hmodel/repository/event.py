@@ -23,6 +23,9 @@ class QueryEvent:
         results: Rows returned or mutations sent.
         started_ns: When the call began, epoch nanoseconds (``time.time_ns``); 0 if unknown.
         duration_ns: How long it took, nanoseconds (a monotonic clock); 0 if unknown.
+        error: The exception the call raised; ``None`` when it returned.
+        server_address: The backend's server host (``None``: an in-process engine).
+        server_port: The backend's server port (``None``: an in-process engine).
     """
 
     operation: str
@@ -33,6 +36,9 @@ class QueryEvent:
     results: int = 0
     started_ns: int = 0
     duration_ns: int = 0
+    error: Exception | None = None
+    server_address: str | None = None
+    server_port: int | None = None
 
 
 #: A callable told of every :class:`QueryEvent`.

@@ -57,18 +57,24 @@ class Instrument:
     def call(
         self, operation: str, *, rows: tuple[bytes, ...] = (), always: bool = False
     ) -> _Measured:
-        """Measure the ``with`` block as ``operation``; emit when it ends normally (or always).
+        """Measure the ``with`` block as ``operation``; emit when it ends.
 
-        ``always`` also emits when the block raises or a generator using it is closed
-        early (scans report what they returned before being abandoned). The block gets
-        the :class:`Call` to fill in.
+        A block that raises an :class:`Exception` emits an event carrying it
+        (``QueryEvent.error``). ``always`` also emits when a generator using the block is
+        closed early (scans report what they returned before being abandoned). The block
+        gets the :class:`Call` to fill in.
         """
         return _Measured(self, operation, rows, always)
 
-    def emit(self, operation: str, before: int, call: Call) -> None:
-        """Tell the listeners of ``call``, which started when ``round_trips`` was ``before``."""
+    def emit(self, operation: str, before: int, call: Call, error: Exception | None = None) -> None:
+        """Tell the listeners of ``call``, which started when ``round_trips`` was ``before``.
+
+        ``error``: what the call raised, if it did.
+        """
         if not self.listeners:
             return
+        host = getattr(self.backend, "host", None)
+        port = getattr(self.backend, "port", None)
         event = QueryEvent(
             operation,
             self.table,
@@ -78,6 +84,9 @@ class Instrument:
             results=call.results,
             started_ns=call.started_ns,
             duration_ns=time.perf_counter_ns() - call.monotonic_ns,
+            error=error,
+            server_address=host if isinstance(host, str) else None,
+            server_port=port if isinstance(port, int) and not isinstance(port, bool) else None,
         )
         for listener in self.listeners:
             listener(event)
@@ -100,6 +109,10 @@ class _Measured:
     def __enter__(self) -> Call:
         return self.call
 
-    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
-        if kind is None or self.always:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, _: object
+    ) -> None:
+        if isinstance(error, Exception):
+            self.instrument.emit(self.operation, self.before, self.call, error)
+        elif kind is None or self.always:
             self.instrument.emit(self.operation, self.before, self.call)

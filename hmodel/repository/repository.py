@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import timedelta
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar, overload
 
 import attrs
 
@@ -334,6 +334,26 @@ class Repository(Generic[M]):
 
     # --- reads ----------------------------------------------------------------------
 
+    @overload
+    def get(
+        self,
+        *,
+        required: Literal[True],
+        fields: Sequence[str] | None = None,
+        as_of: int | None = None,
+        **key: Any,
+    ) -> M: ...
+
+    @overload
+    def get(
+        self,
+        *,
+        required: bool = False,
+        fields: Sequence[str] | None = None,
+        as_of: int | None = None,
+        **key: Any,
+    ) -> M | None: ...
+
     def get(
         self,
         *,
@@ -343,6 +363,9 @@ class Repository(Generic[M]):
         **key: Any,
     ) -> M | None:
         """Read one model by its key fields, in one round trip.
+
+        Typed as returning ``M`` when ``required=True`` is written literally, ``M | None``
+        otherwise.
 
         Args:
             required: Raise :class:`~hmodel.errors.NotFoundError` instead of returning
@@ -364,13 +387,13 @@ class Repository(Generic[M]):
                 before=None if as_of is None else as_of + 1,
             )
             call.results = len(results)
-        obj = (
-            self._load(results[0], partial=fields is not None, key_encoded_here=True)
-            if results
-            else None
-        )
-        if obj is None and required:
-            raise NotFoundError("no such row", table=self.table, row=row)
+            obj = (
+                self._load(results[0], partial=fields is not None, key_encoded_here=True)
+                if results
+                else None
+            )
+            if obj is None and required:
+                raise NotFoundError("no such row", table=self.table, row=row)
         return obj
 
     def get_many(

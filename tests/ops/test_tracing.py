@@ -2,14 +2,23 @@ from __future__ import annotations
 
 import itertools
 import logging
+import sys
 from datetime import date
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from examples.ecommerce.models import Customer
 from hmodel.backend.memory import MemoryBackend
+from hmodel.errors import NotFoundError, TableNotFoundError
 from hmodel.ops.tracing import StatementLogger, install_logging, install_tracing
 from hmodel.repository import QueryEvent, Repository
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
 
 ANN = Customer(
     customer_id="c1",
@@ -80,3 +89,129 @@ def test_nothing_is_formatted_when_debug_is_off(caplog: pytest.LogCaptureFixture
     logger.setLevel(logging.INFO)
     StatementLogger(logger)(QueryEvent("get", "t"))
     assert caplog.records == []
+
+
+def _tracing(repo: Repository[Any]) -> tuple[Any, Any]:
+    """Install tracing on ``repo`` with in-memory span and metric readers."""
+    pytest.importorskip("opentelemetry.sdk")
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    reader = InMemoryMetricReader()
+    install_tracing(
+        repo, tracer_provider=provider, meter_provider=MeterProvider(metric_readers=[reader])
+    )
+    return exporter, reader
+
+
+def test_a_call_that_raises_gives_an_error_span_with_the_exception(
+    repo: Repository[Customer],
+) -> None:
+    from opentelemetry.trace import StatusCode
+
+    exporter, _ = _tracing(repo)
+
+    with pytest.raises(NotFoundError):
+        repo.get(customer_id="nobody", required=True)
+
+    (span,) = exporter.get_finished_spans()
+    assert span.name == "get customer"
+    assert span.status.status_code is StatusCode.ERROR
+    assert "no such row" in (span.status.description or "")
+    assert (span.attributes or {})["error.type"] == "hmodel.errors.NotFoundError"
+    (exception,) = [e for e in span.events if e.name == "exception"]
+    assert (exception.attributes or {})["exception.type"] == "hmodel.errors.NotFoundError"
+
+
+def test_a_backend_error_gives_an_error_span_too(repo: Repository[Customer]) -> None:
+    from opentelemetry.trace import StatusCode
+
+    exporter, _ = _tracing(repo)
+    repo.backend.delete_table("customer")
+
+    with pytest.raises(TableNotFoundError):
+        repo.get(customer_id="c1")
+
+    (span,) = exporter.get_finished_spans()
+    assert span.status.status_code is StatusCode.ERROR
+    assert (span.attributes or {})["error.type"] == "hmodel.errors.TableNotFoundError"
+
+
+def test_spans_over_thrift_name_the_server(fake_hbase_server: Any) -> None:
+    from hmodel.backend.thrift import ThriftBackend
+
+    server = fake_hbase_server
+    backend = ThriftBackend(server.host, server.port, admin=f"{server.host}:{server.thrift2_port}")
+    repo = Repository(Customer, backend)
+    repo.create_table()
+    exporter, _ = _tracing(repo)
+    try:
+        repo.save(ANN)
+    finally:
+        backend.delete_table("customer")
+        backend.close()
+
+    (span,) = exporter.get_finished_spans()
+    attributes = span.attributes or {}
+    assert attributes["server.address"] == fake_hbase_server.host
+    assert attributes["server.port"] == fake_hbase_server.port
+    assert attributes["db.system.name"] == "hbase"
+    assert attributes["db.operation.name"] == "save"
+
+
+def test_the_in_process_engine_has_no_server_attributes(repo: Repository[Customer]) -> None:
+    exporter, _ = _tracing(repo)
+    repo.save(ANN)
+    (span,) = exporter.get_finished_spans()
+    assert "server.address" not in (span.attributes or {})
+
+
+def test_each_call_records_its_duration_in_the_operation_duration_histogram(
+    repo: Repository[Customer],
+) -> None:
+    _, reader = _tracing(repo)
+    repo.save(ANN)
+    repo.get(customer_id="c1")
+    with pytest.raises(NotFoundError):
+        repo.get(customer_id="nobody", required=True)
+
+    data = reader.get_metrics_data()
+    metrics = [m for rm in data.resource_metrics for sm in rm.scope_metrics for m in sm.metrics]
+    (duration,) = [m for m in metrics if m.name == "db.client.operation.duration"]
+    assert duration.unit == "s"
+    points = {
+        (p.attributes["db.operation.name"], p.attributes.get("error.type")): p
+        for p in duration.data.data_points
+    }
+    assert set(points) == {
+        ("save", None),
+        ("get", None),
+        ("get", "hmodel.errors.NotFoundError"),
+    }
+    assert points[("get", None)].count == 1
+    assert points[("get", None)].attributes["db.collection.name"] == "customer"
+    assert points[("get", None)].attributes["db.system.name"] == "hbase"
+
+
+def test_a_failed_call_is_logged_with_its_error_type(
+    repo: Repository[Customer], caplog: pytest.LogCaptureFixture
+) -> None:
+    install_logging(repo)
+    with caplog.at_level(logging.DEBUG, logger="hmodel.statements"), pytest.raises(NotFoundError):
+        repo.get(customer_id="nobody", required=True)
+    assert caplog.messages == [
+        "get customer: 1 rowkeys, 0 results, 1 round trips, failed: hmodel.errors.NotFoundError"
+    ]
+
+
+def test_the_otel_extra_depends_on_the_api_only() -> None:
+    pyproject = Path(__file__).parents[2] / "pyproject.toml"
+    extras = tomllib.loads(pyproject.read_text())["project"]["optional-dependencies"]
+    assert [r.split(">")[0] for r in extras["otel"]] == ["opentelemetry-api"]
+    assert any(r.startswith("opentelemetry-sdk") for r in extras["test"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 import warnings
@@ -20,6 +21,7 @@ from hmodel.backend.base import (
     Scan,
     family_of,
 )
+from hmodel.backend.thrift.admin import Admin, admin_backend
 from hmodel.backend.thrift.argument import require_bytes, require_cell_column, require_each
 from hmodel.backend.thrift.batch import plan_batches, ttl_attribute
 from hmodel.backend.thrift.channel import Channel, Retry
@@ -95,7 +97,17 @@ class ThriftBackend(Backend):
         autoconnect: Connect now, failing now if the server is unreachable.
         lenient_ddl: Let :meth:`create_table` create what Thrift1 can carry and warn about
             the rest, instead of refusing.
+        admin: Where :meth:`create_table` sends a table Thrift1's ``createTable`` cannot
+            carry (split points, MIN_VERSIONS, ...): a Thrift2 server, as ``"host:port"``,
+            as its port on ``host`` (HBase runs ``hbase thrift2`` beside ``hbase thrift``),
+            or as a :class:`~hmodel.backend.base.Backend` with the same table prefix
+            (typically a :class:`~hmodel.backend.thrift2.Thrift2Backend`). The table is
+            then created whole, options and split points included, by Thrift2's
+            ``createTable``. ``None`` (the default): no such route.
         sleep: Called with the pause in seconds between retries (inject in tests).
+        retry_jitter: Returns a float from 0 to 1 that spreads each retry pause between
+            half and all of the backoff (default ``random.random``; inject a constant or
+            a seeded ``random.Random(seed).random`` in tests).
 
     Raises:
         ConnectionLostError: ``autoconnect`` and the server cannot be reached.
@@ -138,7 +150,9 @@ class ThriftBackend(Backend):
         retry_backoff_ms: int = 50,
         autoconnect: bool = True,
         lenient_ddl: bool = False,
+        admin: Admin | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        retry_jitter: Callable[[], float] = random.random,
     ) -> None:
         if table_prefix is not None and (not isinstance(table_prefix, str) or not table_prefix):
             raise IllegalArgumentError("table_prefix must be a non-empty str", value=table_prefix)
@@ -150,6 +164,18 @@ class ThriftBackend(Backend):
         self._table_prefix = table_prefix
         self._table_prefix_separator = table_prefix_separator
         self.lenient_ddl = lenient_ddl
+        self._admin: Backend | None = None
+        self._owns_admin = admin is not None and not isinstance(admin, Backend)
+        if admin is not None:
+            self._admin = admin_backend(
+                admin,
+                host=host,
+                timeout_ms=timeout_ms,
+                transport=transport,
+                protocol=protocol,
+                table_prefix=table_prefix,
+                table_prefix_separator=table_prefix_separator,
+            )
         self._families: dict[bytes, tuple[bytes, ...]] = {}
         self._deferred_closes: list[int] = []
         self._lock = threading.Lock()
@@ -168,6 +194,7 @@ class ThriftBackend(Backend):
             count=self._count_round_trip,
             autoconnect=autoconnect,
         )
+        self._channel.jitter = retry_jitter
 
     def _count_round_trip(self) -> None:
         with self._lock:
@@ -189,6 +216,8 @@ class ThriftBackend(Backend):
     def table_prefix(self, prefix: str | None) -> None:
         self._table_prefix = prefix
         self._server_names.clear()
+        if self._admin is not None and self._owns_admin:
+            self._admin.table_prefix = prefix  # type: ignore[attr-defined]
 
     @property
     def table_prefix_separator(self) -> str:
@@ -199,6 +228,8 @@ class ThriftBackend(Backend):
     def table_prefix_separator(self, separator: str) -> None:
         self._table_prefix_separator = separator
         self._server_names.clear()
+        if self._admin is not None and self._owns_admin:
+            self._admin.table_prefix_separator = separator  # type: ignore[attr-defined]
 
     @property
     def host(self) -> str:
@@ -305,27 +336,39 @@ class ThriftBackend(Backend):
         Thrift1 carries VERSIONS, TTL, COMPRESSION, IN_MEMORY, BLOOMFILTER and BLOCKCACHE.
         Anything else set away from HBase's default (split points, MIN_VERSIONS,
         KEEP_DELETED_CELLS, DATA_BLOCK_ENCODING, BLOCKSIZE, REPLICATION_SCOPE, table
-        options) is refused with :class:`UnsupportedOperationError` naming each one and
-        giving the HBase shell statement, unless the backend was made with
-        ``lenient_ddl=True``: then the table is created without them and a
-        ``UserWarning`` lists what was left out, once the table was created (a table
-        that exists raises :class:`TableExistsError` and is not warned about, so a
-        ``create_table(exist_ok=True)`` at every start warns only the first time).
+        options) cannot be sent over Thrift1. With ``admin=`` (a Thrift2 server), such a
+        table is created whole by the admin's ``createTable`` instead (one Thrift2 RPC).
+        Without it, the table is refused with :class:`UnsupportedOperationError` naming
+        each option and the ways out (``admin=``, ``lenient_ddl=True``, the HBase shell
+        statement), unless the backend was made with ``lenient_ddl=True``: then the
+        table is created without them and a ``UserWarning`` lists what was left out, once
+        the table was created (a table that exists raises :class:`TableExistsError` and
+        is not warned about, so a ``create_table(exist_ok=True)`` at every start warns
+        only the first time).
         Never retried once sent.
 
         Raises:
             TableExistsError: The table exists.
-            UnsupportedOperationError: Options Thrift1 cannot carry (not lenient).
+            UnsupportedOperationError: Options Thrift1 cannot carry, with no ``admin=``
+                and not lenient.
         """
         left_out = uncarried_options(table)
+        server_name = self._server_name(table.full_name)
+        if left_out and self._admin is not None:
+            self._families.pop(server_name, None)
+            self._admin.create_table(table)
+            self._families[server_name] = tuple(f.name_bytes for f in table.families)
+            return
         if left_out:
             listed = ", ".join(left_out)
             if not self.lenient_ddl:
                 raise UnsupportedOperationError(
-                    f"HBase's Thrift1 createTable cannot carry {listed}; {ddl_hint(table)}",
+                    f"HBase's Thrift1 createTable cannot carry {listed}. Ways out: "
+                    "admin='host:port' of a Thrift2 server (hbase thrift2) creates the table "
+                    "whole through it; lenient_ddl=True creates it without them, with a "
+                    f"warning; or {ddl_hint(table)}",
                     table=table.full_name,
                 )
-        server_name = self._server_name(table.full_name)
         self._families.pop(server_name, None)
         self._rpc(
             "createTable",
@@ -701,3 +744,5 @@ class ThriftBackend(Backend):
         """Close every pooled connection; the backend is unusable afterwards."""
         self._close_deferred()
         self._channel.close()
+        if self._admin is not None and self._owns_admin:
+            self._admin.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import operator
+import random
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -115,6 +116,9 @@ class Thrift2Backend(Thrift2Admin, Backend):
         retry_backoff_ms: Pause before the first retry, doubled for each further one.
         autoconnect: Connect now, failing now if the server is unreachable.
         sleep: Called with the pause in seconds between retries (inject in tests).
+        retry_jitter: Returns a float from 0 to 1 that spreads each retry pause between
+            half and all of the backoff (default ``random.random``; inject a constant or
+            a seeded ``random.Random(seed).random`` in tests).
 
     Raises:
         ConnectionLostError: ``autoconnect`` and the server cannot be reached.
@@ -168,6 +172,7 @@ class Thrift2Backend(Thrift2Admin, Backend):
         retry_backoff_ms: int = 50,
         autoconnect: bool = True,
         sleep: Callable[[float], None] = time.sleep,
+        retry_jitter: Callable[[], float] = random.random,
     ) -> None:
         if table_prefix is not None and (not isinstance(table_prefix, str) or not table_prefix):
             raise IllegalArgumentError("table_prefix must be a non-empty str", value=table_prefix)
@@ -196,6 +201,7 @@ class Thrift2Backend(Thrift2Admin, Backend):
             count=self._count_round_trip,
             autoconnect=autoconnect,
         )
+        self._channel.jitter = retry_jitter
 
     def _count_round_trip(self) -> None:
         with self._lock:

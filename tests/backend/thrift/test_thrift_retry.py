@@ -129,7 +129,13 @@ def through(
     """A backend with one pooled connection, through the proxy, to a table holding ``r``."""
     thrift.mutate(table, [Put(b"r", b"f:q", b"v", timestamp=1)])
     backend = ThriftBackend(
-        "127.0.0.1", proxy.port, pool_size=1, retries=3, retry_backoff_ms=10, sleep=pauses
+        "127.0.0.1",
+        proxy.port,
+        pool_size=1,
+        retries=3,
+        retry_backoff_ms=10,
+        sleep=pauses,
+        retry_jitter=lambda: 1.0,
     )
     try:
         yield backend
@@ -196,7 +202,12 @@ def test_a_request_that_never_left_is_retried_even_when_not_idempotent(
     proxy.refuse()
     pauses.on_first = proxy.listen
     lazy = ThriftBackend(
-        "127.0.0.1", proxy.port, autoconnect=False, retry_backoff_ms=10, sleep=pauses
+        "127.0.0.1",
+        proxy.port,
+        autoconnect=False,
+        retry_backoff_ms=10,
+        sleep=pauses,
+        retry_jitter=lambda: 1.0,
     )
     try:
         assert lazy.increment(table, *_COUNTER) == 1
@@ -239,7 +250,9 @@ def test_idempotent_requests_survive_a_server_restart(table: str) -> None:
     replacement: list[FakeHBaseServer] = []
     pauses = Pauses()
     pauses.on_first = lambda: replacement.append(FakeHBaseServer(engine, port=first.port).start())
-    backend = ThriftBackend(first.host, first.port, retry_backoff_ms=10, sleep=pauses)
+    backend = ThriftBackend(
+        first.host, first.port, retry_backoff_ms=10, sleep=pauses, retry_jitter=lambda: 1.0
+    )
     try:
         backend.mutate("t", [Put(b"r", b"f:q", b"v", timestamp=1)])
         first.stop()

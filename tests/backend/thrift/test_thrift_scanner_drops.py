@@ -50,7 +50,12 @@ def pauses() -> list[float]:
 
 def _backend(server: FakeHBaseServer, pauses: list[float], *, retries: int) -> ThriftBackend:
     return ThriftBackend(
-        server.host, server.port, retries=retries, retry_backoff_ms=1, sleep=pauses.append
+        server.host,
+        server.port,
+        retries=retries,
+        retry_backoff_ms=1,
+        sleep=pauses.append,
+        retry_jitter=lambda: 1.0,
     )
 
 

@@ -85,7 +85,7 @@ def upstream(server: FakeHBaseServer, thrift2: Thrift2Backend, table: str) -> tu
 def _through(proxy: DroppingProxy, pauses: list[float]) -> Thrift2Backend:
     return Thrift2Backend(
         "127.0.0.1", proxy.port, pool_size=1, retries=3, retry_backoff_ms=10,
-        sleep=pauses.append, autoconnect=False,
+        sleep=pauses.append, autoconnect=False, retry_jitter=lambda: 1.0,
     )  # fmt: skip
 
 
