@@ -46,14 +46,15 @@ class Rule:
     Attributes:
         code: The finding code, ``HM-`` and the pattern id (``HM-K8``).
         pattern: The catalogue's pattern id (``K8``).
-        seeds: The source documents that teach the rule (``("000", "001 §37.2")``).
+        sources: The sections of the HBase reference guide that teach the rule, by
+            title (``("Monotonically Increasing Row Keys/Timeseries Data",)``).
         title: The rule in a few words.
-        reason: Why the rule holds, after the source documents.
+        reason: Why the rule holds.
     """
 
     code: str
     pattern: str
-    seeds: tuple[str, ...]
+    sources: tuple[str, ...]
     title: str
     reason: str
 
@@ -95,6 +96,6 @@ class Finding:
             "message": self.message,
             "fix": self.fix,
             "pattern": self.rule.pattern,
-            "seeds": list(self.rule.seeds),
+            "sources": list(self.rule.sources),
             "reason": self.rule.reason,
         }

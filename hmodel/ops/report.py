@@ -14,7 +14,8 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
     """Return the report as text: one block per finding, then a summary line.
 
     Each block is ``CODE severity subject: message``, then the fix and, with
-    ``verbose``, the reason with its pattern id and source documents.
+    ``verbose``, the reason with its pattern id and the HBase reference guide's
+    sections.
     """
     lines = []
     for finding in report.findings:
@@ -24,7 +25,9 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
         lines.append(f"    fix: {finding.fix}")
         if verbose:
             rule = finding.rule
-            why = f"why ({rule.pattern}, seeds {', '.join(rule.seeds)}): {rule.reason}"
+            sections = ", ".join(f'"{title}"' for title in rule.sources)
+            why = f"why ({rule.pattern}; HBase reference guide: {sections}): "
+            why += rule.reason
             lines += textwrap.wrap(why, 96, initial_indent="    ", subsequent_indent="      ")
     for item in report.ignored:
         if verbose:

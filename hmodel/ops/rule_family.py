@@ -22,7 +22,7 @@ __all__ = [
 F1 = Rule(
     "HM-F1",
     "F1",
-    ("000", "001 §36", "003", "004"),
+    ("On the number of Column Families",),
     "too many families",
     "Each family has its own MemStore and store files; they flush and compact together, "
     "so many families multiply flushes and small files, and a big family forces flushes "
@@ -31,7 +31,7 @@ F1 = Rule(
 F2 = Rule(
     "HM-F2",
     "F2",
-    ("000", "001 §37.3", "004"),
+    ("Try to minimize row and column sizes",),
     "long family or qualifier names",
     "Every cell stores its row key, family name and qualifier again: long names multiply "
     "storage and block-cache use. Use one-letter families and qualifiers of a few "
@@ -40,7 +40,7 @@ F2 = Rule(
 F7 = Rule(
     "HM-F7",
     "F7",
-    ("001 §38", "001 §45.4.1"),
+    ("Number of Versions", 'Case Study - "Tall/Wide/Middle" Schema Design Smackdown'),
     "versions",
     "Cell versions are not an index: keep VERSIONS small and put time in the key when "
     "history is queried; MIN_VERSIONS only means something together with a TTL.",
@@ -48,13 +48,13 @@ F7 = Rule(
 F11 = Rule(
     "HM-F11",
     "F11",
-    ("000", "004"),
+    ("Storing Medium-sized Objects (MOB)",),
     "large cells",
     "Keep cells under about 100 KB; above that use MOB (up to about 10-50 MB); larger "
     "objects belong in HDFS or an object store with a pointer in HBase.",
 )
 
-#: Longest family name F2 accepts, in bytes (the documents say one letter).
+#: Longest family name F2 accepts, in bytes (F2 says one letter).
 MAX_FAMILY_NAME = 2
 #: Longest qualifier (or map-field qualifier prefix) F2 accepts, in bytes.
 MAX_QUALIFIER = 8

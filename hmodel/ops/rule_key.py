@@ -27,7 +27,10 @@ __all__ = ["K8", "K10", "K11", "check_k8", "check_k10", "check_k11"]
 K8 = Rule(
     "HM-K8",
     "K8",
-    ("000", "001 §37.2", "001 §45.1"),
+    (
+        "Monotonically Increasing Row Keys/Timeseries Data",
+        "Case Study - Log Data and Timeseries Data",
+    ),
     "monotonic key lead",
     "Rows are stored sorted by key, so keys that grow with time all land at the end of the "
     "table: one region, on one region server, takes every write while the others idle, and "
@@ -37,7 +40,7 @@ K8 = Rule(
 K10 = Rule(
     "HM-K10",
     "K10",
-    ("001 §37.6", "002"),
+    ("Immutability of Rowkeys", "Try to minimize row and column sizes"),
     "long rowkey",
     "The rowkey is stored again in every cell of the row and in the block indexes; keys "
     "should stay short (about 10-100 bytes): replace long ids by a fixed-width hash or a "
@@ -46,7 +49,7 @@ K10 = Rule(
 K11 = Rule(
     "HM-K11",
     "K11",
-    ("000", "001 §37.7", "004"),
+    ("Relationship Between RowKeys and Region Splits",),
     "split points that miss the key space",
     "Pre-split a table from the key space its keys really use: uniform byte splits of a "
     "hex or salted key space leave most regions empty while a few take all rows; a salted "

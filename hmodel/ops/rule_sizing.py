@@ -12,7 +12,7 @@ __all__ = ["S1", "S2", "S3", "check_s1", "check_s2", "check_s3", "format_bytes"]
 S1 = Rule(
     "HM-S1",
     "S1",
-    ("000", "004"),
+    ("Regionserver Sizing Rules of Thumb",),
     "region count and size",
     "Regions work best at 10-50 GB each and at most about 100 per table (50-100 for a "
     "table of one or two families): many small regions waste MemStores and flushes, "
@@ -21,7 +21,7 @@ S1 = Rule(
 S2 = Rule(
     "HM-S2",
     "S2",
-    ("000",),
+    ("Regionserver Sizing Rules of Thumb",),
     "MemStore demand over the cluster's budget",
     "The MemStores of a cluster can ask for up to flush size x regions x families per "
     "region; the supply is hbase.regionserver.global.memstore.size x heap x region "
@@ -31,7 +31,7 @@ S2 = Rule(
 S3 = Rule(
     "HM-S3",
     "S3",
-    ("000",),
+    ("Relationship Between RowKeys and Region Splits",),
     "not pre-split for the expected volume",
     "Estimate the data volume when the table is created and pre-split into enough "
     "regions for it, so the table does not have to split (and move regions) under load.",
