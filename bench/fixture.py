@@ -1,4 +1,4 @@
-"""What the benchmarks store: the purchase key of seed 003 and models built on it (K3, K6)."""
+"""What the benchmarks store: the microblog's purchase key and models built on it (K3, K6)."""
 
 from __future__ import annotations
 

@@ -1,1 +1,1 @@
-"""Worked examples of the design documents: an e-commerce shop and a microblog."""
+"""Worked examples of HBase schema design: an e-commerce shop and a microblog."""

@@ -107,10 +107,14 @@ class HModelPlugin(Plugin):
     Enable it in the mypy configuration (``plugins = ["hmodel.mypy_plugin"]``). A model's key
     fields are its annotated attributes not assigned ``field()``, ``map_field()``,
     ``counter()`` or ``version_field()`` (the rule ``@model`` itself follows). On a
-    ``Repository[M]`` of a declared model, the ``**key`` of :meth:`get`, :meth:`exists`,
-    :meth:`get_fields`, :meth:`history` become keyword arguments named and typed like M's
-    key fields, all required (all optional for :meth:`delete`, which takes an instance
-    instead): a misspelt or missing key field, or a value of the wrong type, is a type
+    ``Repository[M]`` of a declared model, the ``**key`` of
+    :meth:`~hmodel.repository.Repository.get`,
+    :meth:`~hmodel.repository.Repository.exists`,
+    :meth:`~hmodel.repository.Repository.get_fields` and
+    :meth:`~hmodel.repository.Repository.history` become keyword arguments named and
+    typed like M's key fields, all required (all optional for
+    :meth:`~hmodel.repository.Repository.delete`, which takes an instance instead): a
+    misspelt or missing key field, or a value of the wrong type, is a type
     error. Without the plugin the calls stay typed ``**key: Any``.
     """
 

@@ -1,4 +1,4 @@
-"""The e-commerce example of seed 000: four tables, three questions, on any backend."""
+"""The e-commerce example: four tables, three questions, on any backend."""
 
 from examples.ecommerce.models import Buyer, Customer, CustomerOrder, Goods, Order
 from examples.ecommerce.schema import CUSTOMER, CUSTOMER_ORDER, GOODS, ORDER, TABLES

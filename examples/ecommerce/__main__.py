@@ -1,4 +1,4 @@
-"""The main job: build the e-commerce tables, load a synthetic shop, answer seed 000's questions."""
+"""The main job: build the e-commerce tables, load a synthetic shop, answer its questions."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ def run(backend: Backend, *, replace: bool = False) -> None:
     clock = ManualClock()
     shop = Shop(backend, clock=clock, listeners=[meter])
 
-    _heading("Tables (HBase shell DDL, seed 000)")
+    _heading("Tables (HBase shell DDL)")
     for table in TABLES:
         print(create_statement(table))
     with meter.step("check and create the 4 tables"):
@@ -271,10 +271,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the job; return the exit code (0, or 1 when the backend refused something)."""
     args = parser(
         "python -m examples.ecommerce",
-        "The e-commerce example of seed 000 on the in-memory engine, or on HBase over Thrift1.",
+        "The e-commerce example on the in-memory engine, or on HBase over Thrift1.",
     ).parse_args(argv)
     backend, where_to = open_backend(args)
-    print(f"hmodel e-commerce example (seed 000) on {where_to}")
+    print(f"hmodel e-commerce example on {where_to}")
     try:
         with backend:
             run(backend, replace=args.replace)

@@ -1,11 +1,12 @@
 """Fulfilment: the order graph as record types (R2), ship-to copies (R3), the order BLOB (R4).
 
-Seed 001 §45.3.2 designs an order with several shipping locations and line items in one
-table: ``[order][ORDER]``, ``[order][SHIPPING][ship#]``, ``[order][LINE][ship#][line#]``.
+The HBase reference guide ("Case Study - Customer/Order": "Order Object Design") designs
+an order with several shipping locations and line items in one table: ``[order][ORDER]``,
+``[order][SHIPPING][ship#]``, ``[order][LINE][ship#][line#]``.
 Every line carries a copy of its shipment's city so a picking list needs no second read
 (R3), and the whole order is also kept as one Avro BLOB in the ORDER row, whose schema can
 evolve while old rows stay readable (R4). This module declares the three record types, the
-copy, and a small service over them; the main job runs it after the seed 000 questions.
+copy, and a small service over them; the main job runs it after the shop's three questions.
 """
 
 from __future__ import annotations

@@ -111,7 +111,7 @@ class Buyer:
 class CustomerOrder:
     """One product a customer bought: ``[customer][goods][Long.MAX_VALUE - order time][order]``.
 
-    The seed's key ``[customer][goods][order time]`` (K1): one prefix scan lists what a
+    The design's key ``[customer][goods][order time]`` (K1): one prefix scan lists what a
     customer bought, grouped by product; the reversed time puts each product's latest
     purchase first (K6), and the order id makes two orders in one millisecond two rows
     (K10). Family ``g`` holds only what taste analysis needs, copied from the goods (R7).

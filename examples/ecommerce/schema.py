@@ -1,4 +1,4 @@
-"""The four tables of the e-commerce design (seed 000): customer, goods, order, customer_order."""
+"""The four tables of the e-commerce design: customer, goods, order, customer_order."""
 
 from __future__ import annotations
 
@@ -6,13 +6,13 @@ from hmodel.schema import Family, SaltSplits, Table
 
 __all__ = ["CUSTOMER", "CUSTOMER_ORDER", "GOODS", "ORDER", "REGIONS", "TABLES"]
 
-#: Regions of the pre-split tables. The seed asks for 10 regions for ``goods`` and for
+#: Regions of the pre-split tables. The design asks for 10 regions for ``goods`` and for
 #: ``order``; their keys start with a salt of exactly this many buckets (K3, K4), so one
 #: region per bucket holds an even share of the rows (K11, S3).
 REGIONS = 10
 
-# customer: one family ``c``, GZ-compressed, PREFIX block encoding (seed 000). Customers are
-# read by id only (K1), one row each; the seed does not pre-split this table, and it takes
+# customer: one family ``c``, GZ-compressed, PREFIX block encoding (F3). Customers are
+# read by id only (K1), one row each; the design does not pre-split this table, and it takes
 # few writes next to orders, so its key is the plain customer id.
 CUSTOMER = Table(
     "customer",
@@ -39,7 +39,7 @@ GOODS = Table(
 
 # order: family ``o`` holds the order itself, family ``c`` a copy of the buyer's attributes
 # for buyer analysis (R7). Two families because they are read apart: order processing
-# reads ``o``, buyer analysis reads only ``c`` (F1). The seed splits it like ``goods``: the
+# reads ``o``, buyer analysis reads only ``c`` (F1). The design splits it like ``goods``: the
 # key leads with a salt bucket of the order id, so the orders of a best-selling product
 # still spread over all 10 regions (K3, K8, K11).
 ORDER = Table(
@@ -49,8 +49,8 @@ ORDER = Table(
 )
 
 # customer_order: ``[customer][goods][order time]``, one family ``g`` holding just what the
-# analysis of one customer's taste needs (seed 000). The customer leads the key (K1), so
-# writes spread over customers and one prefix scan lists a customer's purchases; the seed
+# analysis of one customer's taste needs (F1). The customer leads the key (K1), so
+# writes spread over customers and one prefix scan lists a customer's purchases; the design
 # does not pre-split it.
 CUSTOMER_ORDER = Table("customer_order", [Family("g")])
 

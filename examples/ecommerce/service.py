@@ -1,4 +1,4 @@
-"""The shop's application service: place orders and answer the three questions of seed 000."""
+"""The shop's application service: place orders and answer the design's three questions."""
 
 from __future__ import annotations
 
@@ -157,7 +157,7 @@ _ORDER_FIELDS = ("customer_id", "quantity", "unit_price", "total")
 
 
 class Shop:
-    """The e-commerce application over any backend: the four tables of seed 000.
+    """The e-commerce application over any backend: the four tables of its design.
 
     Every method states its round trips. The repositories (one per model; ``orders`` and
     ``buyers`` share the order table) tell ``listeners`` of each call

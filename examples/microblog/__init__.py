@@ -1,4 +1,4 @@
-"""The microblog example of seed 003: users with fans and follows, purchases newest first."""
+"""The microblog example: users with fans and follows, purchases newest first."""
 
 from examples.microblog.models import MUTUAL, ONE_WAY, Purchase, User
 from examples.microblog.schema import PURCHASE, TABLES, USER

@@ -37,7 +37,7 @@ def run(backend: Backend, *, replace: bool = False) -> None:
     clock = ManualClock(int(START.timestamp() * 1000))
     blog = Microblog(backend, clock=clock, listeners=[meter])
 
-    _heading("Tables (HBase shell DDL, seed 003)")
+    _heading("Tables (HBase shell DDL)")
     for table in TABLES:
         print(create_statement(table))
     with meter.step(f"check and create the {len(TABLES)} tables"):
@@ -121,10 +121,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the demo; return the exit code (0, or 1 when the backend refused something)."""
     args = parser(
         "python -m examples.microblog",
-        "The microblog example of seed 003 on the in-memory engine, or on HBase over Thrift1.",
+        "The microblog example on the in-memory engine, or on HBase over Thrift1.",
     ).parse_args(argv)
     backend, where_to = open_backend(args)
-    print(f"hmodel microblog example (seed 003) on {where_to}")
+    print(f"hmodel microblog example on {where_to}")
     try:
         with backend:
             run(backend, replace=args.replace)

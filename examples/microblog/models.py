@@ -12,7 +12,7 @@ __all__ = ["MUTUAL", "ONE_WAY", "Post", "Profile", "Purchase", "TimelineEntry", 
 
 #: Relation type of a one-way follow, stored as ``f:<fan>`` and ``o:<followed user>``.
 ONE_WAY = "one-way"
-#: Relation type when both users follow each other (the seed's 互粉, "mutual fans").
+#: Relation type when both users follow each other ("mutual fans").
 MUTUAL = "mutual"
 
 
@@ -56,7 +56,7 @@ class Profile:
     key=Key(Hashed("user_id"), Str("user_id"), ReverseTimestamp("bought_at"), Str("product_id")),
 )
 class Purchase:
-    """One purchase: ``[md5(user)[:4]][user][Long.MAX_VALUE - ts][product]`` (seed 003).
+    """One purchase: ``[md5(user)[:4]][user][Long.MAX_VALUE - ts][product]`` (K4, K6).
 
     The reversed time makes a user's newest purchase the first row of their prefix (K6),
     so "the last 30 purchases" is a prefix scan with a limit, and the next 30 a resumed

@@ -1,4 +1,4 @@
-"""The microblog tables of seed 003: users with fans and follows, and purchases newest first."""
+"""The microblog tables: users with fans and follows, and purchases newest first."""
 
 from __future__ import annotations
 

@@ -263,6 +263,7 @@ class Delete:
     timestamp: int | None = None
 
 
+#: One mutation of a row, as `Backend.mutate` takes them: a `Put` or a `Delete`.
 Mutation = Put | Delete
 
 

@@ -168,7 +168,7 @@ class Timestamp(_Instant):
 class ReverseTimestamp(_Instant):
     """An instant stored as ``Long.MAX_VALUE - ticks`` in 8 big-endian bytes: newest first (K6).
 
-    The seed's purchase key ``[user][Long.MAX_VALUE - System.currentTimeMillis()][product]``
+    The purchase key ``[user][Long.MAX_VALUE - System.currentTimeMillis()][product]``
     lists a user's latest purchases first; a scan with a limit reads "the last N". The
     bytes equal Java's ``Bytes.toBytes(Long.MAX_VALUE - ts)``. Range bounds on this
     component are logical (``low`` is the older instant); :meth:`Key.ranges` swaps them.

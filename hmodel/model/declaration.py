@@ -99,7 +99,7 @@ def model(
             ``None``: no limit.
         warn_cell_bytes: The default ``warn_bytes`` of the model's fields (F11): longer
             cells are written with a :class:`~hmodel.errors.CellSizeWarning`. Default
-            100 KiB, the source documents' advice; ``None``: never warn.
+            100 KiB, the advice of F11; ``None``: never warn.
         allow_monotonic_key: A key that leads with a ``Timestamp`` or ``ReverseTimestamp``
             (after any ``Const`` tags, with no ``Salt``/``Hashed`` before it) sends every
             write to one region (K8), so the decorator warns with

@@ -197,6 +197,7 @@ class VersionField:
         return LONG
 
 
+#: A model field stored in cells: a column, a map of qualifiers, a counter or a version.
 StoredField = ColumnField | MapField | CounterField | VersionField
 
 

@@ -34,7 +34,7 @@ __all__ = [
 DEFAULT_MAX_CELL_BYTES = 10 * 1024 * 1024
 
 #: Cells above this many bytes are written with a :class:`~hmodel.errors.CellSizeWarning`
-#: by default (F11): the source documents keep cells under about 100 KB (larger ones slow
+#: by default (F11): keep cells under about 100 KB (larger ones slow
 #: reads, compactions and region splits; use MOB or store a pointer).
 DEFAULT_WARN_CELL_BYTES = 100 * 1024
 

@@ -66,7 +66,7 @@ F11 = Rule(
     "objects belong in HDFS or an object store with a pointer in HBase.",
 )
 
-#: Longest family name F2 accepts, in bytes (the documents say one letter).
+#: Longest family name F2 accepts, in bytes (F2 says one letter).
 MAX_FAMILY_NAME = 2
 #: Longest qualifier (or map-field qualifier prefix) F2 accepts, in bytes.
 MAX_QUALIFIER = 8

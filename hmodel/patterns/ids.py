@@ -75,7 +75,8 @@ class _Lru(Generic[K, V]):
 class IdAllocator:
     r"""Issue a fixed-width numeric id per name from a server-side counter (K9, F10).
 
-    The seed's ``LOG_TYPES`` lookup table (and OpenTSDB's ``tsdb-uid``): long,
+    The ``LOG_TYPES`` lookup table of the HBase reference guide ("Variable Length or Fixed
+    Length Rowkeys?") and OpenTSDB's ``tsdb-uid``: long,
     variable-length names (host names, event types, metric names) are replaced in other
     tables' rowkeys by a short number, issued once per name and never changed. Several
     *kinds* of names (``"host"``, ``"event"``) share one table, each with its own counter

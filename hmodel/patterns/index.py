@@ -125,7 +125,7 @@ class Index(Generic[M]):
         table: The index table; its first family (or ``family``) holds the cells.
         name: The index's name (default: the table name).
         covering: Further fields stored in each index row (I1 covering index).
-        unique: At most one row per indexed value (:class:`UniqueViolationError`).
+        unique: At most one row per indexed value (:class:`~hmodel.errors.UniqueViolationError`).
         salt: Salt buckets (K3): an ``int`` salts a non-unique index by the data rowkey
             (one hot value spreads over the buckets; a query fans out and merges) and a
             unique index by the values (a lookup reads one bucket); or a :class:`Salt`

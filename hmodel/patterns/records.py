@@ -37,7 +37,8 @@ class Aggregate(Generic[R]):
 class RecordTypes:
     """Models that share a table and a key prefix, read together (R1, R2; R5 for contrast).
 
-    The seed's single-table designs put several record types under one prefix: a
+    The HBase reference guide's single-table designs ("Case Study - Customer/Order") put
+    several record types under one prefix: a
     customer ``[customer][1]`` and its orders ``[customer][2][order]`` (R1); an order
     ``[order][ORDER]``, its shipments ``[order][SHIPPING][ship#]`` and lines
     ``[order][LINE][ship#][line#]`` (R2). Each type is a model with its own key, told apart

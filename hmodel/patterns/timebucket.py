@@ -46,7 +46,7 @@ class Point(Generic[V]):
 class TimeBuckets(Generic[V]):
     r"""Declare a time series stored as one row per (entity, time bucket) (R9, K8, K3).
 
-    OpenTSDB's layout, the seed's "rows as columns": instead of one row per event
+    OpenTSDB's layout, the HBase reference guide's "Rows as Columns": instead of one row per event
     (``[metric][ts]``), one row holds a whole bucket of time (an hour by default) and
     each event is a column whose qualifier is its offset inside the bucket. A window
     read touches a handful of rows, and the rowkey still leads with the entity, so writes

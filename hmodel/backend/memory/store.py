@@ -90,7 +90,7 @@ def row_result(row: bytes, cells: dict[bytes, Cell]) -> RowResult:
 
 
 def plain_form(row: StoredRow) -> tuple[tuple[bytes, ...], Sequence[Cell]] | None:
-    """``row``'s names and cells if it can be stored plain (see :class:`MemoryTable`).
+    """``row``'s names and cells if it can be stored plain (see ``MemoryTable``).
 
     Returns ``None`` if it cannot. A row is plain when it holds at least one column, at
     most ``Shapes.WIDE`` of them (so ``names`` is a tuple), no delete marker, and exactly
@@ -183,7 +183,7 @@ class StoredRow(list[Entry]):
 
     Columns are two parallel sequences in HBase's column order (family, then qualifier):
     ``names`` holds each column's ``b"f:q"`` (one shared object per column of the table,
-    see :meth:`MemoryTable.register`), as a tuple shared by the rows with the same
+    see ``MemoryTable.register``), as a tuple shared by the rows with the same
     columns (:class:`Shapes`) or a list of its own for a wide row; the row itself is the
     list of each column's entry (a list subclass, which saves an object per row): its
     versions, newest first and never more than the family's ``VERSIONS``, a single
@@ -413,8 +413,8 @@ class StoredRow(list[Entry]):
 
         Expired versions go (the family TTL spares ``MIN_VERSIONS`` of them). Without
         ``KEEP_DELETED_CELLS`` the deleted versions and the delete markers go too, so a put
-        arriving later with an old timestamp is visible again (seed 001 §42); with it, both
-        stay so time-travel reads keep working.
+        arriving later with an old timestamp is visible again (the HBase reference guide's
+        "Keeping Deleted Cells"); with it, both stay so time-travel reads keep working.
         """
         markers = self.markers
         names: list[bytes] = []

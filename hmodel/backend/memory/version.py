@@ -118,7 +118,8 @@ def deletion_horizon(markers: Iterable[int], *, family: Family, before: int | No
     Every marker here masks all versions with a timestamp ``<=`` its own (HBase
     ``DeleteColumn`` and ``DeleteFamily``), so the markers a read honours reduce to the
     newest of them. A read honours every marker, including markers newer than its time
-    range, so deleted cells stay deleted "back to the beginning of time" (seed 001 §42).
+    range, so deleted cells stay deleted "back to the beginning of time" (the HBase
+    reference guide's "Keeping Deleted Cells").
     With ``KEEP_DELETED_CELLS`` (F9) a read with ``before`` honours only markers with a
     timestamp ``< before``: a time-travel read ending before a delete still sees the cells.
     """

@@ -342,9 +342,9 @@ class ThriftBackend(Backend):
         each option and the ways out (``admin=``, ``lenient_ddl=True``, the HBase shell
         statement), unless the backend was made with ``lenient_ddl=True``: then the
         table is created without them and a ``UserWarning`` lists what was left out, once
-        the table was created (a table that exists raises :class:`TableExistsError` and
-        is not warned about, so a ``create_table(exist_ok=True)`` at every start warns
-        only the first time).
+        the table was created (a table that exists raises
+        :class:`~hmodel.errors.TableExistsError` and is not warned about, so a
+        ``create_table(exist_ok=True)`` at every start warns only the first time).
         Never retried once sent.
 
         Raises:

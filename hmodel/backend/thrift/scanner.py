@@ -123,7 +123,7 @@ class ScannerIterator(Iterator[RowResult]):
         scan: What to read.
         retries: How many times in a row a dropped scan may be reopened.
         busy_here: Tells whether the current thread is inside an RPC; a close requested
-            then (by the garbage collector) is deferred to :meth:`defer_close`.
+            then (by the garbage collector) is deferred to ``defer_close``.
         defer_close: Takes a scanner id to close after the running RPC.
     """
 

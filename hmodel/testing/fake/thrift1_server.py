@@ -35,7 +35,9 @@ __all__ = ["CallHook", "Drop", "FakeHBaseServer", "Protocol", "Transport"]
 
 logger = logging.getLogger(__name__)
 
+#: The Thrift transport the server speaks: buffered (HBase's default) or framed.
 Transport = Literal["buffered", "framed"]
+#: The Thrift protocol the server speaks: binary (HBase's default) or compact.
 Protocol = Literal["binary", "compact"]
 
 _TRANSPORTS: dict[str, Any] = {

@@ -1,0 +1,106 @@
+"""MkDocs hook: links from the pages to the repository's source files point to the repository.
+
+The pages link to source and test files outside ``docs/`` with relative paths
+(``../hmodel/keys/derived.py``), which work on GitHub and in an editor but name nothing on
+the built site. Before MkDocs renders a page, this hook rewrites each relative link whose
+target is a file or directory of the repository outside ``docs/`` into a link to that path
+in the repository (``repo_url`` + ``edit_uri``'s branch: ``.../blob/main/hmodel/keys/derived.py``),
+keeping its ``#anchor``. Links between pages, links with a scheme and code (fenced blocks
+and inline code spans) are left as they are. A relative link to a path that does not exist
+is left too, so MkDocs' own link validation reports it.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import unquote
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
+_INLINE_LINK = re.compile(r"(\]\(\s*<?)([^)\s>]+)(>?(?:\s+\"[^\"]*\")?\s*\))")
+_REFERENCE = re.compile(r"^( {0,3}\[[^\]]+\]:\s*<?)(\S+?)(>?(?:\s+\"[^\"]*\")?\s*)$")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def source_base(repo_url: str, edit_uri: str) -> str:
+    """Return the URL prefix of the repository's files at the documented branch.
+
+    ``edit_uri`` is the site's ``blob/<branch>/docs/``; the files of the whole repository are
+    under ``blob/<branch>/``.
+    """
+    branch_path = PurePosixPath(edit_uri.strip("/")).parent  # blob/main
+    return f"{repo_url.rstrip('/')}/{branch_path}/"
+
+
+def rewrite_target(target: str, page_dir: Path, docs_dir: Path, root: Path, base: str) -> str:
+    """Return ``target`` as a repository URL when it is a relative link out of ``docs_dir``.
+
+    Args:
+        target: The link's destination as written in the page.
+        page_dir: The directory of the page's source file.
+        docs_dir: The site's documentation directory.
+        root: The repository's root directory.
+        base: The URL prefix that `source_base` returns.
+
+    Returns:
+        The repository URL of the target (``tree/`` for a directory), or ``target``
+        unchanged when it has a scheme, stays inside ``docs_dir``, leaves the repository or
+        does not exist.
+    """
+    if not target or target.startswith(("#", "/")) or _SCHEME.match(target):
+        return target
+    path_part, hash_mark, anchor = target.partition("#")
+    destination = (page_dir / unquote(path_part)).resolve()
+    if (
+        destination.is_relative_to(docs_dir.resolve())
+        or not destination.is_relative_to(root.resolve())
+        or not destination.exists()
+    ):
+        return target
+    relative = destination.relative_to(root.resolve()).as_posix()
+    url = base + relative
+    if destination.is_dir():
+        url = url.replace("/blob/", "/tree/", 1) + "/"
+    return url + hash_mark + anchor
+
+
+def rewrite_markdown(markdown: str, page_dir: Path, docs_dir: Path, root: Path, base: str) -> str:
+    """Return ``markdown`` with its source-file links rewritten by `rewrite_target`."""
+
+    def rewrite(match: re.Match[str]) -> str:
+        target = rewrite_target(match.group(2), page_dir, docs_dir, root, base)
+        return match.group(1) + target + match.group(3)
+
+    out: list[str] = []
+    fence: str | None = None
+    for line in markdown.split("\n"):
+        opening = _FENCE.match(line)
+        if fence is None and opening:
+            fence = opening.group(1)[0] * len(opening.group(1))
+        elif fence is not None and line.strip().startswith(fence):
+            fence = None
+        elif fence is None:
+            parts = []
+            last = 0
+            for span in _CODE_SPAN.finditer(line):
+                parts.append(_INLINE_LINK.sub(rewrite, line[last : span.start()]))
+                parts.append(span.group(0))
+                last = span.end()
+            parts.append(_INLINE_LINK.sub(rewrite, line[last:]))
+            out.append(_REFERENCE.sub(rewrite, "".join(parts)))
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    """MkDocs event: rewrite the page's links to source files before it is rendered."""
+    source = page.file.abs_src_path
+    if source is None or not config.repo_url:
+        return markdown
+    docs_dir = Path(config.docs_dir)
+    root = Path(config.config_file_path).parent
+    base = source_base(config.repo_url, config.edit_uri or "blob/main/docs/")
+    return rewrite_markdown(markdown, Path(source).parent, docs_dir, root, base)
