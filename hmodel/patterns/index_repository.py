@@ -261,19 +261,7 @@ class IndexedRepository(Generic[M]):
         One ``get`` round trip (none for no rows). The stamp tells a read repair whether
         the row it read is as new as an entry's tag (see :meth:`repair`).
         """
-        repo = self.repository
-        unique = list(dict.fromkeys(rows))
-        found: dict[bytes, tuple[M | None, int]] = dict.fromkeys(unique, (None, 0))
-        if not unique:
-            return found
-        columns = list(repo.mapper.columns(None))  # the model's own, as get_many reads
-        for result in self.backend.get(repo.table, unique, columns=columns):
-            try:
-                obj = repo.load(result)
-            except DecodeError:
-                obj = None
-            found[result.row] = (obj, repo.newest_stamp(result))
-        return found
+        return self.repository.get_stamped(rows)
 
     def _read_status(self, index: Index[M], row: bytes) -> bytes | None:
         got = self.backend.get(index.table.full_name, [row], columns=[index.status_column])

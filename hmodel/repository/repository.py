@@ -442,6 +442,28 @@ class Repository(Generic[M]):
                 loaded.append(None)
         return loaded
 
+    def get_stamped(self, rows: Sequence[bytes]) -> dict[bytes, tuple[M | None, int]]:
+        """Read rows by rowkey in **one round trip**, each with its newest write stamp.
+
+        Per rowkey: the model (``None`` for a missing row, or one that does not decode),
+        and :meth:`newest_stamp` of what was read (0 for a missing row). For patterns
+        that must know how new a row they read is (a secondary index's read repair).
+        """
+        unique = list(dict.fromkeys(rows))
+        found: dict[bytes, tuple[M | None, int]] = dict.fromkeys(unique, (None, 0))
+        if not unique:
+            return found
+        with self._instrument.call("get_many", rows=tuple(unique)) as call:
+            results = self.backend.get(self.table, unique, columns=self._columns(None))
+            call.results = len(results)
+        for result in results:
+            try:
+                obj = self._load(result)
+            except DecodeError:
+                obj = None
+            found[result.row] = (obj, self.newest_stamp(result))
+        return found
+
     def exists(self, **key: Any) -> bool:
         """Whether the row of these key fields holds any of this model's data (one round trip).
 
