@@ -530,7 +530,7 @@ class ThriftBackend(Backend):
             )  # fmt: skip
         return [cell(c) for c in cells]
 
-    def scan(self, table: str, scan: Scan) -> Iterator[RowResult]:
+    def scan(self, table: str, scan: Scan) -> ScannerIterator:
         """Iterate ``scan`` through a server scanner (see :class:`ScannerIterator`).
 
         The scanner is opened now with ``scannerOpenWithScan`` (``startRow``/``stopRow``,
