@@ -395,9 +395,7 @@ class TimeSeries(Generic[V]):
 
     def append_many(
         self,
-        items: Iterable[
-            tuple[Mapping[str, Any], Points[V]]
-        ],
+        items: Iterable[tuple[Mapping[str, Any], Points[V]]],
     ) -> int:
         """Write events of several entities in one round trip (one ``mutate``); no read.
 

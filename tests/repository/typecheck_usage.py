@@ -80,4 +80,3 @@ cpu = TimeBuckets(Table("tsdb", [Family("t")]), key=Key(Str("host")), value=Floa
 cpu.append({"host": "web1"}, {datetime(2024, 1, 1): 0.5})
 cpu.append({"host": "web1"}, {1_700_000_000: 0.5})
 cpu.append({"host": "web1"}, [(datetime(2024, 1, 1), 0.5), (1_700_000_000, 0.25)])
-

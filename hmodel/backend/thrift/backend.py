@@ -6,7 +6,7 @@ import random
 import threading
 import time
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from hmodel.backend.argument import LONG_MAX, MAX_ROW_LENGTH, require_int, require_row
