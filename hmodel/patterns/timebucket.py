@@ -30,6 +30,12 @@ V = TypeVar("V")
 
 Unit = Literal["s", "ms", "us"]
 Instant = dt.datetime | int
+# Events as ``{instant: value}`` or ``(instant, value)`` pairs. ``Mapping`` is invariant in
+# its key type, so a ``dict[datetime, V]`` (or ``dict[int, V]``) is only accepted when
+# named here beside ``Mapping[Instant, V]``.
+Points = (
+    Mapping[dt.datetime, V] | Mapping[int, V] | Mapping[Instant, V] | Iterable[tuple[Instant, V]]
+)
 
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 _MICROS = {"s": 1_000_000, "ms": 1_000, "us": 1}
@@ -221,7 +227,7 @@ class TimeBuckets(Generic[V]):
     def to_puts(
         self,
         entity: Mapping[str, Any],
-        points: Mapping[Instant, V] | Iterable[tuple[Instant, V]],
+        points: Points[V],
         *,
         timestamp: int | None = None,
     ) -> list[Put]:
@@ -375,7 +381,7 @@ class TimeSeries(Generic[V]):
     def append(
         self,
         entity: Mapping[str, Any],
-        points: Mapping[Instant, V] | Iterable[tuple[Instant, V]],
+        points: Points[V],
     ) -> int:
         """Write events of one entity: one put per event, no read, one round trip.
 
@@ -389,9 +395,7 @@ class TimeSeries(Generic[V]):
 
     def append_many(
         self,
-        items: Iterable[
-            tuple[Mapping[str, Any], Mapping[Instant, V] | Iterable[tuple[Instant, V]]]
-        ],
+        items: Iterable[tuple[Mapping[str, Any], Points[V]]],
     ) -> int:
         """Write events of several entities in one round trip (one ``mutate``); no read.
 

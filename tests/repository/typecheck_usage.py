@@ -7,13 +7,15 @@ This module is read by mypy only, never imported.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from typing_extensions import assert_type
 
 from hmodel import Family, Key, Str, Table, field, model, where
 from hmodel.backend.memory import MemoryBackend
+from hmodel.codecs import Float64
 from hmodel.keys import Timestamp
+from hmodel.patterns import TimeBuckets
 from hmodel.repository import Repository
 from hmodel.repository.condition import Comparison, Condition
 
@@ -70,3 +72,11 @@ repo.history("nickname", user_id=7)  # E: arg-type
 repo.delete(user_id="u1")
 repo.delete(User(user_id="u1", nickname="n"))
 repo.delete(user="u1")  # E: call-arg
+
+# What the docs' examples rely on beyond repositories (issue 18).
+# A TimeSeries takes a dict keyed by datetime (or int) although Mapping's key is invariant.
+cpu = TimeBuckets(Table("tsdb", [Family("t")]), key=Key(Str("host")), value=Float64(),
+                  bucket=timedelta(hours=1)).on(MemoryBackend())  # fmt: skip
+cpu.append({"host": "web1"}, {datetime(2024, 1, 1): 0.5})
+cpu.append({"host": "web1"}, {1_700_000_000: 0.5})
+cpu.append({"host": "web1"}, [(datetime(2024, 1, 1), 0.5), (1_700_000_000, 0.25)])

@@ -6,7 +6,7 @@ import random
 import threading
 import time
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from hmodel.backend.argument import LONG_MAX, MAX_ROW_LENGTH, require_int, require_row
@@ -530,7 +530,7 @@ class ThriftBackend(Backend):
             )  # fmt: skip
         return [cell(c) for c in cells]
 
-    def scan(self, table: str, scan: Scan) -> Iterator[RowResult]:
+    def scan(self, table: str, scan: Scan) -> ScannerIterator:
         """Iterate ``scan`` through a server scanner (see :class:`ScannerIterator`).
 
         The scanner is opened now with ``scannerOpenWithScan`` (``startRow``/``stopRow``,

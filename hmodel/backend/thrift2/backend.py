@@ -7,7 +7,7 @@ import operator
 import random
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from hmodel.backend.argument import (
@@ -435,7 +435,7 @@ class Thrift2Backend(Thrift2Admin, Backend):
             if v.family == family and v.qualifier == qualifier
         ][:max_versions]
 
-    def scan(self, table: str, scan: Scan) -> Iterator[RowResult]:
+    def scan(self, table: str, scan: Scan) -> ScannerIterator:
         """Iterate ``scan`` through a Thrift2 scanner (see :class:`ScannerIterator`).
 
         ``openScanner`` carries the bounds, ``columns``, ``filterString``, the time range
