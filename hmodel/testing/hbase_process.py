@@ -626,6 +626,7 @@ def stop_state(state: dict[str, Any], grace_s: float = 5.0) -> None:
     work_dir = state.get("work_dir")
     if work_dir:
         shutil.rmtree(work_dir, ignore_errors=True)
+    (run_dir() / f"{state['run_id']}.json").unlink(missing_ok=True)
 
 
 def running_pids(state: dict[str, Any]) -> dict[str, int]:
