@@ -592,6 +592,24 @@ class HBaseProcess:
                 f"HBase did not answer in {self.start_timeout_s:g} s ({exc}); the end of "
                 f"{logs / 'master.log'}:\n{_tail(logs / 'master.log')}"
             ) from exc
+        self._warm_up(max(10.0, deadline - time.monotonic()))
+
+    def _warm_up(self, timeout_s: float) -> None:
+        """Create, write and drop one table, with a timeout of ``timeout_s``.
+
+        A fresh master's first create takes seconds (namespace and meta work), more than a
+        client's default timeout on a loaded 2-core machine.
+        """
+        from hmodel.backend.base import Put
+        from hmodel.backend.thrift2 import Thrift2Backend
+        from hmodel.schema.family import Family
+        from hmodel.schema.table import Table
+
+        timeout_ms = int(timeout_s * 1000)
+        with Thrift2Backend(*self.thrift2_address, timeout_ms=timeout_ms) as backend:
+            backend.create_table(Table("hmodel_warm_up", [Family("f")]))
+            backend.mutate("hmodel_warm_up", [Put(b"r", b"f:q", b"v")])
+            backend.delete_table("hmodel_warm_up")
 
     def stop(self) -> None:
         """Stop the JVMs this object started and remove its temporary directory.
