@@ -132,8 +132,16 @@ class _Reusing(Backend):
     pool: TablePool
 
     def create_table(self, table: Table) -> None:
-        """Create ``table``, or take over a parked copy (see :class:`TablePool`)."""
+        """Create ``table``, or take over a parked copy (see :class:`TablePool`).
+
+        The backend then knows the table's families, as after its own create, so its
+        first write costs no extra round trip to look them up.
+        """
         self.pool.create(table)
+        self._remember_families(table)
+
+    def _remember_families(self, table: Table) -> None:
+        """Cache ``table``'s family names as the backend's own ``create_table`` does."""
 
     def delete_table(self, name: str) -> None:
         """Drop ``name`` (a parked table counts as absent)."""
@@ -214,6 +222,10 @@ class ReusingThriftBackend(_Reusing, ThriftBackend):
         self.pool = pool
         super().__init__(*args, **kwargs)
 
+    def _remember_families(self, table: Table) -> None:
+        names = tuple(family.name_bytes for family in table.families)
+        self._families[self._server_name(table.full_name)] = names
+
 
 class ReusingThrift2Backend(_Reusing, Thrift2Backend):
     """A :class:`Thrift2Backend` whose tables come from a :class:`TablePool`.
@@ -230,6 +242,10 @@ class ReusingThrift2Backend(_Reusing, Thrift2Backend):
     def __init__(self, pool: TablePool, *args: Any, **kwargs: Any) -> None:
         self.pool = pool
         super().__init__(*args, **kwargs)
+
+    def _remember_families(self, table: Table) -> None:
+        names = tuple(family.name_bytes for family in table.families)
+        self._families[self._server_name(table.full_name)] = names
 
     def check_and_delete(self, table: str, row: bytes, *args: Any, **kwargs: Any) -> bool:
         """:meth:`Thrift2Backend.check_and_delete`, marking the table written."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -126,6 +127,9 @@ def test_with_java_both_real_targets_share_one_started_hbase_and_reuse_tables(
     for variable in ("HMODEL_TEST_HBASE", "HMODEL_TEST_HBASE2", "HMODEL_TEST_HBASE_PROCESS"):
         monkeypatch.delenv(variable, raising=False)
     monkeypatch.setenv("HMODEL_TARGETS", "hbase,hbase2")
+    import hmodel  # the subprocess must import this hmodel, not another installed one
+
+    monkeypatch.setenv("PYTHONPATH", str(Path(hmodel.__file__).parents[1]))
     pytester.makepyfile(
         """
         import pytest
