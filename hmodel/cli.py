@@ -140,6 +140,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_check(commands)
     add_spread(commands)
     add_diff(commands)
+
+    from hmodel.testing.hbase_command import configure as add_hbase
+
+    add_hbase(commands)
     return parser
 
 

@@ -38,6 +38,7 @@ __all__ = [
     "RowKeyError",
     "SampleError",
     "SchemaError",
+    "ServerStartError",
     "TableDisabledError",
     "TableExistsError",
     "TableNotFoundError",
@@ -272,6 +273,14 @@ class OutcomeUnknownError(ConnectionLostError):
 
     The connection dropped after the request left (an increment, an append, a conditional
     write), so it was not retried. Read the row to find out before doing it again.
+    """
+
+
+class ServerStartError(BackendError):
+    """A real HBase the test kit starts (:mod:`hmodel.testing.hbase_process`) did not come up.
+
+    The message quotes the tail of the failing process's log (or of Maven's output when the
+    jars could not be resolved); the log directory is kept for a look.
     """
 
 

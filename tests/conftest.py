@@ -3,7 +3,8 @@
 The project's tests use the same fixtures as application teams do
 (:mod:`hmodel.testing.plugin`): ``backend`` is the kit's ``hmodel_backend``, run on the
 memory engine, Thrift1 and Thrift2 against the session's fake server, and a real HBase
-when ``HMODEL_TEST_HBASE`` / ``HMODEL_TEST_HBASE2`` is set.
+(over Thrift1 and Thrift2) that the kit starts when Java is present, or the one
+``HMODEL_TEST_HBASE`` / ``HMODEL_TEST_HBASE2`` name.
 """
 
 from __future__ import annotations
@@ -39,5 +40,5 @@ def fake_hbase_server(hmodel_thrift_server: Any) -> Any:
 
 @pytest.fixture(scope="session")
 def real_hbase_address(hmodel_real_hbase_address: tuple[str, int]) -> tuple[str, int]:
-    """A real HBase Thrift1 server: ``HMODEL_TEST_HBASE=host:port`` or a testcontainer."""
+    """A real HBase Thrift1 server (see the kit's ``hmodel_real_hbase_address``)."""
     return hmodel_real_hbase_address

@@ -37,8 +37,9 @@ def take_batch(  # the scanner's state, passed in and handed back
         lower: The scan's inclusive lower bound; ``b""``: none.
         upper: The exclusive upper bound; ``b""``: none.
         remaining: Rows still wanted (``None``: no limit); the batch stops at 0.
-        stop_at_upper: Forward: a row ``>= upper`` ends the scan (HBase's Thrift1 handler
-            reads the start row when start equals stop, a range that holds no row).
+        stop_at_upper: Forward: a row ``>= upper`` ends the scan (HBase's Thrift1 handler,
+            and HBase 2.6.1's Thrift2 handler, read the start row when start equals stop,
+            a range that holds no row).
 
     Returns:
         ``(lower, upper, remaining)`` after the batch: forward, ``lower`` moves past the

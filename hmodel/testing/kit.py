@@ -18,6 +18,7 @@ __all__ = [
     "TARGETS",
     "TARGETS_VARIABLE",
     "open_target",
+    "real_prefix",
     "target_params",
 ]
 
@@ -56,8 +57,9 @@ def open_target(target: str, request: pytest.FixtureRequest) -> Iterator[Backend
     ``memory`` is a fresh engine. ``thrift``/``thrift2`` talk to the session's fake server
     (:func:`hmodel.testing.plugin.hmodel_thrift_server`), private to the test run: every
     table is dropped before and after the test. ``hbase``/``hbase2`` talk to a real
-    cluster under the table prefix ``HMODEL_TEST_PREFIX`` (default ``hmodel_test``), and
-    only the prefixed tables are dropped.
+    cluster under the table prefix :func:`real_prefix`; only prefixed tables are touched,
+    and a test's tables are kept for the next test that creates them alike, emptied
+    (:class:`~hmodel.testing.table_reuse.TablePool`) instead of dropped and re-created.
     """
     if target == "memory":
         from hmodel.backend.memory import MemoryBackend
@@ -67,26 +69,56 @@ def open_target(target: str, request: pytest.FixtureRequest) -> Iterator[Backend
     from hmodel.backend.thrift import ThriftBackend
     from hmodel.backend.thrift2 import Thrift2Backend
 
+    if target in ("hbase", "hbase2"):
+        with _real_target(target, request) as backend:
+            yield backend
+        return
     prefix = os.environ.get(PREFIX_VARIABLE)
+    server = request.getfixturevalue("hmodel_thrift_server")
+    fake: Backend
+    if target == "thrift":
+        # Tables Thrift1's createTable cannot carry (split points) go through the server's
+        # Thrift2 side, as with HBase's thrift and thrift2 servers side by side.
+        admin = f"{server.host}:{server.thrift2_port}"
+        fake = ThriftBackend(server.host, server.port, table_prefix=prefix, admin=admin)
+    else:
+        fake = Thrift2Backend(server.host, server.thrift2_port, table_prefix=prefix)
+    _drop_all(fake)
+    try:
+        yield fake
+    finally:
+        _drop_all(fake)
+        fake.close()
+
+
+def real_prefix(target: str) -> str:
+    """The table prefix of a real target: ``HMODEL_TEST_PREFIX`` (default ``hmodel_test``).
+
+    ``hbase2`` appends ``2``: both targets may be one cluster, and each keeps its own
+    tables between tests (:class:`~hmodel.testing.table_reuse.TablePool`).
+    """
+    prefix = os.environ.get(PREFIX_VARIABLE) or "hmodel_test"
+    return prefix + "2" if target == "hbase2" else prefix
+
+
+@contextmanager
+def _real_target(target: str, request: pytest.FixtureRequest) -> Iterator[Backend]:
+    from hmodel.testing.table_reuse import ReusingThrift2Backend, ReusingThriftBackend
+
     backend: Backend
-    if target in ("thrift", "thrift2"):
-        server = request.getfixturevalue("hmodel_thrift_server")
-        if target == "thrift":
-            # Tables Thrift1's createTable cannot carry (split points) go through the
-            # server's Thrift2 side, as with HBase's thrift and thrift2 side by side.
-            admin = f"{server.host}:{server.thrift2_port}"
-            backend = ThriftBackend(server.host, server.port, table_prefix=prefix, admin=admin)
-        else:
-            backend = Thrift2Backend(server.host, server.thrift2_port, table_prefix=prefix)
-    elif target == "hbase":
+    if target == "hbase":
         host, port = request.getfixturevalue("hmodel_real_hbase_address")
-        backend = ThriftBackend(host, port, table_prefix=prefix or "hmodel_test")
+        pool = request.getfixturevalue("hmodel_real_hbase_pool")
+        backend = ReusingThriftBackend(pool, host, port, table_prefix=real_prefix(target))
     else:
         host, port = request.getfixturevalue("hmodel_real_hbase2_address")
-        backend = Thrift2Backend(host, port, table_prefix=prefix or "hmodel_test")
-    _drop_all(backend)
+        pool = request.getfixturevalue("hmodel_real_hbase2_pool")
+        backend = ReusingThrift2Backend(pool, host, port, table_prefix=real_prefix(target))
+    pool.begin()
     try:
         yield backend
     finally:
-        _drop_all(backend)
-        backend.close()
+        try:
+            pool.end()
+        finally:
+            backend.close()

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
+from collections import Counter, defaultdict
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -14,13 +16,18 @@ if TYPE_CHECKING:
     from hmodel.backend.memory import MemoryBackend
     from hmodel.clock import ManualClock
     from hmodel.testing.fake.thrift1_server import FakeHBaseServer
+    from hmodel.testing.hbase_process import HBaseProcess
+    from hmodel.testing.table_reuse import TablePool
 
 __all__ = [
     "hmodel_backend",
     "hmodel_clock",
+    "hmodel_hbase_process",
     "hmodel_memory_backend",
     "hmodel_real_hbase2_address",
+    "hmodel_real_hbase2_pool",
     "hmodel_real_hbase_address",
+    "hmodel_real_hbase_pool",
     "hmodel_thrift2_address",
     "hmodel_thrift_address",
     "hmodel_thrift_server",
@@ -77,30 +84,141 @@ def pytest_configure(config: pytest.Config) -> None:
         '(e.g. requires("check_and_mutate")); skipped with the reason elsewhere',
     )
     config.addinivalue_line(
-        "markers", "hbase: needs a real HBase (HMODEL_TEST_HBASE / HMODEL_TEST_HBASE2)"
+        "markers",
+        "hbase: needs a real HBase (started by the kit when Java is present, or "
+        "HMODEL_TEST_HBASE / HMODEL_TEST_HBASE2)",
     )
 
 
-@pytest.fixture(scope="session")
-def hmodel_real_hbase_address() -> Iterator[tuple[str, int]]:
-    """A real HBase Thrift1 server: ``HMODEL_TEST_HBASE=host:port``, a testcontainer, or skip."""
-    from hmodel.testing.hbase_container import real_hbase
+#: ``HMODEL_TEST_HBASE_PROCESS=0``: never start a real HBase for the real targets.
+PROCESS_VARIABLE = "HMODEL_TEST_HBASE_PROCESS"
 
+
+def _process_wanted() -> bool:
+    from hmodel.testing.hbase_process import find_java
+
+    return os.environ.get(PROCESS_VARIABLE, "1") != "0" and find_java() is not None
+
+
+def _no_server_reason(variable: str) -> str:
+    from hmodel.testing.hbase_process import find_java
+
+    if os.environ.get(PROCESS_VARIABLE, "1") == "0":
+        why = f"{PROCESS_VARIABLE}=0"
+    elif find_java() is None:
+        why = "no java (install a JDK 17) to start one"
+    else:  # pragma: no cover -- the process would have been started
+        why = "no process"
+    return f"{why} and {variable} unset: real-HBase tests skipped"
+
+
+@pytest.fixture(scope="session")
+def hmodel_hbase_process() -> Iterator[HBaseProcess]:
+    """One real standalone HBase with Thrift1 and Thrift2 for the session, started lazily.
+
+    Started (:class:`~hmodel.testing.hbase_process.HBaseProcess`) the first time a test
+    asks for it, stopped at the session's end; skipped with the reason when there is no
+    ``java`` or ``HMODEL_TEST_HBASE_PROCESS=0``. A start that fails is an error, with
+    the server's log.
+    """
+    from hmodel.testing.hbase_process import HBaseProcess, find_java
+
+    if os.environ.get(PROCESS_VARIABLE, "1") == "0":
+        pytest.skip(f"{PROCESS_VARIABLE}=0: no real HBase is started")
+    if find_java() is None:
+        pytest.skip("no java (install a JDK 17): no real HBase is started")
+    with HBaseProcess() as process:
+        yield process
+
+
+@pytest.fixture(scope="session")
+def hmodel_real_hbase_address(request: pytest.FixtureRequest) -> Iterator[tuple[str, int]]:
+    """A real HBase Thrift1 server: the first of these that is available.
+
+    ``HMODEL_TEST_HBASE=host:port``; the session's :func:`hmodel_hbase_process` when Java
+    is present; a testcontainer when a Docker engine answers; else the test is skipped
+    with the reason.
+    """
+    from hmodel.testing.hbase_container import ADDRESS_VARIABLE, parse_address, real_hbase
+
+    text = os.environ.get(ADDRESS_VARIABLE)
+    if text:
+        yield parse_address(text)
+        return
+    if _process_wanted():
+        yield request.getfixturevalue("hmodel_hbase_process").thrift_address
+        return
+    from hmodel.testing.hbase_container import docker_available
+
+    if not docker_available():
+        pytest.skip(_no_server_reason(ADDRESS_VARIABLE) + " (and no Docker engine)")
     with real_hbase() as address:
         yield address
 
 
 @pytest.fixture(scope="session")
-def hmodel_real_hbase2_address() -> tuple[str, int]:
-    """A real HBase Thrift2 server: ``HMODEL_TEST_HBASE2=host:port``, else the test is skipped."""
-    import os
+def hmodel_real_hbase2_address(request: pytest.FixtureRequest) -> tuple[str, int]:
+    """A real HBase Thrift2 server: the first of these that is available.
 
+    ``HMODEL_TEST_HBASE2=host:port``; the session's :func:`hmodel_hbase_process` when Java
+    is present; else the test is skipped with the reason.
+    """
     from hmodel.testing.hbase_container import parse_address
 
     text = os.environ.get("HMODEL_TEST_HBASE2")
-    if not text:
-        pytest.skip("HMODEL_TEST_HBASE2 unset: real-HBase Thrift2 tests skipped")
-    return parse_address(text)
+    if text:
+        return parse_address(text)
+    if _process_wanted():
+        address: tuple[str, int] = request.getfixturevalue("hmodel_hbase_process").thrift2_address
+        return address
+    pytest.skip(_no_server_reason("HMODEL_TEST_HBASE2"))
+
+
+def _pool(raw: Backend) -> Iterator[TablePool]:
+    from hmodel.testing.table_reuse import TablePool
+
+    pool = TablePool(raw)
+    try:
+        yield pool
+    finally:
+        try:
+            pool.close()
+        finally:
+            raw.close()
+
+
+@pytest.fixture(scope="session")
+def hmodel_real_hbase_pool(
+    request: pytest.FixtureRequest, hmodel_real_hbase_address: tuple[str, int]
+) -> Iterator[TablePool]:
+    """The tables the ``hbase`` target keeps between tests (see ``TablePool``).
+
+    With the session's own HBase the pool empties tables through its Thrift2 server
+    (``truncateTable``); with ``HMODEL_TEST_HBASE`` alone, by drop and create.
+    """
+    from hmodel.backend.thrift import ThriftBackend
+    from hmodel.backend.thrift2 import Thrift2Backend
+    from hmodel.testing.hbase_container import ADDRESS_VARIABLE
+    from hmodel.testing.kit import real_prefix
+
+    raw: Backend
+    if not os.environ.get(ADDRESS_VARIABLE) and _process_wanted():
+        process = request.getfixturevalue("hmodel_hbase_process")
+        raw = Thrift2Backend(*process.thrift2_address, table_prefix=real_prefix("hbase"))
+    else:
+        raw = ThriftBackend(*hmodel_real_hbase_address, table_prefix=real_prefix("hbase"))
+    yield from _pool(raw)
+
+
+@pytest.fixture(scope="session")
+def hmodel_real_hbase2_pool(hmodel_real_hbase2_address: tuple[str, int]) -> Iterator[TablePool]:
+    """The tables the ``hbase2`` target keeps between tests (see ``TablePool``)."""
+    from hmodel.backend.thrift2 import Thrift2Backend
+    from hmodel.testing.kit import real_prefix
+
+    yield from _pool(
+        Thrift2Backend(*hmodel_real_hbase2_address, table_prefix=real_prefix("hbase2"))
+    )
 
 
 @pytest.fixture
@@ -133,3 +251,40 @@ def hmodel_backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
         if missing:
             pytest.skip(f"{type(backend).__name__} ({target}) lacks {', '.join(missing)}")
         yield backend
+
+
+#: The ``user_properties`` key under which each test records its target.
+TARGET_PROPERTY = "hmodel_target"
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """Record the kit target of a test run on one (for the per-target summary)."""
+    callspec = getattr(item, "callspec", None)
+    target = callspec.params.get("hmodel_backend") if callspec is not None else None
+    if target is not None:
+        item.user_properties.append((TARGET_PROPERTY, str(target)))
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Print one line per kit target: how many of its tests passed, failed, were skipped."""
+    from hmodel.testing.kit import TARGETS
+
+    counts: defaultdict[str, Counter[str]] = defaultdict(Counter)
+    for category, reports in terminalreporter.stats.items():
+        for report in reports:
+            target = dict(getattr(report, "user_properties", ())).get(TARGET_PROPERTY)
+            when = getattr(report, "when", None)
+            if target is None or when is None:
+                continue
+            if (
+                when == "call"
+                or (when == "setup" and report.outcome != "passed")
+                or (when == "teardown" and report.outcome == "failed")
+            ):
+                counts[target][category or "other"] += 1
+    if not counts:
+        return
+    terminalreporter.write_sep("-", "hmodel tests per target")
+    for target in sorted(counts, key=lambda t: TARGETS.index(t) if t in TARGETS else 99):
+        parts = ", ".join(f"{n} {what}" for what, n in sorted(counts[target].items()))
+        terminalreporter.write_line(f"target {target}: {parts}")

@@ -131,3 +131,20 @@ def test_ddl_of_a_module_without_tables_or_missing_is_an_error(
     assert main(["ddl", "no_such_module_anywhere"]) == 2
     assert main(["ddl", "json"]) == 2
     assert "declares no Table" in capsys.readouterr().err
+
+
+def test_hbase_help_lists_its_actions(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["hbase", "--help"])
+    out = capsys.readouterr().out
+    for word in ("start", "status", "stop", "--state", "--hbase-home", "HMODEL_TEST_HBASE"):
+        assert word in out
+
+
+def test_hbase_status_and_stop_without_a_run_say_not_running(
+    tmp_path: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    state = f"{tmp_path}/none.json"
+    assert main(["hbase", "status", "--state", state]) == 1
+    assert main(["hbase", "stop", "--state", state]) == 0
+    assert capsys.readouterr().out.count("not running") == 2

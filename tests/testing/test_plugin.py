@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
 pytest_plugins = ["pytester"]  # a non-root conftest may not declare plugins; a module may
@@ -81,6 +84,7 @@ def test_the_kit_runs_one_body_on_every_target_and_honours_requires(
     monkeypatch.delenv("HMODEL_TEST_HBASE2", raising=False)
     monkeypatch.delenv("HMODEL_TARGETS", raising=False)
     monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent.sock")  # no Docker engine here
+    monkeypatch.setenv("HMODEL_TEST_HBASE_PROCESS", "0")  # and no real HBase started
     pytester.makepyfile(
         """
         import pytest
@@ -99,7 +103,56 @@ def test_the_kit_runs_one_body_on_every_target_and_honours_requires(
     )
     result = pytester.runpytest("-p", "no:randomly", "-rs")
     result.assert_outcomes(passed=5, skipped=5)
-    result.stdout.fnmatch_lines(["*ThriftBackend (thrift) lacks check_and_mutate*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*hmodel tests per target*",
+            "target memory: 2 passed",
+            "target thrift: 1 passed, 1 skipped",
+            "target hbase2: 2 skipped",
+            "*HMODEL_TEST_HBASE_PROCESS=0 and HMODEL_TEST_HBASE2 unset*",
+            "*ThriftBackend (thrift) lacks check_and_mutate*",
+        ]
+    )
     # The targets are read when the plugin loads: a fresh process sees the variable.
     monkeypatch.setenv("HMODEL_TARGETS", "memory,thrift2")
     pytester.runpytest_subprocess("-p", "no:randomly").assert_outcomes(passed=4)
+
+
+@pytest.mark.hbase
+@pytest.mark.skipif(shutil.which("java") is None, reason="no java: no real HBase to start")
+def test_with_java_both_real_targets_share_one_started_hbase_and_reuse_tables(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """hbase and hbase2 run on one process the kit starts; a table is reused, emptied."""
+    for variable in ("HMODEL_TEST_HBASE", "HMODEL_TEST_HBASE2", "HMODEL_TEST_HBASE_PROCESS"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("HMODEL_TARGETS", "hbase,hbase2")
+    import hmodel  # the subprocess must import this hmodel, not another installed one
+
+    monkeypatch.setenv("PYTHONPATH", str(Path(hmodel.__file__).parents[1]))
+    pytester.makepyfile(
+        """
+        import pytest
+        from hmodel.backend.base import Put
+        from hmodel.schema import Family, Table
+
+        processes = set()
+
+        @pytest.mark.parametrize("round", [1, 2])
+        def test_a_fresh_table_each_time(hmodel_backend, hmodel_hbase_process, round):
+            processes.add(tuple(hmodel_hbase_process.pids.values()))
+            assert hmodel_backend.list_tables() == []
+            hmodel_backend.create_table(Table("kit", [Family("f")]))
+            assert hmodel_backend.get("kit", [b"r"]) == []
+            hmodel_backend.mutate("kit", [Put(b"r", b"f:q", b"v", timestamp=1_000)])
+            assert len(processes) == 1
+
+        def test_the_pools_reused_the_tables(hmodel_real_hbase_pool, hmodel_real_hbase2_pool):
+            for pool in (hmodel_real_hbase_pool, hmodel_real_hbase2_pool):
+                assert (pool.counts["created"], pool.counts["reused"]) == (1, 1)
+                assert pool.counts["truncated"] == 1
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=5)
+    result.stdout.fnmatch_lines(["target hbase: 2 passed", "target hbase2: 2 passed"])

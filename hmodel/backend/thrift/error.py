@@ -15,6 +15,7 @@ from hmodel.backend.java_error import (
     headline,
     leading_class,
     simple_name,
+    strip_batch_prefix,
 )
 from hmodel.backend.thrift.idl import AlreadyExists, IllegalArgument, ThriftIOError
 from hmodel.errors import (
@@ -123,10 +124,11 @@ def _kind_of(line: str, *, server_table: str | None) -> type[BackendError] | Non
         if _missing_table_causes(detail, server_table):
             return TableNotFoundError
         causes = _FAILED_ACTIONS.match(detail.strip())
-        if causes is not None:
-            cause_name, _ = leading_class(causes.group("causes"))
-            return _BY_CLASS.get(cause_name or "")
-        return None
+        # HBase 2.6 puts the cause's own message (and stack trace) first, so the line ends
+        # before "servers with issues": the class right after "Failed N action(s):" decides.
+        first_cause = causes.group("causes") if causes is not None else strip_batch_prefix(detail)
+        cause_name, _ = leading_class(first_cause)
+        return _BY_CLASS.get(cause_name or "")
     if _UNSUPPORTED.search(detail):
         return UnsupportedOperationError
     if _COLUMN_FAMILY.search(detail):

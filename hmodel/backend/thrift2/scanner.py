@@ -225,7 +225,7 @@ class ScannerIterator(Iterator[RowResult]):
             lower=self._lower,
             upper=self._upper,
             remaining=self._remaining,
-            stop_at_upper=False,
+            stop_at_upper=True,  # HBase 2.6's Thrift2 server, too, reads start when start == stop
         )
 
     def close(self) -> None:

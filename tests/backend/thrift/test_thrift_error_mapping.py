@@ -175,6 +175,16 @@ _EXHAUSTED = f"{_HB}client.RetriesExhaustedWithDetailsException: "
             "t",
             ColumnFamilyNotFoundError,
         ),
+        # HBase 2.6.1: the cause's message runs on to its stack trace, so the first line
+        # ends before "servers with issues"; the cause's class still decides.
+        (
+            "Failed 1 action: org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException:"
+            " Column family nope does not exist in region t,,1795730975766.bcab. in table 't'"
+            "\n\tat org.apache.hadoop.hbase.regionserver.HRegion.checkFamily(HRegion.java:1)",
+            "t",
+            ColumnFamilyNotFoundError,
+        ),
+        ("Failed 1 action: RegionTooBusyException: busy\n\tat x.y(Z.java:1)", "t", BackendError),
         # Another name, a server reached, or other causes: not a missing table.
         ("Failed 1 action: other: 1 time, servers with issues: null", "p_t", BackendError),
         ("Failed 1 action: p_t: 1 time, servers with issues: host,16020,1", "p_t", BackendError),
