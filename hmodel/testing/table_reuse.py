@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hmodel.backend.base import Backend, Increment, Mutation, Scan
@@ -173,8 +173,8 @@ class _Reusing(Backend):
         self.pool.claim(table)
         return super().get_versions(table, row, *args, **kwargs)  # type: ignore[safe-super]
 
-    def scan(self, table: str, scan: Scan) -> Iterator[Any]:
-        """:meth:`Backend.scan` of a table the test can see."""
+    def scan(self, table: str, scan: Scan) -> Any:
+        """:meth:`Backend.scan` of a table the test can see (the backend's own scanner)."""
         self.pool.claim(table)
         return super().scan(table, scan)  # type: ignore[safe-super]
 
