@@ -24,8 +24,31 @@ def _value_component(instance: object, attribute: object, component: object) -> 
         )
 
 
+class _Wrapper(ValueComponent[T]):
+    """A component around another one: its name, width and value type are the wrapped one's."""
+
+    __slots__ = ()
+
+    component: ValueComponent[T]
+
+    @property
+    def name(self) -> str:
+        """The wrapped component's name."""
+        return self.component.name
+
+    @property
+    def fixed_width(self) -> int | None:
+        """The wrapped component's width."""
+        return self.component.fixed_width
+
+    @property
+    def python_type(self) -> type[T]:
+        """The wrapped component's value type."""
+        return self.component.python_type
+
+
 @attrs.frozen
-class Descending(ValueComponent[T]):
+class Descending(_Wrapper[T]):
     """Any value component with every byte inverted (``b -> 0xFF - b``): largest first (K7).
 
     Because every component's encodings are prefix-free, two encodings differ at a byte
@@ -46,21 +69,6 @@ class Descending(ValueComponent[T]):
     """
 
     component: ValueComponent[T] = attrs.field(validator=_value_component)
-
-    @property
-    def name(self) -> str:
-        """The wrapped component's name."""
-        return self.component.name
-
-    @property
-    def fixed_width(self) -> int | None:
-        """The wrapped component's width."""
-        return self.component.fixed_width
-
-    @property
-    def python_type(self) -> type[T]:
-        """The wrapped component's value type."""
-        return self.component.python_type
 
     @property
     def order(self) -> Order:
@@ -88,7 +96,7 @@ class Descending(ValueComponent[T]):
 
 
 @attrs.frozen
-class Reversed(ValueComponent[T]):
+class Reversed(_Wrapper[T]):
     """A value stored least-significant part first, to spread sequential ids (K5).
 
     Text and bytes are reversed character by character before the wrapped component
@@ -121,21 +129,6 @@ class Reversed(ValueComponent[T]):
     @property
     def _textual(self) -> bool:
         return self.component.python_type in (str, bytes)
-
-    @property
-    def name(self) -> str:
-        """The wrapped component's name."""
-        return self.component.name
-
-    @property
-    def fixed_width(self) -> int | None:
-        """The wrapped component's width."""
-        return self.component.fixed_width
-
-    @property
-    def python_type(self) -> type[T]:
-        """The wrapped component's value type."""
-        return self.component.python_type
 
     @property
     def order(self) -> Order:
@@ -173,7 +166,7 @@ PRESENT = b"\x01"
 
 
 @attrs.frozen
-class Nullable(ValueComponent[T]):
+class Nullable(_Wrapper[T]):
     """Any value component that also stores ``None``, which sorts before every value.
 
     Byte layout: ``00`` for ``None``; ``01`` followed by the wrapped component's encoding
@@ -192,19 +185,9 @@ class Nullable(ValueComponent[T]):
     component: ValueComponent[T] = attrs.field(validator=_value_component)
 
     @property
-    def name(self) -> str:
-        """The wrapped component's name."""
-        return self.component.name
-
-    @property
     def fixed_width(self) -> int | None:
         """``None``: a ``None`` takes one byte, a value one more than the wrapped width."""
         return None
-
-    @property
-    def python_type(self) -> type[T]:
-        """The wrapped component's value type."""
-        return self.component.python_type
 
     @property
     def order(self) -> Order:

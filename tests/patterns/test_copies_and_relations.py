@@ -4,33 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from hmodel import Const, Family, Int, Key, Query, Store, Str, Table, field, map_field, model
+from hmodel import Family, Key, Query, Store, Str, Table, map_field, model
 from hmodel.backend.base import Backend
 from hmodel.clock import ManualClock
 from hmodel.errors import ConnectionLostError, DeclarationError
 from hmodel.patterns import Copy, Relation
 from hmodel.testing.fault import FaultyBackend
-
-orders = Table("cr_order", [Family("o")])
-
-
-@model(orders, key=Key(Str("order_id"), Const(b"\x02", name="SHIPPING"), Int("ship", size=2)))
-class Shipping:
-    order_id: str
-    ship: int
-    city: str = field("o:t")
-
-
-@model(
-    orders,
-    key=Key(Str("order_id"), Const(b"\x03", name="LINE"), Int("ship", size=2), Int("line", size=2)),
-)
-class Line:
-    order_id: str
-    ship: int
-    line: int
-    item: str = field("o:i")
-    ship_city: str = field("o:c")  # a copy of Shipping.city (R3)
+from tests.patterns.shared_models import Line, Shipping, User
 
 
 @pytest.fixture
@@ -104,16 +84,6 @@ def test_a_copy_cannot_be_a_key_field(store: Store) -> None:
 
 
 # --- relations (R6) ------------------------------------------------------------------
-
-users = Table("cr_user", [Family("i"), Family("f"), Family("g")])
-
-
-@model(users, key=Key(Str("user_id")))
-class User:
-    user_id: str
-    nickname: str = field("i:n")
-    follows: dict[str, str] = map_field("g")
-    fans: dict[str, str] = map_field("f")
 
 
 shops = Table("cr_shop", [Family("s"), Family("i")])

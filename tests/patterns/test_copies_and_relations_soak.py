@@ -15,48 +15,17 @@ import os
 import random
 import threading
 
-from hmodel import Const, Family, Int, Key, Query, Store, Str, Table, field, map_field, model
+from hmodel import Query, Store
 from hmodel.backend.base import Backend
 from hmodel.errors import HModelError, NotFoundError
 from hmodel.patterns import Copy, Relation
 from hmodel.testing.random_fault import RandomFaultBackend
+from tests.patterns.shared_models import Line, Shipping, User
 
 OPS = int(os.environ.get("HMODEL_SOAK_OPS", "250"))  # per writer
 WRITERS = 4
 CITIES = ("Paris", "Lyon", "Rome", "Oslo", "Nice")
 USERS = ("ann", "bob", "cid", "dan", "eve")
-
-orders = Table("soak_order", [Family("o")])
-
-
-@model(orders, key=Key(Str("order_id"), Const(b"\x02", name="SHIPPING"), Int("ship", size=2)))
-class Shipping:
-    order_id: str
-    ship: int
-    city: str = field("o:t")
-
-
-@model(
-    orders,
-    key=Key(Str("order_id"), Const(b"\x03", name="LINE"), Int("ship", size=2), Int("line", size=2)),
-)
-class Line:
-    order_id: str
-    ship: int
-    line: int
-    item: str = field("o:i")
-    ship_city: str = field("o:c")
-
-
-people = Table("soak_user", [Family("i"), Family("f"), Family("g")])
-
-
-@model(people, key=Key(Str("user_id")))
-class User:
-    user_id: str
-    nickname: str = field("i:n")
-    follows: dict[str, str] = map_field("g")
-    fans: dict[str, str] = map_field("f")
 
 
 def _source(line: Line) -> dict[str, object]:

@@ -7,7 +7,6 @@ from typing import Any
 import pytest
 
 from hmodel import (
-    Const,
     Family,
     Int,
     Key,
@@ -25,28 +24,9 @@ from hmodel.clock import ManualClock, WriteStamps
 from hmodel.errors import ConflictError, ValidationError
 from hmodel.patterns import Copy
 from hmodel.testing.fault import FaultyBackend
+from tests.patterns.shared_models import Line, Shipping
 
 START = 1_700_000_000_000
-orders = Table("cc_order", [Family("o")])
-
-
-@model(orders, key=Key(Str("order_id"), Const(b"\x02", name="SHIPPING"), Int("ship", size=2)))
-class Shipping:
-    order_id: str
-    ship: int
-    city: str = field("o:t")
-
-
-@model(
-    orders,
-    key=Key(Str("order_id"), Const(b"\x03", name="LINE"), Int("ship", size=2), Int("line", size=2)),
-)
-class Line:
-    order_id: str
-    ship: int
-    line: int
-    item: str = field("o:i")
-    ship_city: str = field("o:c")  # a copy of Shipping.city (R3)
 
 
 locked_lines = Table("cc_locked_line", [Family("o")])

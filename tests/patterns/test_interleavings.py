@@ -45,9 +45,7 @@ import attrs
 import pytest
 
 from hmodel import (
-    Const,
     Family,
-    Int,
     Key,
     Query,
     Repository,
@@ -70,6 +68,8 @@ from hmodel.patterns.index_repository import IndexedRepository
 from hmodel.testing.fault import FaultyBackend
 from hmodel.testing.interleave import Client, Exploration, Moment, World, explore
 from tests.patterns.index_models import Item, Order, User, colour_index, nick_index, status_index
+from tests.patterns.shared_models import Line, Shipping
+from tests.patterns.shared_models import User as Person
 
 T0 = 1_700_000_000_000
 #: The setup's writes are this long before the clients start: every client stamp is later.
@@ -646,28 +646,6 @@ def test_index_writers_stalled_past_grace_keep_the_promises(
 
 # --- copies (R3, R7) -----------------------------------------------------------------------
 
-# The shapes of tests/patterns/test_copies_and_relations.py, in tables of their own.
-ORDERS = Table("il_order", [Family("o")])
-
-
-@model(ORDERS, key=Key(Str("order_id"), Const(b"\x02", name="SHIPPING"), Int("ship", size=2)))
-class Shipping:
-    order_id: str
-    ship: int
-    city: str = field("o:t")
-
-
-@model(
-    ORDERS,
-    key=Key(Str("order_id"), Const(b"\x03", name="LINE"), Int("ship", size=2), Int("line", size=2)),
-)
-class Line:
-    order_id: str
-    ship: int
-    line: int
-    item: str = field("o:i")
-    ship_city: str = field("o:c")  # a copy of Shipping.city (R3)
-
 
 class CopyCheck:
     """Rows always decode; at the end every copy equals its source as stored."""
@@ -734,14 +712,6 @@ def test_copies_converge_after_concurrent_saves_of_their_source(
 
 
 # --- relations (R6) ------------------------------------------------------------------------
-
-
-@model(Table("il_user", [Family("i"), Family("f"), Family("g")]), key=Key(Str("user_id")))
-class Person:
-    user_id: str
-    nickname: str = field("i:n")
-    follows: dict[str, str] = map_field("g")
-    fans: dict[str, str] = map_field("f")
 
 
 @model(Table("il_shop", [Family("s"), Family("i")]), key=Key(Str("shop_id")))

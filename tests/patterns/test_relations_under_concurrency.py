@@ -22,17 +22,9 @@ from hmodel.clock import ManualClock, WriteStamps
 from hmodel.errors import DeclarationError, NotFoundError, ValidationError
 from hmodel.patterns import Relation
 from hmodel.testing.fault import FaultyBackend
+from tests.patterns.shared_models import User
 
 START = 1_700_000_000_000
-people = Table("rc_user", [Family("i"), Family("f"), Family("g")])
-
-
-@model(people, key=Key(Str("user_id")))
-class User:
-    user_id: str
-    nickname: str = field("i:n")
-    follows: dict[str, str] = map_field("g")
-    fans: dict[str, str] = map_field("f")
 
 
 groups = Table("rc_group", [Family("i"), Family("m")])
