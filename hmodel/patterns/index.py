@@ -34,6 +34,8 @@ STATUS_QUALIFIER = b"_s"
 VERIFIED = b"\x01"
 #: First byte of the status cell of an entry a write has not confirmed yet.
 UNVERIFIED = b"\x00"
+#: The shortest ``grace`` an index takes, in milliseconds (a write gives up past half).
+MIN_GRACE_MS = 100
 
 
 def _default_component(name: str, value_type: Any) -> ValueComponent[Any]:
@@ -142,7 +144,9 @@ class Index(Generic[M]):
             its entry repaired away (the lease limitation of every client-side protocol).
             Ages count from the entry's tag, a write stamp: stamps run ahead of the
             clock by a millisecond per write made within one millisecond, so after a
-            burst of writes an entry counts as in flight for longer (never shorter).
+            burst of writes an entry counts as in flight for longer (never shorter). At
+            least 100 ms: a write gives up before its data write once half of it has
+            passed (:class:`~hmodel.errors.LeaseExpiredError`).
 
     Raises:
         DeclarationError: An unknown, key, map or counter field, no field, a component
@@ -245,8 +249,14 @@ class Index(Generic[M]):
                 f"index key: {exc.message}", table=table.full_name, field=exc.field
             ) from None
         grace_ms = int(grace.total_seconds() * 1000)
-        if grace_ms < 0:
-            raise DeclarationError("grace must not be negative", value=grace)
+        if grace_ms < MIN_GRACE_MS:
+            raise DeclarationError(
+                f"grace must be at least {MIN_GRACE_MS} ms: a write gives up once half of it "
+                "has passed before its data write (docs/indexes.md, stalls longer than the "
+                "grace)",
+                table=table.full_name,
+                value=grace,
+            )
         self.__attrs_init__(
             model,
             name or table.full_name,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ from hmodel.errors import (
     ClaimLostError,
     ConflictError,
     ConnectionLostError,
+    DeclarationError,
     LeaseExpiredError,
     QueryError,
     UniqueViolationError,
@@ -379,3 +381,10 @@ def test_a_repair_never_verifies_an_entry_from_a_data_row_read_before_a_stalled_
     w.finish()
     assert isinstance(w.error, ConnectionLostError)
     assert reader.page_covered("item_by_colour", 5, {"colour": "red"}).items == []
+
+
+def test_an_index_refuses_a_grace_too_short_to_finish_a_write_in() -> None:
+    """The lease rule gives a write half the grace: a grace under 100 ms is refused."""
+    with pytest.raises(DeclarationError, match="at least 100 ms"):
+        Index(Item, on=["colour"], table=colour_index().table, grace=timedelta(milliseconds=50))
+    Index(Item, on=["colour"], table=colour_index().table, grace=timedelta(milliseconds=100))
