@@ -254,15 +254,6 @@ class IndexedRepository(Generic[M]):
                 found[row] = obj
         return found
 
-    def load_stamped(self, rows: Sequence[bytes]) -> dict[bytes, tuple[M | None, int]]:
-        """The models at data rowkeys ``rows``, each with its row's newest write stamp.
-
-        ``(None, 0)`` for a missing row; ``(None, stamp)`` for one that does not decode.
-        One ``get`` round trip (none for no rows). The stamp tells a read repair whether
-        the row it read is as new as an entry's tag (see :meth:`repair`).
-        """
-        return self.repository.get_stamped(rows)
-
     def _read_status(self, index: Index[M], row: bytes) -> bytes | None:
         got = self.backend.get(index.table.full_name, [row], columns=[index.status_column])
         return got[0].value(index.status_column) if got else None
@@ -1031,7 +1022,7 @@ class IndexedRepository(Generic[M]):
             except DecodeError:
                 entries.append(None)
         needed = [e.data_row for e in entries if e is not None and not (covering and e.verified)]
-        data = self.load_stamped(needed)
+        data = self.repository.get_stamped(needed)
         served: list[Any] = []
         for entry in entries:
             if entry is None:
@@ -1069,7 +1060,7 @@ class IndexedRepository(Generic[M]):
 
         The entry is rewritten (status ``01`` + its tag and the covering cells) when
         ``obj`` has its values, else deleted, provided the data row was read at
-        ``data_stamp`` (its newest write stamp, :meth:`load_stamped`; 0 for no row) no
+        ``data_stamp`` (its newest write stamp, :meth:`Repository.get_stamped`; 0 for no row) no
         older than the entry's tag. With an older (or no) data row, the write that tagged
         the entry had not landed its data when the row was read and may be landing it
         still, however long ago its tag was (a request can stay in transit): deciding
