@@ -433,7 +433,11 @@ def _data_batch(
         if not entry.verified and not indexed.expired(index, entry.tag):
             tally.add("pending", entry.row)
             continue
-        if not entry.verified and _landing(indexed, index, entry, obj, result):
+        if (
+            not entry.verified
+            and entry.data_row == result.row
+            and indexed.repository.newest_stamp(result) < entry.tag
+        ):
             # The write that tagged it may still be landing its data: verify cannot judge
             # it; rebuild fences that write first (IndexedRepository.repair(fence=True)).
             deferred = indexed.stats.repair_deferred
@@ -447,13 +451,6 @@ def _data_batch(
             _rewrite(indexed, index, entry, obj=obj, result=result, tally=tally)
     if puts:
         backend.mutate(index.table.full_name, puts)
-
-
-def _landing(
-    indexed: IndexedRepository[Any], index: Index[Any], entry: Entry, obj: Any, result: RowResult
-) -> bool:
-    """Whether an unverified entry's data row is older than its tag (its write may land)."""
-    return indexed.repository.newest_stamp(result) < entry.tag
 
 
 def _rewrite(

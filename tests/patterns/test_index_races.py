@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from hmodel.backend.base import Backend, Scan
+from hmodel.backend.base import Backend, Put, Scan
 from hmodel.clock import ManualClock
 from hmodel.errors import (
     ClaimLostError,
@@ -388,3 +388,23 @@ def test_an_index_refuses_a_grace_too_short_to_finish_a_write_in() -> None:
     with pytest.raises(DeclarationError, match="at least 100 ms"):
         Index(Item, on=["colour"], table=colour_index().table, grace=timedelta(milliseconds=50))
     Index(Item, on=["colour"], table=colour_index().table, grace=timedelta(milliseconds=100))
+
+
+def test_verify_counts_a_dead_claim_of_another_row_stale_not_pending(
+    backend: Backend, clock: ManualClock
+) -> None:
+    """Only an entry of the data row itself can be a write still landing (pending)."""
+    users = nick_repo(backend, clock)
+    users.create_tables()
+    users.save(User(user_id="u1", nickname="bob"))
+    index = users.index("user_by_nick")
+    row = index.entry_row({"nickname": "bob"}, b"")
+    dead = index.status(False, clock() + 10, b"u2\x00\x00")  # a later claim of u2, dead
+    backend.mutate(index.table.full_name, [Put(row, index.status_column, dead)])
+    clock.advance(seconds=GRACE.total_seconds() + 1)
+    report = run_job(backend, index, "verify", clock=clock)
+    assert (report.counts["stale"], report.counts["pending"]) == (1, 0)
+    run_job(backend, index, "rebuild", clock=clock)
+    assert run_job(backend, index, "verify", clock=clock).problems == 0
+    holder = users.get_unique("user_by_nick", nickname="bob")
+    assert holder is not None and holder.user_id == "u1"
