@@ -255,8 +255,7 @@ class IndexedRepository(Generic[M]):
         return found
 
     def _read_status(self, index: Index[M], row: bytes) -> bytes | None:
-        got = self.backend.get(index.table.full_name, [row], columns=[index.status_column])
-        return got[0].value(index.status_column) if got else None
+        return self._read_statuses(index, [row]).get(row)
 
     def put_status_if(
         self, index: Index[M], row: bytes, expected: bytes | None, value: bytes
