@@ -16,7 +16,7 @@ from hmodel.testing.hbase_container import (
     real_hbase,
     wait_for_thrift,
 )
-from hmodel.testing.thrift_server import FakeHBaseServer
+from hmodel.testing import FakeHBaseServer
 
 
 def test_without_docker_or_address_real_hbase_tests_are_skipped_with_the_reason(

@@ -12,7 +12,7 @@ from hmodel.backend.thrift2 import Thrift2Backend
 from hmodel.errors import TableNotFoundError
 from hmodel.schema import Family, Table
 from hmodel.testing.table_reuse import ReusingThrift2Backend, ReusingThriftBackend, TablePool
-from hmodel.testing.thrift_server import FakeHBaseServer
+from hmodel.testing import FakeHBaseServer
 
 T = Table("t", [Family("f")])
 
