@@ -46,7 +46,8 @@ def test_importing_the_package_leaves_the_servers_unimported() -> None:
     """pytest loads the plugin in every session: thriftpy2 and the IDL wait for first use."""
     code = (
         "import sys, hmodel.testing, hmodel.testing.plugin; "
-        "print(sorted(m for m in sys.modules if m.startswith(('hmodel.testing.fake', 'thriftpy2'))))"
+        "print(sorted(m for m in sys.modules "
+        "if m.startswith(('hmodel.testing.fake', 'thriftpy2'))))"
     )
     found = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
