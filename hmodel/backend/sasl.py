@@ -27,6 +27,8 @@ __all__ = [
     "SaslProtocolError",
     "Status",
     "check_sasl",
+    "gss_error",
+    "gss_text",
     "layer_of",
     "read_exactly",
     "read_message",
@@ -368,7 +370,7 @@ class SaslClientTransport(TTransportBase):
 
     :meth:`read` returns at most ``size`` bytes (those left in the current frame), as a
     socket does: put a buffered transport over it (``TBufferedTransport(sasl)``) for a
-    protocol, as :func:`~hmodel.backend.thrift.channel.Channel` and the Thrift2 channel do.
+    protocol, as the Thrift1 and Thrift2 channels do.
 
     Args:
         trans: The transport to run over (a thriftpy2 ``TSocket``, opened or not).
@@ -429,10 +431,13 @@ class SaslClientTransport(TTransportBase):
             raise
 
     def close(self) -> None:
-        """Close the connection."""
+        """Close the connection; :meth:`open` may then authenticate a new one."""
         self._trans.close()
-        if self._mechanism is not None:
-            self._mechanism.dispose()
+        mechanism, self._mechanism = self._mechanism, None
+        if mechanism is not None:
+            mechanism.dispose()
+        self._write = io.BytesIO()
+        self._frame, self._offset = b"", 0
 
     def read(self, size: int) -> bytes:
         """Up to ``size`` bytes of the current frame; reads (and unwraps) the next if empty."""
@@ -481,17 +486,11 @@ class SaslClientTransport(TTransportBase):
         """Wrap or unwrap ``data``; a failure breaks the connection (a transport error)."""
         try:
             result: bytes = operation(data)
-        except (_RefusedError, self._gss_errors()) as exc:
+        except (_RefusedError, gss_error()) as exc:
             raise TTransportException(
                 TTransportException.UNKNOWN, f"SASL security layer with {self._where}: {exc}"
             ) from exc
         return result
-
-    @staticmethod
-    def _gss_errors() -> type[Exception]:
-        from gssapi.raw.misc import GSSError
-
-        return GSSError
 
     def _principal(self) -> str | None:
         sasl = self._sasl
@@ -535,7 +534,7 @@ class SaslClientTransport(TTransportBase):
         try:
             return _GssapiClient(sasl, self._host)
         except GSSError as exc:
-            raise self._refused(_gss_text(exc), exc) from exc
+            raise self._refused(gss_text(exc), exc) from exc
 
     def _negotiate(self) -> None:
         mechanism = self._mechanism = self._start()
@@ -549,10 +548,10 @@ class SaslClientTransport(TTransportBase):
         except TTransportException:
             raise
         except Exception as exc:
-            if not isinstance(exc, self._gss_errors()):
+            if not isinstance(exc, gss_error()):
                 raise
-            self._tell_server(Status.ERROR, _gss_text(exc))
-            raise self._refused(_gss_text(exc), exc) from exc
+            self._tell_server(Status.ERROR, gss_text(exc))
+            raise self._refused(gss_text(exc), exc) from exc
 
     def _exchange(self, mechanism: _Mechanism) -> None:
         trans = self._trans
@@ -588,7 +587,21 @@ class SaslClientTransport(TTransportBase):
             write_message(self._trans, status, why.encode()[:1000])
 
 
-def _gss_text(exc: BaseException) -> str:
+class _NoGssError(Exception):
+    """Never raised: what :func:`gss_error` answers without the gssapi package."""
+
+
+def gss_error() -> type[Exception]:
+    """The gssapi package's error class (a class nothing raises without the package)."""
+    try:
+        from gssapi.raw.misc import GSSError
+    except ImportError:
+        return _NoGssError
+    error: type[Exception] = GSSError  # a typed name: gssapi may be absent for mypy
+    return error
+
+
+def gss_text(exc: BaseException) -> str:
     """A GSSAPI error in one line (its major and minor messages)."""
     gen_message = getattr(exc, "gen_message", None)
     text = gen_message() if callable(gen_message) else str(exc)

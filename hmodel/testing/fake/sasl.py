@@ -16,6 +16,8 @@ from hmodel.backend.sasl import (
     QOPS,
     SaslProtocolError,
     Status,
+    gss_error,
+    gss_text,
     layer_of,
     read_exactly,
     read_message,
@@ -257,11 +259,9 @@ class SaslServerTransport(TTransportBase):
     # --- internals ------------------------------------------------------------------
 
     def _guard(self, operation: Any, data: bytes) -> bytes:
-        from gssapi.raw.misc import GSSError
-
         try:
             result: bytes = operation(data)
-        except (_RefusalError, GSSError) as exc:
+        except (_RefusalError, gss_error()) as exc:
             raise TTransportException(TTransportException.UNKNOWN, str(exc)) from exc
         return result
 
@@ -300,11 +300,9 @@ class SaslServerTransport(TTransportBase):
         except TTransportException:
             raise
         except Exception as exc:
-            from gssapi.raw.misc import GSSError
-
-            if not isinstance(exc, GSSError):
+            if not isinstance(exc, gss_error()):
                 raise
-            self._refuse(" ".join(str(exc.gen_message()).split()))
+            self._refuse(gss_text(exc))
         self._acceptor._authenticated(mechanism.user)
 
     def _refuse(self, why: str, status: Status = Status.BAD) -> NoReturn:
