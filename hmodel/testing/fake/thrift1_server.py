@@ -9,7 +9,7 @@ import selectors
 import socket
 import threading
 from types import TracebackType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from thriftpy2.protocol import TBinaryProtocolFactory, TCompactProtocolFactory
 from thriftpy2.transport import (
@@ -30,6 +30,9 @@ from hmodel.testing.fake.thrift1_processor import (
     HBaseProcessor,
 )
 from hmodel.testing.fake.thrift1_scanner import DEFAULT_SCANNER_LEASE_MS
+
+if TYPE_CHECKING:
+    from hmodel.testing.fake.sasl import SaslAcceptor
 
 __all__ = ["CallHook", "Drop", "FakeHBaseServer", "Protocol", "Transport"]
 
@@ -83,6 +86,10 @@ class FakeHBaseServer:
             engine on this port (``0``: a free one, read back from :attr:`thrift2_port`),
             as a real HBase runs ``hbase thrift`` and ``hbase thrift2`` side by side;
             ``None`` (the default): Thrift1 only. Same transport and protocol.
+        sasl: Require SASL authentication (Kerberos GSSAPI or PLAIN) of every client,
+            as HBase does with ``hbase.thrift.security.qop`` set (see
+            :class:`~hmodel.testing.fake.sasl.SaslAcceptor`); buffered transport only, as
+            in HBase. ``None`` (the default): no authentication. The Thrift2 port too.
 
     Example:
         >>> import happybase
@@ -95,8 +102,8 @@ class FakeHBaseServer:
         {b'f:q': b'v'}
 
     Raises:
-        ValidationError: An unknown ``transport`` or ``protocol``, or a bad
-            ``scanner_lease_ms``.
+        ValidationError: An unknown ``transport`` or ``protocol``, a bad
+            ``scanner_lease_ms``, or ``sasl`` with the framed transport.
     """
 
     def __init__(
@@ -111,6 +118,7 @@ class FakeHBaseServer:
         clock: Clock | None = None,
         hook: CallHook | None = None,
         thrift2_port: int | None = None,
+        sasl: SaslAcceptor | None = None,
     ) -> None:
         if not isinstance(host, str) or not host:
             raise ValidationError("host must be a non-empty string", field="host", value=host)
@@ -145,6 +153,11 @@ class FakeHBaseServer:
         self.protocol: Protocol = protocol
         self._transport_factory = _TRANSPORTS[transport]()
         self._protocol_factory = _PROTOCOLS[protocol]()
+        self._sasl = sasl
+        if sasl is not None:  # HBase: "authentication doesn't work with framed transport yet"
+            if transport != "buffered":
+                raise ValidationError("sasl needs the buffered transport", field="transport")
+            self._transport_factory = sasl
         if (
             isinstance(scanner_lease_ms, bool)
             or not isinstance(scanner_lease_ms, int)
@@ -258,6 +271,7 @@ class FakeHBaseServer:
                 port=self._thrift2_port,
                 transport=self.transport,
                 protocol=self.protocol,
+                sasl=self._sasl,
             )
             try:
                 self._thrift2.start()

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from hmodel.backend.memory import MemoryBackend
 from hmodel.testing.fake.thrift1_server import FakeHBaseServer, Protocol, Transport
 from hmodel.testing.fake.thrift2_handler import Thrift2Handler
 from hmodel.testing.fake.thrift2_processor import Thrift2Processor
+
+if TYPE_CHECKING:
+    from hmodel.testing.fake.sasl import SaslAcceptor
 
 __all__ = ["FakeThrift2Server"]
 
@@ -23,6 +28,7 @@ class FakeThrift2Server(FakeHBaseServer):
         port: TCP port; ``0`` picks a free one.
         transport: ``"buffered"`` (HBase's default) or ``"framed"``.
         protocol: ``"binary"`` (HBase's default) or ``"compact"``.
+        sasl: Require SASL of every client (see ``FakeHBaseServer``); ``None``: no.
     """
 
     def __init__(
@@ -33,8 +39,11 @@ class FakeThrift2Server(FakeHBaseServer):
         port: int = 0,
         transport: Transport = "buffered",
         protocol: Protocol = "binary",
+        sasl: SaslAcceptor | None = None,
     ) -> None:
-        super().__init__(backend, host=host, port=port, transport=transport, protocol=protocol)
+        super().__init__(
+            backend, host=host, port=port, transport=transport, protocol=protocol, sasl=sasl
+        )
         self._handler = Thrift2Handler(self._backend, server_host=host, server_port=port)  # type: ignore[assignment]
         self._processor = Thrift2Processor(self._handler)  # type: ignore[assignment]
 
