@@ -16,9 +16,9 @@ from hmodel.backend.thrift import ThriftBackend
 from hmodel.backend.thrift2 import Thrift2Backend
 from hmodel.errors import AuthenticationError, ConnectionLostError, IllegalArgumentError
 from hmodel.schema import Family, Table
+from hmodel.testing.fake import FakeHBaseServer
 from hmodel.testing.fake.sasl import SaslAcceptor
 from hmodel.testing.kdc import LoopbackKdc
-from hmodel.testing.thrift_server import FakeHBaseServer
 
 SERVICE = "hbase/localhost"
 QOPS = ("auth", "auth-int", "auth-conf")
