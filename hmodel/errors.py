@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
+    "AuthenticationError",
     "BackendError",
     "CellSizeWarning",
     "CellTooLargeError",
@@ -21,6 +22,7 @@ __all__ = [
     "FilterError",
     "HModelError",
     "HModelWarning",
+    "HTTPStatusError",
     "IdExhaustedError",
     "IllegalArgumentError",
     "InputError",
@@ -39,6 +41,7 @@ __all__ = [
     "SampleError",
     "SchemaError",
     "ServerStartError",
+    "TLSError",
     "TableDisabledError",
     "TableExistsError",
     "TableNotFoundError",
@@ -274,6 +277,42 @@ class OutcomeUnknownError(ConnectionLostError):
     The connection dropped after the request left (an increment, an append, a conditional
     write), so it was not retried. Read the row to find out before doing it again.
     """
+
+
+class AuthenticationError(BackendError):
+    """The server, or a gateway in front of it, refused the client's credentials.
+
+    Over HTTP: a ``401``, ``403`` or ``407`` answer (the message names the URL and the
+    status). Not retried: sending the same credentials again changes nothing.
+    """
+
+
+class TLSError(BackendError):
+    """A TLS connection could not be set up, so nothing was sent.
+
+    The server's certificate is not trusted (no CA given trusts it), does not name the host
+    connected to, or has expired; the server refused the client's certificate; or the
+    server does not speak TLS at that address. The message names the address and the
+    reason. Not retried: the same handshake would fail the same way.
+    """
+
+
+class HTTPStatusError(BackendError):
+    """An HTTP server answered a Thrift call with a status that is not an answer.
+
+    A wrong path behind a gateway (``404``), a redirect to a login page, a page that is
+    not Thrift. ``401``/``403``/``407`` are :class:`AuthenticationError`; a ``5xx`` is a
+    failed connection, retried as such (:class:`ConnectionLostError` when it may not be).
+
+    Attributes:
+        status: The HTTP status code.
+        url: The URL the call was posted to (without credentials).
+    """
+
+    def __init__(self, message: str, *, status: int, url: str, **context: Any) -> None:
+        self.status = status
+        self.url = url
+        super().__init__(message, **context)
 
 
 class ServerStartError(BackendError):

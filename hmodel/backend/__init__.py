@@ -12,8 +12,11 @@ from hmodel.backend.base import (
     Scan,
     prefix_stop,
 )
+from hmodel.backend.endpoint import HTTP, TLS
 
 __all__ = [
+    "HTTP",
+    "TLS",
     "Backend",
     "Cell",
     "Delete",
