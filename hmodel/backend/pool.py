@@ -31,6 +31,9 @@ class PooledChannel:
     one while the pool may grow, else waits for one to come back. A connection that fails
     is closed and its place freed; one that answers (even with an error) goes back.
 
+    An idle connection the server closed meanwhile (its idle timeout) is replaced before
+    a call is sent on it, so that call is not lost to a connection already gone.
+
     Subclasses set the class attributes.
 
     Args:
@@ -179,6 +182,7 @@ class PooledChannel:
             ConnectionLostError: The channel was closed.
             DroppedError: A new connection could not be opened (nothing was sent).
         """
+        gone = None  # an idle connection the server closed: a new one takes its place
         with self._lock:
             while True:
                 if self._closed:
@@ -186,7 +190,11 @@ class PooledChannel:
                         f"the {self.backend} backend for {self.host}:{self.port} was closed"
                     )
                 if self._idle:
-                    return self._idle.pop()
+                    idle = self._idle.pop()
+                    if not idle.stale():
+                        return idle
+                    gone = idle
+                    break
                 if self._unopened:
                     self._unopened -= 1
                     break
@@ -195,6 +203,11 @@ class PooledChannel:
                     self._returned.wait()
                 finally:
                     self._waiting -= 1
+        if gone is not None:
+            self._close_connection(gone)
+            if self.track_lent:
+                with self._lock:
+                    self._connections.pop(id(gone), None)
         try:
             connection = self._open()
         except self.transport_errors as exc:
