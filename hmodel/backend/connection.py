@@ -23,7 +23,7 @@ from thriftpy2.transport import (
 from hmodel.backend.endpoint import Endpoint
 from hmodel.errors import AuthenticationError, HTTPStatusError, TLSError
 
-__all__ = ["Connection", "Connector", "HttpTransport", "dropped"]
+__all__ = ["Connection", "Connector", "HttpTransport", "dropped", "tls_refusal"]
 
 _TRANSPORTS: dict[str, Any] = {
     "buffered": TBufferedTransportFactory,
@@ -69,6 +69,27 @@ def dropped(sock: socket.socket | None) -> bool:
         with contextlib.suppress(OSError):
             sock.settimeout(timeout)
     return True  # end of stream, or bytes nobody asked for
+
+
+def tls_refusal(exc: BaseException, where: str) -> TLSError | None:
+    """The :class:`TLSError` a failure during a call is, if it is the peer's TLS alert.
+
+    With TLS 1.3 the client finishes its handshake before the server has checked the
+    client's certificate, so a server that requires one (or refuses the one sent) says so
+    with an alert at the first read, inside a call: that is no dropped connection to
+    retry. An end of stream (``SSLEOFError``) is, and gives ``None``.
+    """
+    if not isinstance(exc, ssl.SSLError) or isinstance(
+        exc, (ssl.SSLEOFError, ssl.SSLZeroReturnError, ssl.SSLSyscallError)
+    ):
+        return None
+    reason = str(getattr(exc, "reason", None) or exc)
+    if "ALERT" not in reason.upper():
+        return None
+    return TLSError(
+        f"the TLS connection to {where} was refused by the server: {reason} (does it require "
+        "a client certificate: TLS(cert_file=..., key_file=...)?)"
+    )
 
 
 class Connector:
@@ -136,8 +157,9 @@ class Connector:
             ) from exc
         except ssl.SSLError as exc:
             raw.close()
+            reason = getattr(exc, "reason", None) or exc
             raise TLSError(
-                f"TLS handshake with {endpoint.url} failed: {exc.reason or exc} (does the "
+                f"TLS handshake with {endpoint.url} failed: {reason} (does the "
                 "server speak TLS there, and accept this client's certificate?)"
             ) from exc
         except OSError as exc:

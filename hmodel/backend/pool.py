@@ -16,7 +16,7 @@ from typing import Any
 
 from thriftpy2.transport import TTransportException
 
-from hmodel.backend.connection import Connection, Connector
+from hmodel.backend.connection import Connection, Connector, tls_refusal
 from hmodel.backend.endpoint import Endpoint
 from hmodel.backend.retry import DroppedError, Retry, send
 from hmodel.errors import ConnectionLostError, HModelError, IllegalArgumentError
@@ -279,6 +279,9 @@ class PooledChannel:
             # sending it again would be refused again. The connection is replaced.
             raise
         except self.transport_errors as exc:
+            refused = tls_refusal(exc, self._where)
+            if refused is not None:
+                raise refused from exc
             raise DroppedError(exc, sent=True) from exc
         except self.encoding_errors as exc:
             # An argument the protocol cannot encode (wrong type, out of range). Requests
