@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import ssl
+
 from hmodel.backend.memory import MemoryBackend
+from hmodel.testing.fake.http_server import HTTPServing
 from hmodel.testing.fake.thrift1_server import FakeHBaseServer, Protocol, Transport
 from hmodel.testing.fake.thrift2_handler import Thrift2Handler
 from hmodel.testing.fake.thrift2_processor import Thrift2Processor
@@ -23,6 +26,9 @@ class FakeThrift2Server(FakeHBaseServer):
         port: TCP port; ``0`` picks a free one.
         transport: ``"buffered"`` (HBase's default) or ``"framed"``.
         protocol: ``"binary"`` (HBase's default) or ``"compact"``.
+        tls: A server-side ``ssl.SSLContext`` (TLS, or HTTPS with ``http``); ``None``: none.
+        http: Serve Thrift over HTTP, as ``hbase thrift2`` does with
+            ``hbase.regionserver.thrift.http=true`` (see ``FakeHBaseServer``).
     """
 
     def __init__(
@@ -33,8 +39,18 @@ class FakeThrift2Server(FakeHBaseServer):
         port: int = 0,
         transport: Transport = "buffered",
         protocol: Protocol = "binary",
+        tls: ssl.SSLContext | None = None,
+        http: bool | HTTPServing = False,
     ) -> None:
-        super().__init__(backend, host=host, port=port, transport=transport, protocol=protocol)
+        super().__init__(
+            backend,
+            host=host,
+            port=port,
+            transport=transport,
+            protocol=protocol,
+            tls=tls,
+            http=http,
+        )
         self._handler = Thrift2Handler(self._backend, server_host=host, server_port=port)  # type: ignore[assignment]
         self._processor = Thrift2Processor(self._handler)  # type: ignore[assignment]
 
