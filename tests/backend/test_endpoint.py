@@ -171,3 +171,28 @@ def test_a_backend_made_from_a_url_says_where_it_goes(
     plain = kind("h", 9090, autoconnect=False)
     assert plain.url == "thrift://h:9090"
     assert repr(plain) == f"{kind.__name__}('h', 9090)"
+
+
+def test_a_socket_wrapper_gets_the_open_socket_transport_and_carries_the_calls() -> None:
+    """The hook a SASL transport uses: it wraps the socket before Thrift's transport."""
+    from thriftpy2.transport import TSocket
+
+    from hmodel.backend.connection import Connector
+    from hmodel.backend.thrift.idl import Hbase
+    from hmodel.testing.fake.thrift1_server import FakeHBaseServer
+
+    wrapped: list[object] = []
+
+    def wrap(transport: object) -> object:
+        wrapped.append(transport)
+        return transport
+
+    with FakeHBaseServer() as server:
+        endpoint = Endpoint(server.host, server.port, wrap_socket=wrap)
+        connection = Connector(endpoint, Hbase, decode_response=False).open()
+        try:
+            assert connection.client.getTableNames() == []
+        finally:
+            connection.close()
+    assert len(wrapped) == 1
+    assert isinstance(wrapped[0], TSocket)
