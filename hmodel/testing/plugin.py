@@ -201,6 +201,12 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Run each test using ``hmodel_backend`` once per target (see :func:`hmodel_backend`)."""
     if "hmodel_backend" not in metafunc.fixturenames:
         return
+    for given in metafunc.definition.iter_markers("parametrize"):
+        names = given.args[0] if given.args else given.kwargs.get("argnames", "")
+        if "hmodel_backend" in (
+            names.replace(" ", "").split(",") if isinstance(names, str) else names
+        ):
+            return  # the test chose its targets itself
     mark = metafunc.definition.get_closest_marker("transports")
     real = bool(mark.kwargs.get("real", False)) if mark is not None else False
     metafunc.parametrize(

@@ -163,6 +163,20 @@ def test_a_test_marked_transports_also_runs_over_tls_http_and_https(
     assert pytester.runpytest_subprocess("-p", "no:randomly").ret != 0
 
 
+def test_a_test_may_choose_its_targets_itself(pytester: pytest.Pytester) -> None:
+    """An explicit parametrisation of hmodel_backend wins over the kit's targets."""
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.parametrize("hmodel_backend", ["memory", "thrift2"], indirect=True)
+        def test_two(hmodel_backend):
+            assert hmodel_backend.list_tables() == []
+        """
+    )
+    pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=2)
+
+
 @pytest.mark.hbase
 @pytest.mark.skipif(shutil.which("java") is None, reason="no java: no real HBase to start")
 def test_with_java_both_real_targets_share_one_started_hbase_and_reuse_tables(
