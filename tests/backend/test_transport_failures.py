@@ -428,3 +428,18 @@ def test_a_gateway_path_and_basic_credentials(certs: Certificates, kind: str) ->
             with pytest.raises(HTTPStatusError, match="404") as info:
                 lost.list_tables()
             assert info.value.url == base.replace("default", "other")
+
+
+def test_a_call_hook_drops_an_http_connection_after_the_call_ran() -> None:
+    """Drop.AFTER over HTTP: the increment was applied, the client cannot know."""
+    from hmodel.testing.fake.thrift1_processor import Drop
+
+    def hook(api: str) -> Drop | None:
+        return Drop.AFTER if api == "atomicIncrement" else None
+
+    with FakeHBaseServer(http=True, hook=hook) as server:
+        server.backend.create_table(Table("t", [Family("f")]))
+        with _backend("thrift", server.host, server.port, http=True) as backend:
+            with pytest.raises(OutcomeUnknownError):
+                backend.increment("t", b"c", b"f:n")
+            assert backend.get("t", [b"c"])[0].value(b"f:n") == (1).to_bytes(8, "big")

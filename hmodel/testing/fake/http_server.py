@@ -17,7 +17,6 @@ from thriftpy2.protocol import TBinaryProtocolFactory as _TBinaryProtocolFactory
 from thriftpy2.transport import TMemoryBuffer as _TMemoryBuffer
 
 from hmodel.errors import BackendError, ValidationError
-from hmodel.testing.fake.thrift1_processor import DroppedConnectionError
 
 __all__ = ["HTTPServing", "HttpFront"]
 
@@ -147,7 +146,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             front.processor.process(
                 factory.get_protocol(TMemoryBuffer(body)), factory.get_protocol(answer)
             )
-        except DroppedConnectionError as dropped:
+        except front.dropped as dropped:
             logger.debug("dropping an HTTP client as the call hook asked: %s", dropped)
             self.close_connection = True
             with contextlib.suppress(OSError):
@@ -213,6 +212,7 @@ class HttpFront:
         tls: The server-side ``ssl.SSLContext`` (HTTPS), or ``None`` (HTTP).
         serving: Path and credentials (see :class:`HTTPServing`).
         name: Names the threads.
+        dropped: What the processor raises when a call hook drops the connection.
     """
 
     def __init__(
@@ -224,8 +224,10 @@ class HttpFront:
         tls: ssl.SSLContext | None,
         serving: HTTPServing,
         name: str,
+        dropped: tuple[type[BaseException], ...] = (),
     ) -> None:
         self.processor = processor
+        self.dropped = dropped
         self.tls = tls
         self.serving = serving
         self.protocol_factory = TBinaryProtocolFactory()

@@ -305,11 +305,11 @@ class FakeHBaseServer:
             tls=self.tls,
             serving=self.http,
             name="hmodel-fake-hbase",
+            dropped=(DroppedConnectionError,),
         )
         self._port = self._front.start()
         self._started = True
         self._handler.server_port = self._port
-        self._wakeup = None
         logger.info("fake HBase server serving %s", self.url)
         return self._start_thrift2()
 
