@@ -28,8 +28,21 @@ EXIT_ERROR = 2
 
 def _fake_hbase(args: argparse.Namespace) -> int:
     """Run the HBase-compatible Thrift1 (and Thrift2) server until SIGINT or SIGTERM."""
+    from hmodel.errors import InputError
+    from hmodel.testing.fake.http_server import HTTPServing
     from hmodel.testing.fake.thrift1_server import FakeHBaseServer
 
+    tls = _server_tls(args)
+    http: bool | HTTPServing = args.http
+    if not args.http and (args.http_path is not None or args.http_basic is not None):
+        raise InputError("--http-path and --http-basic need --http", field="http")
+    if args.http_path is not None or args.http_basic is not None:
+        user, _, password = (args.http_basic or "").partition(":")
+        http = HTTPServing(
+            path=args.http_path,
+            username=user if args.http_basic else None,
+            password=password if args.http_basic else None,
+        )
     stop = threading.Event()
     previous = {
         sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)
@@ -42,15 +55,18 @@ def _fake_hbase(args: argparse.Namespace) -> int:
             protocol=args.protocol,
             scanner_lease_ms=args.scanner_lease_ms,
             thrift2_port=args.thrift2_port,
+            tls=tls,
+            http=http,
         ).start()
         print(
             f"fake HBase Thrift1 server listening on {server.host}:{server.port} "
-            f"(transport={server.transport}, protocol={server.protocol})",
+            f"(transport={server.transport}, protocol={server.protocol}; {server.url})",
             flush=True,
         )
-        if server.thrift2_port is not None:
+        if server.thrift2_server is not None:
             print(
-                f"fake HBase Thrift2 server listening on {server.host}:{server.thrift2_port}",
+                f"fake HBase Thrift2 server listening on {server.host}:{server.thrift2_port} "
+                f"({server.thrift2_server.url})",
                 flush=True,
             )
         stop.wait()
@@ -59,6 +75,26 @@ def _fake_hbase(args: argparse.Namespace) -> int:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     return 0
+
+
+def _server_tls(args: argparse.Namespace) -> Any:
+    """The server-side TLS context of ``--tls-cert``/``--tls-key``, or ``None``."""
+    import ssl
+
+    from hmodel.errors import InputError
+
+    if args.tls_cert is None:
+        if args.tls_key is not None:
+            raise InputError("--tls-key needs --tls-cert", field="tls_key")
+        return None
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    try:
+        context.load_cert_chain(args.tls_cert, args.tls_key)
+    except (OSError, ssl.SSLError) as exc:
+        raise InputError(
+            f"cannot load the TLS certificate/key: {exc}", field="tls_cert", value=args.tls_cert
+        ) from exc
+    return context
 
 
 def _ddl(args: argparse.Namespace) -> int:
@@ -122,6 +158,33 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="also serve HBase 2's Thrift2 API on this TCP port over the same engine "
         "(e.g. 9092; 0 = any; default: Thrift1 only)",
+    )
+    fake.add_argument(
+        "--http",
+        action="store_true",
+        help="serve Thrift over HTTP (one POST per call, binary protocol), as HBase does with "
+        "hbase.regionserver.thrift.http=true",
+    )
+    fake.add_argument(
+        "--http-path",
+        default=None,
+        help="with --http: serve this path only (a gateway's route; default: any path, as HBase)",
+    )
+    fake.add_argument(
+        "--http-basic",
+        metavar="USER:PASSWORD",
+        default=None,
+        help="with --http: require these HTTP basic credentials (as a gateway such as Knox)",
+    )
+    fake.add_argument(
+        "--tls-cert",
+        metavar="PEM",
+        default=None,
+        help="serve TLS with this certificate (chain) file: HTTPS with --http, else Thrift in "
+        "TLS as a TLS proxy in front of HBase serves it",
+    )
+    fake.add_argument(
+        "--tls-key", metavar="PEM", default=None, help="the private key (default: in --tls-cert)"
     )
     fake.set_defaults(run=_fake_hbase)
 

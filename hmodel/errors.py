@@ -22,6 +22,7 @@ __all__ = [
     "FilterError",
     "HModelError",
     "HModelWarning",
+    "HTTPStatusError",
     "IdExhaustedError",
     "IllegalArgumentError",
     "InputError",
@@ -40,6 +41,7 @@ __all__ = [
     "SampleError",
     "SchemaError",
     "ServerStartError",
+    "TLSError",
     "TableDisabledError",
     "TableExistsError",
     "TableNotFoundError",
@@ -278,24 +280,56 @@ class OutcomeUnknownError(ConnectionLostError):
 
 
 class AuthenticationError(BackendError):
-    """The Thrift server refused the client's SASL authentication (Kerberos GSSAPI or PLAIN).
+    """The server, or a gateway in front of it, refused the client's credentials.
 
-    Raised when a connection is opened: no ticket, an expired ticket, a service principal
-    the KDC or the server does not know, a wrong password, or a quality of protection the
-    two sides do not share. It is not retried (a new connection would fail the same way).
-    The message names the server and the client principal and quotes the GSSAPI error or
-    the server's refusal; a ``gssapi`` error is kept as ``__cause__``, never raised.
+    Over SASL (Kerberos GSSAPI or PLAIN), raised when a connection is opened: no ticket, an
+    expired ticket, a service principal the KDC or the server does not know, a wrong
+    password, or a quality of protection the two sides do not share; the message names the
+    server and the client principal and quotes the GSSAPI error or the server's refusal (a
+    ``gssapi`` error is kept as ``__cause__``, never raised). Over HTTP: a ``401``, ``403``
+    or ``407`` answer (the message names the URL and the status). Not retried: a new
+    connection with the same credentials fails the same way.
 
     Attributes:
-        host: The server's ``host:port``.
+        host: The server's ``host:port`` (SASL), or ``None``.
         principal: The client principal (or user name) that tried, or ``None`` when it
-            could not be known (no credential cache).
+            could not be known (no credential cache, or HTTP).
     """
 
-    def __init__(self, message: str, *, host: str, principal: str | None) -> None:
+    def __init__(
+        self, message: str, *, host: str | None = None, principal: str | None = None
+    ) -> None:
         self.host = host
         self.principal = principal
         super().__init__(message)
+
+
+class TLSError(BackendError):
+    """A TLS connection could not be set up, so nothing was sent.
+
+    The server's certificate is not trusted (no CA given trusts it), does not name the host
+    connected to, or has expired; the server refused the client's certificate; or the
+    server does not speak TLS at that address. The message names the address and the
+    reason. Not retried: the same handshake would fail the same way.
+    """
+
+
+class HTTPStatusError(BackendError):
+    """An HTTP server answered a Thrift call with a status that is not an answer.
+
+    A wrong path behind a gateway (``404``), a redirect to a login page, a page that is
+    not Thrift. ``401``/``403``/``407`` are :class:`AuthenticationError`; a ``5xx`` is a
+    failed connection, retried as such (:class:`ConnectionLostError` when it may not be).
+
+    Attributes:
+        status: The HTTP status code.
+        url: The URL the call was posted to (without credentials).
+    """
+
+    def __init__(self, message: str, *, status: int, url: str, **context: Any) -> None:
+        self.status = status
+        self.url = url
+        super().__init__(message, **context)
 
 
 class ServerStartError(BackendError):

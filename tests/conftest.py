@@ -16,7 +16,7 @@ import pytest
 from hypothesis import settings
 
 from hmodel.backend.base import Backend
-from hmodel.testing.kit import TARGETS
+from hmodel.testing.kit import TARGETS, is_real
 
 # Property tests check behaviour, not speed: on a loaded 2-core machine an example may take
 # longer than hypothesis's default 200 ms deadline, which would fail a correct test.
@@ -75,7 +75,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         callspec = getattr(item, "callspec", None)
         target = callspec.params.get("hmodel_backend") if callspec is not None else None
-        real = target in ("hbase", "hbase2")
+        real = target is not None and is_real(str(target))
         (dropped if real and not item.nodeid.startswith(REAL_SCOPE) else keep).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)

@@ -12,9 +12,12 @@ from hmodel.backend.base import (
     Scan,
     prefix_stop,
 )
+from hmodel.backend.endpoint import HTTP, TLS
 from hmodel.backend.forwarding import ForwardingBackend
 
 __all__ = [
+    "HTTP",
+    "TLS",
     "Backend",
     "Cell",
     "Delete",

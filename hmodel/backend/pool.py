@@ -1,22 +1,25 @@
 """A bounded pool of Thrift connections that sends one call at a time, with bounded retries.
 
-The Thrift1 and Thrift2 channels differ in how a connection is opened (happybase's
-``Connection``, or a socket with a ``THBaseService`` client) and in the errors their
-protocols raise; everything else, the pool, the retry loop and the bookkeeping around
-one call, is this one class.
+The Thrift1 and Thrift2 channels differ in the service they call and the errors their
+protocols raise; everything else, opening connections (:mod:`hmodel.backend.connection`:
+socket, TLS, HTTP or HTTPS), the pool, the retry loop and the bookkeeping around one call,
+is this one class.
 """
 
 from __future__ import annotations
 
 import random
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
 from thriftpy2.transport import TTransportException
 
+from hmodel.backend.connection import Connection, Connector, tls_refusal
+from hmodel.backend.endpoint import Endpoint
 from hmodel.backend.retry import DroppedError, Retry, send
-from hmodel.errors import ConnectionLostError, IllegalArgumentError
+from hmodel.errors import ConnectionLostError, HModelError, IllegalArgumentError
 
 __all__ = ["PooledChannel"]
 
@@ -28,10 +31,30 @@ class PooledChannel:
     one while the pool may grow, else waits for one to come back. A connection that fails
     is closed and its place freed; one that answers (even with an error) goes back.
 
-    Subclasses set the class attributes and open connections (:meth:`_open`, returning an
-    object with a ``client`` and a ``close()``), then call :meth:`_start`.
+    An idle connection the server closed meanwhile (its idle timeout) is replaced before
+    a call is sent on it, so that call is not lost to a connection already gone.
+
+    Subclasses set the class attributes.
+
+    Args:
+        endpoint: Where the server is and how to reach it (socket, TLS, HTTP, HTTPS).
+        pool_size: Most connections open at once (>= 1).
+        retries: How many times a failed call may be sent again (>= 0).
+        retry_backoff_ms: Pause before the first retry, doubled for each further one and
+            capped at :data:`~hmodel.backend.retry.MAX_BACKOFF_MS`.
+        sleep: Called with the pause in seconds between attempts (inject a recorder in
+            tests instead of patching ``time.sleep``).
+        count: Called once per call sent (each attempt), to count round trips.
+        autoconnect: Open one connection now, failing now if the server is unreachable.
+
+    Raises:
+        IllegalArgumentError: A count out of range, or a TLS file that cannot be loaded.
+        ConnectionLostError: ``autoconnect`` and the server cannot be reached.
+        TLSError: ``autoconnect`` and the TLS handshake failed.
 
     Attributes:
+        service: The thriftpy2 service the connections' clients call.
+        decode_response: Whether the protocol decodes Thrift strings to ``str``.
         server_errors: Errors the server answers with (the connection is fine).
         transport_errors: Errors of the connection itself.
         encoding_errors: What the protocol raises for an argument it cannot encode.
@@ -45,6 +68,8 @@ class PooledChannel:
             set it from their ``retry_jitter`` argument.
     """
 
+    service: Any
+    decode_response: bool
     server_errors: tuple[type[BaseException], ...]
     transport_errors: tuple[type[BaseException], ...]
     encoding_errors: tuple[type[BaseException], ...]
@@ -53,21 +78,29 @@ class PooledChannel:
     count_interrupted: bool
     jitter: Callable[[], float] = staticmethod(random.random)
 
-    def _start(  # noqa: PLR0917  # the channel's settings, passed on by its __init__
+    def __init__(
         self,
-        host: str,
-        port: int,
+        endpoint: Endpoint,
+        *,
         pool_size: int,
         retries: int,
         retry_backoff_ms: int,
-        sleep: Callable[[float], None],
-        count: Callable[[], None],
-        autoconnect: bool,
+        sleep: Callable[[float], None] = time.sleep,
+        count: Callable[[], None] = lambda: None,
+        autoconnect: bool = True,
     ) -> None:
-        """Set up the pool (arguments already checked); connect once if ``autoconnect``."""
-        self.host = host
-        self.port = port
-        self._where = f"{host}:{port}"
+        for label, number, minimum in (
+            ("pool_size", pool_size, 1),
+            ("retries", retries, 0),
+            ("retry_backoff_ms", retry_backoff_ms, 0),
+        ):
+            if isinstance(number, bool) or not isinstance(number, int) or number < minimum:
+                raise IllegalArgumentError(f"{label} must be an integer >= {minimum}", value=number)
+        self.endpoint = endpoint
+        self.host = endpoint.host
+        self.port = endpoint.port
+        self._connector = Connector(endpoint, self.service, decode_response=self.decode_response)
+        self._where = endpoint.url if endpoint.scheme != "thrift" else f"{self.host}:{self.port}"
         self._retries = retries
         self._backoff_ms = retry_backoff_ms
         self._sleep = sleep
@@ -95,34 +128,13 @@ class PooledChannel:
                 where=self._where,
             )
 
-    @staticmethod
-    def _check_options(
-        transport: str, protocol: str, pool_size: int, retries: int, retry_backoff_ms: int
-    ) -> None:
-        """Refuse an unknown transport or protocol, or a count out of range.
-
-        Raises:
-            IllegalArgumentError: Naming the option.
-        """
-        if transport not in ("buffered", "framed"):
-            raise IllegalArgumentError("transport must be 'buffered' or 'framed'", value=transport)
-        if protocol not in ("binary", "compact"):
-            raise IllegalArgumentError("protocol must be 'binary' or 'compact'", value=protocol)
-        for label, number, minimum in (
-            ("pool_size", pool_size, 1),
-            ("retries", retries, 0),
-            ("retry_backoff_ms", retry_backoff_ms, 0),
-        ):
-            if isinstance(number, bool) or not isinstance(number, int) or number < minimum:
-                raise IllegalArgumentError(f"{label} must be an integer >= {minimum}", value=number)
-
-    def _open(self) -> Any:
+    def _open(self) -> Connection:
         """Open one connection (raising one of :attr:`transport_errors` if it cannot)."""
-        raise NotImplementedError
+        return self._connector.open()
 
     def _close_connection(self, connection: Any) -> None:
         """Close one connection; transport errors while closing are ignored."""
-        raise NotImplementedError
+        connection.close()
 
     @property
     def retries(self) -> int:
@@ -170,6 +182,7 @@ class PooledChannel:
             ConnectionLostError: The channel was closed.
             DroppedError: A new connection could not be opened (nothing was sent).
         """
+        gone = None  # an idle connection the server closed: a new one takes its place
         with self._lock:
             while True:
                 if self._closed:
@@ -177,7 +190,11 @@ class PooledChannel:
                         f"the {self.backend} backend for {self.host}:{self.port} was closed"
                     )
                 if self._idle:
-                    return self._idle.pop()
+                    idle = self._idle.pop()
+                    if not idle.stale():
+                        return idle
+                    gone = idle
+                    break
                 if self._unopened:
                     self._unopened -= 1
                     break
@@ -186,6 +203,11 @@ class PooledChannel:
                     self._returned.wait()
                 finally:
                     self._waiting -= 1
+        if gone is not None:
+            self._close_connection(gone)
+            if self.track_lent:
+                with self._lock:
+                    self._connections.pop(id(gone), None)
         try:
             connection = self._open()
         except self.transport_errors as exc:
@@ -252,7 +274,14 @@ class PooledChannel:
             # The server answered: the connection is fine.
             healthy = True
             raise
+        except HModelError:
+            # A typed refusal on the way (an HTTP 401, a TLS handshake on reconnection):
+            # sending it again would be refused again. The connection is replaced.
+            raise
         except self.transport_errors as exc:
+            refused = tls_refusal(exc, self._where)
+            if refused is not None:
+                raise refused from exc
             raise DroppedError(exc, sent=True) from exc
         except self.encoding_errors as exc:
             # An argument the protocol cannot encode (wrong type, out of range). Requests

@@ -28,11 +28,15 @@ __all__ = [
     "JVM_FLAGS",
     "MARKER",
     "ROLES",
+    "TRANSPORTS",
     "HBaseProcess",
+    "ThriftServers",
     "cache_dir",
     "classpath",
     "find_java",
+    "find_keytool",
     "free_port",
+    "make_keystore",
     "run_dir",
     "running_pids",
     "stop_stale",
@@ -657,3 +661,319 @@ def running_pids(state: dict[str, Any]) -> dict[str, int]:
     return {
         role: int(pid) for role, pid in state.get("pids", {}).items() if _is_ours(int(pid), run_id)
     }
+
+
+#: The transports :class:`ThriftServers` serves: HBase's Thrift HTTP mode, without and with
+#: TLS (HBase serves TLS in that mode only).
+TRANSPORTS = ("http", "https")
+
+
+def find_keytool(java: str | None = None) -> str | None:
+    """The JDK's ``keytool``: beside ``java`` (default :func:`find_java`), else on PATH."""
+    java = java or find_java()
+    if java is not None:
+        beside = Path(java).resolve().parent / "keytool"
+        if beside.is_file():
+            return str(beside)
+    return shutil.which("keytool")
+
+
+def make_keystore(
+    directory: Path, *, hosts: Sequence[str], keytool: str | None = None
+) -> tuple[Path, Path, str]:
+    """A PKCS12 keystore with a self-signed P-256 certificate for ``hosts``, by ``keytool``.
+
+    Returns ``(keystore, certificate PEM, password)``: the keystore for the server's
+    ``hbase.thrift.ssl.keystore.store``, the certificate for the client's
+    ``TLS(ca_file=...)``. Valid for 2 days, trusted by nothing else.
+
+    Raises:
+        ServerStartError: No ``keytool``, or it failed (its output quoted).
+    """
+    tool = keytool or find_keytool()
+    if tool is None:
+        raise ServerStartError("no keytool (it comes with the JDK) to make the test keystore")
+    password = uuid.uuid4().hex
+    keystore = directory / "keystore.p12"
+    certificate = directory / "ca.pem"
+    names = ",".join(
+        f"ip:{host}" if host.replace(".", "").isdigit() or ":" in host else f"dns:{host}"
+        for host in hosts
+    )
+    for args in (
+        ["-genkeypair", "-alias", "hmodel", "-keyalg", "EC", "-groupname", "secp256r1",
+         "-dname", "CN=localhost", "-ext", f"SAN={names}", "-validity", "2",
+         "-keystore", str(keystore), "-storetype", "PKCS12",
+         "-storepass", password, "-keypass", password],
+        ["-exportcert", "-alias", "hmodel", "-keystore", str(keystore),
+         "-storepass", password, "-rfc", "-file", str(certificate)],
+    ):  # fmt: skip
+        result = subprocess.run([tool, *args], capture_output=True, text=True, check=False)
+        if result.returncode != 0:
+            raise ServerStartError(
+                f"keytool {args[0]} failed (exit {result.returncode}): "
+                f"{(result.stdout + result.stderr).strip()[-400:]}"
+            )
+    return keystore, certificate, password
+
+
+class ThriftServers:
+    """Extra HBase Thrift servers in HTTP mode, attached to a running HBase's ZooKeeper.
+
+    HBase's Thrift1 and Thrift2 servers serve Thrift over HTTP with
+    ``hbase.regionserver.thrift.http=true`` (a Jetty servlet answering a ``POST`` at any
+    path, binary protocol) and HTTPS with ``hbase.thrift.ssl.enabled=true`` and a
+    keystore (``hbase.thrift.ssl.keystore.store``, ``.password``, ``.keypassword``,
+    ``.type``); their socket mode has no TLS. Each :meth:`address` starts the asked
+    server the first time (one JVM per role and transport, ``-Xmx`` ``heap_mb``, on a
+    free loopback port), with its own ``hbase-site.xml`` naming the cluster's ZooKeeper,
+    and waits until it answers a table listing. For ``https`` a self-signed certificate
+    for the host is made with ``keytool`` into the run's temporary directory; clients
+    trust it through :attr:`ca_file`.
+
+    :meth:`stop` (also at interpreter exit) ends exactly the JVMs started here; each dies
+    with the starting process (``PR_SET_PDEATHSIG``) and a state file lets
+    :func:`stop_stale` clean a crashed run, as for :class:`HBaseProcess`.
+
+    Args:
+        zookeeper: ``(host, port)`` of the cluster's ZooKeeper (an
+            :class:`HBaseProcess`'s ``host`` and ``zookeeper_port``).
+        version: The HBase version of the jars (see :func:`classpath`).
+        hbase_home: An unpacked distribution instead of Maven's jars.
+        java: The ``java`` executable (default :func:`find_java`).
+        host: The loopback address the servers bind.
+        heap_mb: ``-Xmx`` of each server JVM.
+        start_timeout_s: How long one server may take to answer.
+        grace_s: How long :meth:`stop` waits after SIGTERM before SIGKILL.
+        base_dir: Where the temporary directory is made (default: the system's).
+    """
+
+    def __init__(
+        self,
+        zookeeper: tuple[str, int],
+        *,
+        version: str = HBASE_VERSION,
+        hbase_home: str | Path | None = None,
+        java: str | None = None,
+        host: str = "127.0.0.1",
+        heap_mb: int = 192,
+        start_timeout_s: float = 120.0,
+        grace_s: float = 3.0,
+        base_dir: str | Path | None = None,
+    ) -> None:
+        self.zookeeper = zookeeper
+        self.version = version
+        self.hbase_home = hbase_home
+        self.java = java
+        self.host = host
+        self.heap_mb = heap_mb
+        self.start_timeout_s = start_timeout_s
+        self.grace_s = grace_s
+        self.base_dir = base_dir
+        self.run_id = uuid.uuid4().hex[:12]
+        self.work_dir: Path | None = None
+        #: The certificate clients trust for ``https`` (set once an HTTPS server started).
+        self.ca_file: Path | None = None
+        #: Seconds each server took to start and answer, by ``"role/transport"``.
+        self.timings: dict[str, float] = {}
+        self._keystore: tuple[Path, str] | None = None
+        self._children: dict[tuple[str, str], _Child] = {}
+        self._ports: dict[tuple[str, str], int] = {}
+        self._jars: list[Path] | None = None
+        self._state_file: Path | None = None
+
+    def url(self, role: str, transport: str) -> str:
+        """The URL of a server (started if needed), e.g. ``https://127.0.0.1:40123/``."""
+        host, port = self.address(role, transport)
+        return f"{transport}://{host}:{port}/"
+
+    def client_options(self, transport: str) -> dict[str, Any]:
+        """The backend keyword arguments that reach a server of ``transport``."""
+        from hmodel.backend.endpoint import TLS
+
+        options: dict[str, Any] = {"http": True}
+        if transport == "https":
+            assert self.ca_file is not None, "start an https server first"
+            options["tls"] = TLS(ca_file=self.ca_file)
+        return options
+
+    def address(self, role: str, transport: str) -> tuple[str, int]:
+        """``(host, port)`` of the ``role`` server (``thrift``/``thrift2``) over ``transport``.
+
+        Started (:meth:`start`), and waited for, the first time it is asked.
+
+        Raises:
+            ServerStartError: See :meth:`start`.
+            IllegalArgumentError: An unknown role or transport.
+        """
+        self.start((role, transport))
+        return self.host, self._ports[(role, transport)]
+
+    def start(self, *servers: tuple[str, str]) -> ThriftServers:
+        """Start the ``(role, transport)`` servers not running yet, together; wait for all.
+
+        Raises:
+            ServerStartError: No ``java`` or ``keytool``, or a JVM exited or did not
+                answer (its log's tail quoted); what was started stays for :meth:`stop`.
+            IllegalArgumentError: An unknown role or transport.
+        """
+        from hmodel.errors import IllegalArgumentError
+
+        for role, transport in servers:
+            if role not in ("thrift", "thrift2") or transport not in TRANSPORTS:
+                raise IllegalArgumentError(
+                    f"a Thrift server is thrift or thrift2 over {' or '.join(TRANSPORTS)}",
+                    value=(role, transport),
+                )
+        missing = [key for key in dict.fromkeys(servers) if key not in self._ports]
+        if not missing:
+            return self
+        java = self.java or find_java()
+        if java is None:
+            raise ServerStartError("no java: install a JDK 17 or set JAVA_HOME")
+        began = time.monotonic()
+        self._prepare()
+        if any(transport == "https" for _, transport in missing) and self._keystore is None:
+            assert self.work_dir is not None
+            keystore, certificate, password = make_keystore(
+                self.work_dir, hosts=(self.host, "localhost"), keytool=find_keytool(java)
+            )
+            self._keystore = (keystore, password)
+            self.ca_file = certificate
+        launched = [(key, *self._launch(java, *key)) for key in missing]
+        self._write_state()
+        for key, child, port in launched:
+            self._wait(child, *key, port)
+            self._ports[key] = port
+            self.timings[f"{key[0]}/{key[1]}"] = time.monotonic() - began
+        return self
+
+    def _prepare(self) -> None:
+        if self.work_dir is None:
+            stop_stale()
+            self.work_dir = Path(tempfile.mkdtemp(prefix="hmodel-thrift-", dir=self.base_dir))
+            (self.work_dir / "logs").mkdir()
+            self._jars = classpath(version=self.version, hbase_home=self.hbase_home)
+            atexit.register(self.stop)
+
+    def _launch(self, java: str, role: str, transport: str) -> tuple[_Child, int]:
+        assert self.work_dir is not None and self._jars is not None
+        name = f"{role}-{transport}"
+        conf = self.work_dir / f"conf-{name}"
+        conf.mkdir(exist_ok=True)
+        zk_host, zk_port = self.zookeeper
+        properties = {
+            "hbase.zookeeper.quorum": zk_host,
+            "hbase.zookeeper.property.clientPort": str(zk_port),
+            "hbase.thrift.info.port": "-1",
+            "hbase.regionserver.thrift.http": "true",
+        }
+        if transport == "https":
+            assert self._keystore is not None
+            keystore, password = self._keystore
+            properties |= {
+                "hbase.thrift.ssl.enabled": "true",
+                "hbase.thrift.ssl.keystore.store": str(keystore),
+                "hbase.thrift.ssl.keystore.password": password,
+                "hbase.thrift.ssl.keystore.keypassword": password,
+                "hbase.thrift.ssl.keystore.type": "pkcs12",
+            }
+        (conf / "hbase-site.xml").write_text(_site(properties))
+        (conf / "log4j2.properties").write_text(_LOG4J2)
+        port = free_port(self.host)
+        log = self.work_dir / "logs" / f"{name}.log"
+        command = [
+            java,
+            f"-Xmx{self.heap_mb}m",
+            f"-D{MARKER}={self.run_id}",
+            *JVM_FLAGS,
+            f"-Dlog4j2.configurationFile={conf / 'log4j2.properties'}",
+            f"-Dhmodel.log.file={log}",
+            "-cp",
+            os.pathsep.join([str(conf), *map(str, self._jars)]),
+            _MAIN_CLASSES[role],
+            "-b",
+            self.host,
+            "-p",
+            str(port),
+            "start",
+        ]
+        with log.with_suffix(".out").open("wb") as out:
+            process = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                cwd=self.work_dir,
+                start_new_session=True,
+                preexec_fn=_die_with_parent,  # noqa: PLW1509
+            )
+        child = _Child(name, process, log)
+        self._children[(role, transport)] = child
+        return child, port
+
+    def _wait(self, child: _Child, role: str, transport: str, port: int) -> None:
+        from hmodel.backend.thrift import ThriftBackend
+        from hmodel.backend.thrift2 import Thrift2Backend
+
+        kind = ThriftBackend if role == "thrift" else Thrift2Backend
+        url = f"{transport}://{self.host}:{port}/"
+        options = self.client_options(transport)
+        deadline = time.monotonic() + self.start_timeout_s
+        while True:
+            code = child.process.poll()
+            if code is not None:
+                raise ServerStartError(
+                    f"the HBase {child.role} JVM exited with status {code} while starting; "
+                    f"the end of {child.log}:\n{_tail(child.log)}\n"
+                    f"{_tail(child.log.with_suffix('.out'), 10)}"
+                )
+            try:
+                with kind(self.host, port, timeout_ms=5_000, retries=0, **options) as backend:
+                    backend.list_tables()
+                return
+            except BackendError as exc:
+                if time.monotonic() >= deadline:
+                    raise ServerStartError(
+                        f"the HBase {child.role} server at {url} did not answer in "
+                        f"{self.start_timeout_s:g} s ({exc}); the end of {child.log}:\n"
+                        f"{_tail(child.log)}"
+                    ) from exc
+            time.sleep(0.5)
+
+    def _write_state(self) -> None:
+        directory = run_dir()
+        directory.mkdir(parents=True, exist_ok=True)
+        self._state_file = directory / f"{self.run_id}.json"
+        state = {
+            "run_id": self.run_id,
+            "kind": "thrift-servers",
+            "work_dir": str(self.work_dir),
+            "pids": {child.role: child.process.pid for child in self._children.values()},
+            "owner": os.getpid(),
+        }
+        self._state_file.write_text(json.dumps(state, indent=2))
+
+    def stop(self) -> None:
+        """Stop the JVMs started here and remove the temporary directory (idempotent)."""
+        children, self._children = list(self._children.values()), {}
+        self._ports.clear()
+        alive = [c.process.pid for c in children if c.process.poll() is None]
+        _stop_pids(alive, self.run_id, self.grace_s)
+        for child in children:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                child.process.wait(timeout=self.grace_s)
+        if self.work_dir is not None:
+            shutil.rmtree(self.work_dir, ignore_errors=True)
+            self.work_dir = None
+        if self._state_file is not None:
+            self._state_file.unlink(missing_ok=True)
+            self._state_file = None
+        with contextlib.suppress(Exception):
+            atexit.unregister(self.stop)
+
+    def __enter__(self) -> ThriftServers:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()

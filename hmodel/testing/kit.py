@@ -12,13 +12,18 @@ import pytest
 from hmodel.backend.base import Backend
 
 __all__ = [
+    "ALL_TARGETS",
     "FAKE_TARGETS",
+    "FAKE_TRANSPORT_TARGETS",
     "PREFIX_VARIABLE",
     "REAL_TARGETS",
+    "REAL_TRANSPORT_TARGETS",
     "TARGETS",
     "TARGETS_VARIABLE",
+    "is_real",
     "open_target",
     "real_prefix",
+    "split_target",
     "target_params",
 ]
 
@@ -28,21 +33,70 @@ FAKE_TARGETS = ("memory", "thrift", "thrift2")
 #: (``HMODEL_TEST_HBASE2=host:port``); skipped with a reason when not available.
 REAL_TARGETS = ("hbase", "hbase2")
 TARGETS = FAKE_TARGETS + REAL_TARGETS
+#: Both Thrift backends against the fake servers over a socket in TLS (``-tls``), Thrift
+#: over HTTP (``-http``) and HTTPS (``-https``); the certificates are the session's own
+#: (:mod:`hmodel.testing.certs`, needs ``openssl``).
+FAKE_TRANSPORT_TARGETS = (
+    "thrift-tls",
+    "thrift-http",
+    "thrift-https",
+    "thrift2-tls",
+    "thrift2-http",
+    "thrift2-https",
+)
+#: Both Thrift backends against a real HBase's Thrift servers in HTTP mode, without and
+#: with TLS (:class:`~hmodel.testing.hbase_process.ThriftServers`); HBase serves no TLS
+#: on its socket mode.
+REAL_TRANSPORT_TARGETS = ("hbase-http", "hbase-https", "hbase2-http", "hbase2-https")
+#: Every target ``HMODEL_TARGETS`` may name.
+ALL_TARGETS = TARGETS + FAKE_TRANSPORT_TARGETS + REAL_TRANSPORT_TARGETS
 
-#: ``HMODEL_TARGETS=memory,thrift2`` runs only those targets (default: all five).
+#: ``HMODEL_TARGETS=memory,thrift2`` runs only those targets (default: the five of
+#: :data:`TARGETS`, plus the transport targets for tests marked ``transports``).
 TARGETS_VARIABLE = "HMODEL_TARGETS"
 #: The table prefix on a real cluster (default ``hmodel_test``); only its tables are dropped.
 PREFIX_VARIABLE = "HMODEL_TEST_PREFIX"
 
 
-def target_params() -> list[Any]:
-    """The targets to run, as pytest params; real-HBase ones carry the ``hbase`` marker."""
+def split_target(target: str) -> tuple[str, str]:
+    """``(backend target, transport)``: ``"thrift2-https"`` is ``("thrift2", "https")``.
+
+    The transport is ``"socket"`` for the five plain targets.
+    """
+    base, _, transport = target.partition("-")
+    return base, transport or "socket"
+
+
+def is_real(target: str) -> bool:
+    """Whether ``target`` needs a real HBase (``hbase``, ``hbase2`` and their transports)."""
+    return split_target(target)[0] in REAL_TARGETS
+
+
+def target_params(*, transports: bool = False, real_transports: bool = False) -> list[Any]:
+    """The targets to run, as pytest params; real-HBase ones carry the ``hbase`` marker.
+
+    ``HMODEL_TARGETS`` (comma-separated names of :data:`ALL_TARGETS`) decides when set;
+    else :data:`TARGETS`, with :data:`FAKE_TRANSPORT_TARGETS` when ``transports`` and
+    :data:`REAL_TRANSPORT_TARGETS` when ``real_transports``.
+
+    Raises:
+        pytest.UsageError: ``HMODEL_TARGETS`` names an unknown target.
+    """
     wanted = os.environ.get(TARGETS_VARIABLE)
-    chosen = TARGETS if not wanted else tuple(t.strip() for t in wanted.split(",") if t.strip())
-    unknown = sorted(set(chosen) - set(TARGETS))
+    if wanted:
+        chosen = tuple(t.strip() for t in wanted.split(",") if t.strip())
+    else:
+        chosen = TARGETS
+        if transports:
+            chosen += FAKE_TRANSPORT_TARGETS
+        if real_transports:
+            chosen += REAL_TRANSPORT_TARGETS
+    unknown = sorted(set(chosen) - set(ALL_TARGETS))
     if unknown:
-        raise pytest.UsageError(f"{TARGETS_VARIABLE} names unknown targets {unknown}: {TARGETS}")
-    return [pytest.param(t, marks=pytest.mark.hbase) if t in REAL_TARGETS else t for t in chosen]
+        raise pytest.UsageError(
+            f"{TARGETS_VARIABLE} names unknown targets {unknown}: {ALL_TARGETS}"
+        )
+    return [pytest.param(t, marks=pytest.mark.hbase) if is_real(t) else t for t in chosen]
 
 
 def _drop_all(backend: Backend) -> None:
@@ -56,10 +110,14 @@ def open_target(target: str, request: pytest.FixtureRequest) -> Iterator[Backend
 
     ``memory`` is a fresh engine. ``thrift``/``thrift2`` talk to the session's fake server
     (:func:`hmodel.testing.plugin.hmodel_thrift_server`), private to the test run: every
-    table is dropped before and after the test. ``hbase``/``hbase2`` talk to a real
-    cluster under the table prefix :func:`real_prefix`; only prefixed tables are touched,
-    and a test's tables are kept for the next test that creates them alike, emptied
-    (:class:`~hmodel.testing.table_reuse.TablePool`) instead of dropped and re-created.
+    table is dropped before and after the test; their ``-tls``, ``-http`` and ``-https``
+    forms talk to the session's fake server of that transport
+    (:func:`hmodel.testing.plugin.hmodel_transport_servers`). ``hbase``/``hbase2`` talk to
+    a real cluster under the table prefix :func:`real_prefix`; only prefixed tables are
+    touched, and a test's tables are kept for the next test that creates them alike,
+    emptied (:class:`~hmodel.testing.table_reuse.TablePool`) instead of dropped and
+    re-created; their ``-http``/``-https`` forms reach the same cluster through its
+    Thrift servers in HTTP mode, with the same tables.
     """
     if target == "memory":
         from hmodel.backend.memory import MemoryBackend
@@ -69,20 +127,27 @@ def open_target(target: str, request: pytest.FixtureRequest) -> Iterator[Backend
     from hmodel.backend.thrift import ThriftBackend
     from hmodel.backend.thrift2 import Thrift2Backend
 
-    if target in ("hbase", "hbase2"):
+    if is_real(target):
         with _real_target(target, request) as backend:
             yield backend
         return
     prefix = os.environ.get(PREFIX_VARIABLE)
-    server = request.getfixturevalue("hmodel_thrift_server")
+    base, transport = split_target(target)
+    options: dict[str, Any] = {}
+    if transport == "socket":
+        server = request.getfixturevalue("hmodel_thrift_server")
+    else:
+        servers = request.getfixturevalue("hmodel_transport_servers")
+        server = servers.server(transport)
+        options = servers.client_options(transport)
     fake: Backend
-    if target == "thrift":
+    if base == "thrift":
         # Tables Thrift1's createTable cannot carry (split points) go through the server's
         # Thrift2 side, as with HBase's thrift and thrift2 servers side by side.
         admin = f"{server.host}:{server.thrift2_port}"
-        fake = ThriftBackend(server.host, server.port, table_prefix=prefix, admin=admin)
+        fake = ThriftBackend(server.host, server.port, table_prefix=prefix, admin=admin, **options)
     else:
-        fake = Thrift2Backend(server.host, server.thrift2_port, table_prefix=prefix)
+        fake = Thrift2Backend(server.host, server.thrift2_port, table_prefix=prefix, **options)
     _drop_all(fake)
     try:
         yield fake
@@ -95,10 +160,11 @@ def real_prefix(target: str) -> str:
     """The table prefix of a real target: ``HMODEL_TEST_PREFIX`` (default ``hmodel_test``).
 
     ``hbase2`` appends ``2``: both targets may be one cluster, and each keeps its own
-    tables between tests (:class:`~hmodel.testing.table_reuse.TablePool`).
+    tables between tests (:class:`~hmodel.testing.table_reuse.TablePool`). A transport
+    form (``hbase2-https``) shares its backend target's prefix and tables.
     """
     prefix = os.environ.get(PREFIX_VARIABLE) or "hmodel_test"
-    return prefix + "2" if target == "hbase2" else prefix
+    return prefix + "2" if split_target(target)[0] == "hbase2" else prefix
 
 
 @contextmanager
@@ -106,14 +172,18 @@ def _real_target(target: str, request: pytest.FixtureRequest) -> Iterator[Backen
     from hmodel.testing.table_reuse import ReusingThrift2Backend, ReusingThriftBackend
 
     backend: Backend
-    if target == "hbase":
-        host, port = request.getfixturevalue("hmodel_real_hbase_address")
-        pool = request.getfixturevalue("hmodel_real_hbase_pool")
-        backend = ReusingThriftBackend(pool, host, port, table_prefix=real_prefix(target))
+    base, transport = split_target(target)
+    role = "thrift" if base == "hbase" else "thrift2"
+    options: dict[str, Any] = {}
+    if transport == "socket":
+        host, port = request.getfixturevalue(f"hmodel_real_{base}_address")
     else:
-        host, port = request.getfixturevalue("hmodel_real_hbase2_address")
-        pool = request.getfixturevalue("hmodel_real_hbase2_pool")
-        backend = ReusingThrift2Backend(pool, host, port, table_prefix=real_prefix(target))
+        servers = request.getfixturevalue("hmodel_real_hbase_transports")
+        host, port = servers.address(role, transport)
+        options = servers.client_options(transport)
+    pool = request.getfixturevalue(f"hmodel_real_{base}_pool")
+    kind = ReusingThriftBackend if base == "hbase" else ReusingThrift2Backend
+    backend = kind(pool, host, port, table_prefix=real_prefix(target), **options)
     pool.begin()
     try:
         yield backend

@@ -9,16 +9,17 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from hmodel.testing.kit import open_target, target_params
+from hmodel.testing.kit import open_target, split_target, target_params
 
 if TYPE_CHECKING:
     from hmodel.backend.base import Backend
     from hmodel.backend.memory import MemoryBackend
     from hmodel.clock import ManualClock
     from hmodel.testing.fake.thrift1_server import FakeHBaseServer
-    from hmodel.testing.hbase_process import HBaseProcess
+    from hmodel.testing.hbase_process import HBaseProcess, ThriftServers
     from hmodel.testing.kdc import LoopbackKdc
     from hmodel.testing.table_reuse import TablePool
+    from hmodel.testing.transports import FakeTransportServers
 
 __all__ = [
     "hmodel_backend",
@@ -30,9 +31,11 @@ __all__ = [
     "hmodel_real_hbase2_pool",
     "hmodel_real_hbase_address",
     "hmodel_real_hbase_pool",
+    "hmodel_real_hbase_transports",
     "hmodel_thrift2_address",
     "hmodel_thrift_address",
     "hmodel_thrift_server",
+    "hmodel_transport_servers",
 ]
 
 
@@ -78,6 +81,104 @@ def hmodel_thrift2_address(hmodel_thrift_server: FakeHBaseServer) -> tuple[str, 
     return hmodel_thrift_server.host, port
 
 
+@pytest.fixture(scope="session")
+def hmodel_transport_servers(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[FakeTransportServers]:
+    """The fake servers of the ``-tls``, ``-http`` and ``-https`` targets, for the session.
+
+    Each transport's server (Thrift1, and Thrift2 over the same engine) starts when a
+    test first needs it; the TLS ones use a throwaway CA made with ``openssl`` (tests
+    needing them skip, with the reason, where there is none).
+    """
+    from hmodel.testing.transports import FakeTransportServers
+
+    servers = FakeTransportServers(tmp_path_factory.mktemp("hmodel-certs"))
+    try:
+        yield servers
+    finally:
+        servers.close()
+
+
+@pytest.fixture
+def _hmodel_openssl(request: pytest.FixtureRequest) -> None:
+    """Skip, with the reason, a TLS transport target where there is no ``openssl``."""
+    from hmodel.testing.certs import find_openssl
+
+    if find_openssl() is None:
+        pytest.skip("no openssl to make the test certificates: TLS targets skipped")
+
+
+#: ``HMODEL_TEST_ZOOKEEPER=host:port``: the ZooKeeper of the cluster ``HMODEL_TEST_HBASE``
+#: names, for the real ``-http``/``-https`` targets' Thrift servers.
+ZOOKEEPER_VARIABLE = "HMODEL_TEST_ZOOKEEPER"
+
+
+def _zookeeper_of(address: tuple[str, int]) -> tuple[str, int] | None:
+    """The ZooKeeper of the cluster whose Thrift1 server is ``address``, if known.
+
+    ``HMODEL_TEST_ZOOKEEPER``, else the state file of the ``hmodel hbase start`` (or kit)
+    run serving that address.
+    """
+    import json
+
+    from hmodel.testing.hbase_container import parse_address
+    from hmodel.testing.hbase_process import run_dir
+
+    text = os.environ.get(ZOOKEEPER_VARIABLE)
+    if text:
+        return parse_address(text)
+    for path in sorted(run_dir().glob("*.json")):
+        try:
+            state = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        if state.get("thrift_port") == address[1] and state.get("zookeeper_port"):
+            return str(state.get("host", address[0])), int(state["zookeeper_port"])
+    return None
+
+
+@pytest.fixture(scope="session")
+def hmodel_real_hbase_transports(
+    request: pytest.FixtureRequest, hmodel_real_hbase_address: tuple[str, int]
+) -> Iterator[ThriftServers]:
+    """A real HBase's Thrift1 and Thrift2 servers in HTTP mode, without and with TLS.
+
+    Extra servers (:class:`~hmodel.testing.hbase_process.ThriftServers`) attached to the
+    ZooKeeper of the real cluster of :func:`hmodel_real_hbase_address` (the session's
+    own, or the ``hmodel hbase start`` run ``HMODEL_TEST_HBASE`` names, or the one
+    ``HMODEL_TEST_ZOOKEEPER`` names); those the session's selected tests use are started
+    together the first time one is needed, and stopped at the session's end. Skipped,
+    with the reason, without Java or a known ZooKeeper.
+    """
+    from hmodel.testing.hbase_container import ADDRESS_VARIABLE
+    from hmodel.testing.hbase_process import ThriftServers, find_java
+
+    if find_java() is None:
+        pytest.skip("no java (install a JDK 17): no HBase Thrift HTTP servers are started")
+    zookeeper: tuple[str, int] | None
+    if not os.environ.get(ADDRESS_VARIABLE) and _process_wanted():
+        process = request.getfixturevalue("hmodel_hbase_process")
+        zookeeper = (process.host, process.zookeeper_port)
+    else:
+        zookeeper = _zookeeper_of(hmodel_real_hbase_address)
+    if zookeeper is None:
+        pytest.skip(
+            f"the ZooKeeper of {ADDRESS_VARIABLE} is unknown (set {ZOOKEEPER_VARIABLE}): "
+            "real HTTP(S) transport tests skipped"
+        )
+    wanted = {
+        ("thrift" if base == "hbase" else "thrift2", transport)
+        for item in request.session.items
+        if (callspec := getattr(item, "callspec", None)) is not None
+        for base, transport in [split_target(str(callspec.params.get("hmodel_backend", "")))]
+        if base in ("hbase", "hbase2") and transport != "socket"
+    }
+    with ThriftServers(zookeeper) as servers:
+        servers.start(*sorted(wanted))
+        yield servers
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Register the kit's markers (so ``--strict-markers`` accepts them)."""
     config.addinivalue_line(
@@ -89,6 +190,31 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "hbase: needs a real HBase (started by the kit when Java is present, or "
         "HMODEL_TEST_HBASE / HMODEL_TEST_HBASE2)",
+    )
+    config.addinivalue_line(
+        "markers",
+        "transports(real=False): also run hmodel_backend on the fake servers over TLS, "
+        "HTTP and HTTPS (thrift-tls ... thrift2-https), and with real=True on a real "
+        "HBase's Thrift servers over HTTP and HTTPS (hbase-http ... hbase2-https)",
+    )
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Run each test using ``hmodel_backend`` once per target (see :func:`hmodel_backend`)."""
+    if "hmodel_backend" not in metafunc.fixturenames:
+        return
+    for given in metafunc.definition.iter_markers("parametrize"):
+        names = given.args[0] if given.args else given.kwargs.get("argnames", "")
+        if "hmodel_backend" in (
+            names.replace(" ", "").split(",") if isinstance(names, str) else names
+        ):
+            return  # the test chose its targets itself
+    mark = metafunc.definition.get_closest_marker("transports")
+    real = bool(mark.kwargs.get("real", False)) if mark is not None else False
+    metafunc.parametrize(
+        "hmodel_backend",
+        target_params(transports=mark is not None, real_transports=real),
+        indirect=True,
     )
 
 
@@ -253,18 +379,25 @@ def hmodel_clock() -> ManualClock:
     return ManualClock()
 
 
-@pytest.fixture(params=target_params())
+@pytest.fixture
 def hmodel_backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
     """One clean backend per target: each test using it runs once per target.
 
     Targets (see :mod:`hmodel.testing.kit`): ``memory``; ``thrift`` and ``thrift2``,
     HBase's two Thrift APIs against the session's fake server; ``hbase`` and ``hbase2``,
     a real cluster (skipped with the reason unless ``HMODEL_TEST_HBASE`` /
-    ``HMODEL_TEST_HBASE2`` is set or, for Thrift1, a Docker engine runs). Choose with
-    ``HMODEL_TARGETS=memory,thrift2``. A test marked ``@pytest.mark.requires("cap")`` is
-    skipped, with the reason, on targets whose backend lacks the capability.
+    ``HMODEL_TEST_HBASE2`` is set or, for Thrift1, a Docker engine runs). A test marked
+    ``@pytest.mark.transports`` also runs on ``thrift-tls``, ``thrift-http``,
+    ``thrift-https`` and their ``thrift2`` forms (the fake servers over TLS, HTTP and
+    HTTPS), and with ``transports(real=True)`` on ``hbase-http``, ``hbase-https``,
+    ``hbase2-http`` and ``hbase2-https`` (the real cluster's Thrift servers in HTTP
+    mode). Choose with ``HMODEL_TARGETS=memory,thrift2-https``. A test marked
+    ``@pytest.mark.requires("cap")`` is skipped, with the reason, on targets whose
+    backend lacks the capability.
     """
     target = str(request.param)
+    if split_target(target)[1] in ("tls", "https") and not target.startswith("hbase"):
+        request.getfixturevalue("_hmodel_openssl")
     wanted = {c for mark in request.node.iter_markers("requires") for c in mark.args}
     with open_target(target, request) as backend:
         missing = sorted(wanted - set(backend.capabilities))
@@ -287,7 +420,7 @@ def pytest_itemcollected(item: pytest.Item) -> None:
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     """Print one line per kit target: how many of its tests passed, failed, were skipped."""
-    from hmodel.testing.kit import TARGETS
+    from hmodel.testing.kit import ALL_TARGETS as TARGETS
 
     counts: defaultdict[str, Counter[str]] = defaultdict(Counter)
     for category, reports in terminalreporter.stats.items():

@@ -10,6 +10,19 @@ from hmodel.backend.base import Backend
 from hmodel.errors import UnsupportedOperationError
 from hmodel.schema import Family, Table
 
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """The whole contract also runs over TLS, HTTP and HTTPS against the fake servers.
+
+    Marks each contract test ``transports`` before the kit parametrises its targets
+    (``HMODEL_TARGETS=thrift2-https`` runs it on one of them; with a real HBase,
+    ``HMODEL_TARGETS=hbase2-https`` on its Thrift2 HTTPS server).
+    """
+    if metafunc.definition.get_closest_marker("transports") is None:
+        metafunc.definition.add_marker(pytest.mark.transports)
+
+
 #: The table most contract tests use: ``i`` keeps 3 versions, ``d`` HBase's default of 1.
 TABLE = "contract"
 

@@ -6,6 +6,7 @@ import re
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import happybase
 import pytest
@@ -94,6 +95,50 @@ def test_fake_hbase_serves_happybase_until_a_signal(
             process.wait()
         if process.stdout is not None:
             process.stdout.close()
+
+
+def test_fake_hbase_serves_https_behind_a_gateway_path_and_credentials(tmp_path: Path) -> None:
+    from hmodel.backend.thrift import ThriftBackend
+    from hmodel.testing.certs import find_openssl, make_certificates
+
+    if find_openssl() is None:
+        pytest.skip("no openssl for test certificates")
+    certs = make_certificates(tmp_path)
+    command = [sys.executable, "-m", "hmodel.cli", "fake-hbase", "--port", "0", "--http"]
+    command += ["--http-path", "/gateway/default/hbase", "--http-basic", "ann:pw"]
+    command += ["--tls-cert", str(certs.cert_file), "--tls-key", str(certs.key_file)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        found = re.search(r"; (https://\S+)\)", line)
+        assert found, line
+        url = found[1].replace("https://", "https://ann:pw@")
+        with ThriftBackend.from_url(url, tls=certs.client_tls()) as backend:
+            assert backend.list_tables() == []
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=20) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
+
+
+@pytest.mark.parametrize(
+    ("arguments", "says"),
+    [
+        (["--http-path", "/x"], "need --http"),
+        (["--tls-key", "k.pem"], "needs --tls-cert"),
+        (["--tls-cert", "/nonexistent.pem"], "cannot load the TLS certificate"),
+    ],
+)
+def test_fake_hbase_refuses_inconsistent_transport_flags(
+    arguments: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["fake-hbase", "--port", "0", *arguments]) == 2
+    assert says in capsys.readouterr().err
 
 
 def test_a_busy_port_is_reported_with_exit_code_2(capsys: pytest.CaptureFixture[str]) -> None:

@@ -14,13 +14,16 @@ import pytest
 
 from hmodel.backend.thrift import ThriftBackend
 from hmodel.backend.thrift2 import Thrift2Backend
-from hmodel.errors import ServerStartError
+from hmodel.errors import IllegalArgumentError, ServerStartError
 from hmodel.schema import Family, Table
 from hmodel.testing.hbase_process import (
     MARKER,
     HBaseProcess,
+    ThriftServers,
     classpath,
     find_java,
+    find_keytool,
+    make_keystore,
     run_dir,
     running_pids,
     stop_stale,
@@ -120,6 +123,53 @@ def test_a_jvm_that_dies_at_start_fails_with_its_log_and_leaves_nothing(tmp_path
     assert not process.running
     assert process.work_dir is not None and not process.work_dir.exists()
     assert list(run_dir().glob("*.json")) == []
+
+
+def test_extra_thrift_servers_that_die_at_start_fail_with_their_log_and_stop_clean(
+    tmp_path: Path,
+) -> None:
+    java = _script(tmp_path / "java", 'echo "Error: keystore was tampered with"\nexit 4')
+    servers = ThriftServers(
+        ("127.0.0.1", 2181), java=java, hbase_home=_distribution(tmp_path), base_dir=tmp_path
+    )
+    with pytest.raises(ServerStartError, match="exited with status 4") as raised:
+        servers.address("thrift2", "http")
+    assert "keystore was tampered with" in str(raised.value)
+    assert "thrift2-http" in str(raised.value)
+    assert servers.work_dir is not None
+    site = (servers.work_dir / "conf-thrift2-http" / "hbase-site.xml").read_text()
+    assert "<name>hbase.regionserver.thrift.http</name><value>true</value>" in site
+    assert "<name>hbase.zookeeper.property.clientPort</name><value>2181</value>" in site
+    assert len(list(run_dir().glob("*.json"))) == 1  # the state file of the started JVM
+    work_dir = servers.work_dir
+    servers.stop()
+    assert not work_dir.exists()
+    assert list(run_dir().glob("*.json")) == []
+
+
+@pytest.mark.parametrize(("role", "transport"), [("thrift3", "http"), ("thrift", "socket")])
+def test_extra_thrift_servers_are_thrift_or_thrift2_over_http_or_https(
+    role: str, transport: str
+) -> None:
+    with pytest.raises(IllegalArgumentError, match="thrift or thrift2 over http or https"):
+        ThriftServers(("127.0.0.1", 2181)).start((role, transport))
+
+
+@pytest.mark.skipif(find_keytool() is None, reason="no keytool (it comes with a JDK)")
+def test_the_keystore_holds_a_certificate_for_the_hosts_that_python_trusts(tmp_path: Path) -> None:
+    import ssl
+
+    keystore, certificate, password = make_keystore(tmp_path, hosts=("127.0.0.1", "localhost"))
+    assert keystore.stat().st_size > 0 and len(password) == 32
+    context = ssl.create_default_context(cafile=str(certificate))  # loads: one PEM cert
+    assert context.cert_store_stats()["x509"] == 1
+    listing = subprocess.run(
+        [str(find_keytool()), "-list", "-v", "-keystore", str(keystore), "-storepass", password],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "DNSName: localhost" in listing and "IPAddress: 127.0.0.1" in listing
 
 
 def _sleeper(run_id: str) -> subprocess.Popen[bytes]:

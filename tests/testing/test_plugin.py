@@ -120,6 +120,65 @@ def test_the_kit_runs_one_body_on_every_target_and_honours_requires(
     pytester.runpytest_subprocess("-p", "no:randomly").assert_outcomes(passed=4)
 
 
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="no openssl for test certificates")
+def test_a_test_marked_transports_also_runs_over_tls_http_and_https(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """transports: the six fake transport targets join; real=True adds the real ones."""
+    monkeypatch.delenv("HMODEL_TEST_HBASE", raising=False)
+    monkeypatch.delenv("HMODEL_TEST_HBASE2", raising=False)
+    monkeypatch.setenv("HMODEL_TEST_HBASE_PROCESS", "0")
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent.sock")
+    monkeypatch.delenv("HMODEL_TARGETS", raising=False)
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.transports
+        def test_wired(hmodel_backend):
+            assert hmodel_backend.list_tables() == []
+
+        @pytest.mark.transports(real=True)
+        def test_wired_everywhere(hmodel_backend):
+            assert hmodel_backend.list_tables() == []
+
+        def test_plain(hmodel_backend):
+            assert hmodel_backend.list_tables() == []
+        """
+    )
+    result = pytester.runpytest("-p", "no:randomly", "-q")
+    # 11 + 11 + 5 passed-or-skipped runs: the real ones skip without a real HBase.
+    result.assert_outcomes(passed=9 + 9 + 3, skipped=2 + 6 + 2)
+    result.stdout.fnmatch_lines(
+        [
+            "target thrift-tls: 2 passed",
+            "target thrift2-https: 2 passed",
+            "target hbase2-https: 1 skipped",
+        ]
+    )
+    import hmodel  # the subprocess must import this hmodel, not another installed one
+
+    monkeypatch.setenv("PYTHONPATH", str(Path(hmodel.__file__).parents[1]))
+    monkeypatch.setenv("HMODEL_TARGETS", "thrift2-https")
+    pytester.runpytest_subprocess("-p", "no:randomly").assert_outcomes(passed=3)
+    monkeypatch.setenv("HMODEL_TARGETS", "thrift-ftp")
+    assert pytester.runpytest_subprocess("-p", "no:randomly").ret != 0
+
+
+def test_a_test_may_choose_its_targets_itself(pytester: pytest.Pytester) -> None:
+    """An explicit parametrisation of hmodel_backend wins over the kit's targets."""
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.parametrize("hmodel_backend", ["memory", "thrift2"], indirect=True)
+        def test_two(hmodel_backend):
+            assert hmodel_backend.list_tables() == []
+        """
+    )
+    pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=2)
+
+
 @pytest.mark.hbase
 @pytest.mark.skipif(shutil.which("java") is None, reason="no java: no real HBase to start")
 def test_with_java_both_real_targets_share_one_started_hbase_and_reuse_tables(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hmodel.backend.base import Backend
-from hmodel.backend.sasl import Sasl
+from hmodel.backend.endpoint import Endpoint
 from hmodel.errors import IllegalArgumentError
 
 __all__ = ["Admin", "admin_backend"]
@@ -29,21 +29,17 @@ def _port(text: object, admin: object) -> int:
 def admin_backend(
     admin: Admin,
     *,
-    host: str,
-    timeout_ms: int | None,
-    transport: str,
-    protocol: str,
+    endpoint: Endpoint,
     table_prefix: str | None,
     table_prefix_separator: str,
-    sasl: Sasl | None = None,
 ) -> Backend:
     """The backend that creates tables for a Thrift1 backend on ``host``.
 
     A :class:`~hmodel.backend.base.Backend` is used as given (its table prefix must be the
     Thrift1 backend's). A ``"host:port"`` string, or a port on the Thrift1 server's
     ``host``, opens a :class:`~hmodel.backend.thrift2.Thrift2Backend` with the Thrift1
-    backend's transport, protocol, timeout, table prefix and SASL, and one connection. It does
-    not connect until its first call.
+    backend's transport, protocol, timeout, TLS, HTTP and SASL settings (``endpoint``) and
+    table prefix, and one connection. It does not connect until its first call.
 
     Raises:
         IllegalArgumentError: ``admin`` is none of these, or a backend with another table
@@ -65,9 +61,9 @@ def admin_backend(
     if isinstance(admin, str) and ":" in admin:
         admin_host, _, port_text = admin.rpartition(":")
         port = _port(port_text, admin)
-        admin_host = admin_host or host
+        admin_host = admin_host or endpoint.host
     else:
-        admin_host, port = host, _port(admin, admin)
+        admin_host, port = endpoint.host, _port(admin, admin)
     # The one import of the Thrift2 backend from the Thrift1 one (pyproject's import-linter
     # contract lists it): DDL only, when the caller names a Thrift2 address.
     from hmodel.backend.thrift2 import Thrift2Backend
@@ -75,12 +71,14 @@ def admin_backend(
     return Thrift2Backend(
         admin_host,
         port,
-        timeout_ms=timeout_ms,
-        transport=transport,
-        protocol=protocol,
+        timeout_ms=endpoint.timeout_ms,
+        transport=endpoint.transport,
+        protocol=endpoint.protocol,
+        tls=endpoint.tls,
+        http=endpoint.http,
         table_prefix=table_prefix,
         table_prefix_separator=table_prefix_separator,
         pool_size=1,
         autoconnect=False,
-        sasl=sasl,
+        sasl=endpoint.sasl,
     )

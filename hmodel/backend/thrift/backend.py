@@ -21,6 +21,7 @@ from hmodel.backend.base import (
     Scan,
     family_of,
 )
+from hmodel.backend.endpoint import Endpoint, HTTPOption, TLSOption, as_http, as_tls
 from hmodel.backend.sasl import Sasl
 from hmodel.backend.thrift.admin import Admin, admin_backend
 from hmodel.backend.thrift.argument import require_bytes, require_cell_column, require_each
@@ -64,13 +65,16 @@ def _require_before(before: object, *, table: str, row: bytes | None = None) -> 
 class ThriftBackend(Backend):
     """The :class:`~hmodel.backend.base.Backend` protocol over HBase's Thrift1 server.
 
-    Built on happybase: a pool (:class:`~hmodel.backend.thrift.channel.Channel`) holds
-    up to ``pool_size`` happybase connections and each request borrows one for exactly
-    one RPC, so the backend may be shared by many threads. Calls go through each
-    connection's raw thriftpy2 client, because the protocol needs RPCs happybase's
-    ``Table`` does not expose (``checkAndPut``, ``incrementRows``, ``append``,
-    ``getVerTs``, ``getRowsWithColumnsTs`` with no columns). Every protocol call is one
-    RPC (:attr:`round_trips` counts them), except:
+    Speaks the ``Hbase`` service of the IDL happybase ships: a pool
+    (:class:`~hmodel.backend.thrift.channel.Channel`) holds up to ``pool_size`` thriftpy2
+    clients of it and each request borrows one for exactly one RPC, so the backend may be
+    shared by many threads. (happybase's ``Table`` does not expose the RPCs the protocol
+    needs: ``checkAndPut``, ``incrementRows``, ``append``, ``getVerTs``,
+    ``getRowsWithColumnsTs`` with no columns.) The connections are plain sockets by
+    default; ``tls`` and ``http`` choose TLS, Thrift over HTTP or HTTPS (HBase's
+    ``hbase.regionserver.thrift.http`` mode, and gateways in front of it), also written as
+    a URL with :meth:`from_url`. Every protocol call is one RPC (:attr:`round_trips`
+    counts them; over HTTP one ``POST``), except:
 
     * :meth:`scan`: ``scannerOpenWithScan``, one ``scannerGetList`` per ``batch_size``
       rows, and ``scannerClose``;
@@ -83,10 +87,20 @@ class ThriftBackend(Backend):
     Args:
         host: The HBase Thrift1 server's host.
         port: Its port (HBase's default is 9090).
-        timeout_ms: Socket timeout in milliseconds; ``None``: wait forever.
+        timeout_ms: Connect and socket timeout in milliseconds; ``None``: wait forever.
         transport: ``"buffered"`` (the server's default ``-threadpool`` mode) or
-            ``"framed"`` (``-hsha``, ``-nonblocking``, ``-threadedselector``).
-        protocol: ``"binary"`` or ``"compact"`` (the server's ``-compact`` flag).
+            ``"framed"`` (``-hsha``, ``-nonblocking``, ``-threadedselector``); over HTTP
+            only ``"buffered"``.
+        protocol: ``"binary"`` or ``"compact"`` (the server's ``-compact`` flag); over
+            HTTP only ``"binary"``.
+        tls: TLS for the connection (:class:`~hmodel.backend.endpoint.TLS` settings, an
+            ``ssl.SSLContext``, or ``True``: verify against the system's CAs); ``None``:
+            none. With ``http`` this is HTTPS; over a socket, Thrift inside TLS, which a
+            TLS proxy in front of the server serves (HBase's own TLS is HTTP only).
+        http: Thrift over HTTP (:class:`~hmodel.backend.endpoint.HTTP` settings, a URL
+            path, or ``True`` for path ``/``): the server runs with
+            ``hbase.regionserver.thrift.http=true``, or a gateway stands in front of it;
+            ``None``: a plain Thrift socket.
         table_prefix: Prepended, with ``table_prefix_separator``, to every table name
             (inside its namespace: ``ns:t`` becomes ``ns:prefix_t``); :meth:`list_tables`
             strips it and hides tables without it.
@@ -117,9 +131,11 @@ class ThriftBackend(Backend):
 
     Raises:
         ConnectionLostError: ``autoconnect`` and the server cannot be reached.
-        AuthenticationError: ``autoconnect`` and the server refused the authentication
-            (also raised by the first call that opens a connection).
-        IllegalArgumentError: An option out of range.
+        TLSError: ``autoconnect`` and the TLS handshake failed (an untrusted certificate).
+        AuthenticationError: ``autoconnect`` over HTTP and the credentials were refused.
+        IllegalArgumentError: An option out of range, or a combination the server cannot
+            serve (``transport="framed"`` or ``protocol="compact"`` with ``http``), naming
+            the option.
     """
 
     #: No check-and-delete: Thrift1 has no such RPC.
@@ -151,6 +167,8 @@ class ThriftBackend(Backend):
         timeout_ms: int | None = 10_000,
         transport: str = "buffered",
         protocol: str = "binary",
+        tls: TLSOption = None,
+        http: HTTPOption = None,
         table_prefix: str | None = None,
         table_prefix_separator: str = "_",
         pool_size: int = 4,
@@ -169,6 +187,16 @@ class ThriftBackend(Backend):
             raise IllegalArgumentError(
                 "table_prefix_separator must be a str without ':'", value=table_prefix_separator
             )
+        endpoint = Endpoint(
+            host,
+            port,
+            timeout_ms=timeout_ms,
+            transport=transport,
+            protocol=protocol,
+            tls=as_tls(tls),
+            http=as_http(http),
+            sasl=sasl,
+        )
         self._server_names: dict[str, bytes] = {}
         self._table_prefix = table_prefix
         self._table_prefix_separator = table_prefix_separator
@@ -178,13 +206,9 @@ class ThriftBackend(Backend):
         if admin is not None:
             self._admin = admin_backend(
                 admin,
-                host=host,
-                timeout_ms=timeout_ms,
-                transport=transport,
-                protocol=protocol,
+                endpoint=endpoint,
                 table_prefix=table_prefix,
                 table_prefix_separator=table_prefix_separator,
-                sasl=sasl,
             )
         self._families: dict[bytes, tuple[bytes, ...]] = {}
         self._deferred_closes: list[int] = []
@@ -192,18 +216,13 @@ class ThriftBackend(Backend):
         #: RPCs sent to the server so far; each attempt of a retried request counts.
         self.round_trips = 0
         self._channel = Channel(
-            host,
-            port,
-            timeout_ms=timeout_ms,
-            transport=transport,
-            protocol=protocol,
+            endpoint,
             pool_size=pool_size,
             retries=retries,
             retry_backoff_ms=retry_backoff_ms,
             sleep=sleep,
             count=self._count_round_trip,
             autoconnect=autoconnect,
-            sasl=sasl,
         )
         self._channel.jitter = retry_jitter
 
@@ -211,12 +230,52 @@ class ThriftBackend(Backend):
         with self._lock:
             self.round_trips += 1
 
+    @classmethod
+    def from_url(
+        cls,
+        url: str,
+        *,
+        tls: TLSOption = None,
+        headers: Mapping[str, str] | None = None,
+        **options: Any,
+    ) -> ThriftBackend:
+        """A backend for the server a URL names.
+
+        ``thrift://host:9090`` is a plain socket, ``thrift+tls://host:9090`` a socket in TLS
+        (a TLS proxy in front of the server), ``http://host:9090/`` and
+        ``https://host:9090/`` Thrift over HTTP(S) (``hbase.regionserver.thrift.http``),
+        whose path is posted to; ``https://user:password@gateway:8443/gateway/default/hbase``
+        adds HTTP basic authentication, as a gateway such as Apache Knox asks for. A URL
+        without a port means 9090 for ``thrift`` and 80/443 for ``http``/``https``.
+
+        Args:
+            url: The URL.
+            tls: The TLS settings of a ``thrift+tls`` or ``https`` URL (default:
+                verification against the system's CAs).
+            headers: Extra HTTP headers (``http``/``https`` URLs only).
+            **options: The constructor's other keyword arguments (``table_prefix``,
+                ``pool_size``, ``timeout_ms``...).
+
+        Raises:
+            IllegalArgumentError: An unknown scheme, no host, a bad port, or options the
+                scheme cannot use; naming them.
+        """
+        endpoint = Endpoint.from_url(url, tls=tls, headers=headers)
+        return cls(endpoint.host, endpoint.port, tls=endpoint.tls, http=endpoint.http, **options)
+
     def __enter__(self) -> ThriftBackend:
         return self
 
     def __repr__(self) -> str:
         prefix = f", table_prefix={self.table_prefix!r}" if self.table_prefix else ""
+        if self._channel.endpoint.scheme != "thrift":
+            return f"ThriftBackend.from_url({self.url!r}{prefix})"
         return f"ThriftBackend({self.host!r}, {self.port}{prefix})"
+
+    @property
+    def url(self) -> str:
+        """Where calls go: ``thrift://``, ``thrift+tls://``, ``http://`` or ``https://``."""
+        return self._channel.endpoint.url
 
     @property
     def table_prefix(self) -> str | None:

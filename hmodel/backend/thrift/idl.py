@@ -11,6 +11,7 @@ __all__ = [
     "AlreadyExists",
     "BatchMutation",
     "ColumnDescriptor",
+    "Hbase",
     "IllegalArgument",
     "Mutation",
     "TAppend",
@@ -27,6 +28,8 @@ _hbase: Any = importlib.import_module("Hbase_thrift")
 AlreadyExists: Any = _hbase.AlreadyExists
 BatchMutation: Any = _hbase.BatchMutation
 ColumnDescriptor: Any = _hbase.ColumnDescriptor
+#: The ``Hbase`` service (the RPCs a client calls).
+Hbase: Any = _hbase.Hbase
 IllegalArgument: Any = _hbase.IllegalArgument
 #: The IDL's ``IOError`` (renamed so it does not shadow the builtin).
 ThriftIOError: Any = _hbase.IOError

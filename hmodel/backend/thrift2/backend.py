@@ -29,6 +29,7 @@ from hmodel.backend.base import (
     family_of,
     wire_cell,
 )
+from hmodel.backend.endpoint import Endpoint, HTTPOption, TLSOption, as_http, as_tls
 from hmodel.backend.sasl import Sasl
 from hmodel.backend.thrift2.admin import RegionLocation, Thrift2Admin
 from hmodel.backend.thrift2.channel import Channel, Retry
@@ -89,8 +90,12 @@ class Thrift2Backend(Thrift2Admin, Backend):
     Speaks ``THBaseService`` (``hbase thrift2``, default port 9092) with thriftpy2 and
     hmodel's own IDL file. Unlike Thrift1 it carries the whole schema (split points,
     every family and table option), per-cell timestamps in one call, time ranges, and
-    atomic row operations (``mutateRow``, ``checkAndMutate``). Every protocol call is one
-    call to the server (:attr:`round_trips` counts them), except:
+    atomic row operations (``mutateRow``, ``checkAndMutate``). The connections are plain
+    sockets by default; ``tls`` and ``http`` choose TLS, Thrift over HTTP or HTTPS
+    (``hbase.regionserver.thrift.http``, which ``hbase thrift2`` serves as ``hbase
+    thrift`` does, and gateways in front of it), also written as a URL with
+    :meth:`from_url`. Every protocol call is one call to the server (:attr:`round_trips`
+    counts them; over HTTP one ``POST``), except:
 
     * :meth:`scan`: ``openScanner``, one ``getScannerRows`` per ``batch_size`` rows
       (the first one at once), and ``closeScanner``;
@@ -107,8 +112,16 @@ class Thrift2Backend(Thrift2Admin, Backend):
         port: Its port (HBase's default for ``hbase thrift2`` is 9090 too; 9092 when both
             gateways run on one host, as in hmodel's fake server).
         timeout_ms: Connect and socket timeout in milliseconds; ``None``: wait forever.
-        transport: ``"buffered"`` (HBase's default) or ``"framed"``.
-        protocol: ``"binary"`` (HBase's default) or ``"compact"``.
+        transport: ``"buffered"`` (HBase's default) or ``"framed"``; over HTTP only
+            ``"buffered"``.
+        protocol: ``"binary"`` (HBase's default) or ``"compact"``; over HTTP only
+            ``"binary"``.
+        tls: TLS for the connection (:class:`~hmodel.backend.endpoint.TLS` settings, an
+            ``ssl.SSLContext``, or ``True``: verify against the system's CAs); ``None``:
+            none. With ``http`` this is HTTPS; over a socket, Thrift inside TLS, which a
+            TLS proxy in front of the server serves (HBase's own TLS is HTTP only).
+        http: Thrift over HTTP (:class:`~hmodel.backend.endpoint.HTTP` settings, a URL
+            path, or ``True`` for path ``/``); ``None``: a plain Thrift socket.
         table_prefix: Prepended, with ``table_prefix_separator``, to every table name
             (inside its namespace); :meth:`list_tables` strips it and hides other tables.
         table_prefix_separator: Between prefix and name.
@@ -128,9 +141,11 @@ class Thrift2Backend(Thrift2Admin, Backend):
 
     Raises:
         ConnectionLostError: ``autoconnect`` and the server cannot be reached.
-        AuthenticationError: ``autoconnect`` and the server refused the authentication
-            (also raised by the first call that opens a connection).
-        IllegalArgumentError: An option out of range.
+        TLSError: ``autoconnect`` and the TLS handshake failed (an untrusted certificate).
+        AuthenticationError: ``autoconnect`` over HTTP and the credentials were refused.
+        IllegalArgumentError: An option out of range, or a combination the server cannot
+            serve (``transport="framed"`` or ``protocol="compact"`` with ``http``), naming
+            the option.
     """
 
     capabilities: frozenset[str] = frozenset({"check_and_delete", "check_and_mutate"})
@@ -173,6 +188,8 @@ class Thrift2Backend(Thrift2Admin, Backend):
         timeout_ms: int | None = 10_000,
         transport: str = "buffered",
         protocol: str = "binary",
+        tls: TLSOption = None,
+        http: HTTPOption = None,
         table_prefix: str | None = None,
         table_prefix_separator: str = "_",
         pool_size: int = 4,
@@ -197,19 +214,24 @@ class Thrift2Backend(Thrift2Admin, Backend):
         self._lock = threading.Lock()
         #: Calls sent to the server so far; each attempt of a retried call counts.
         self.round_trips = 0
-        self._channel = Channel(
+        endpoint = Endpoint(
             host,
             port,
             timeout_ms=timeout_ms,
             transport=transport,
             protocol=protocol,
+            tls=as_tls(tls),
+            http=as_http(http),
+            sasl=sasl,
+        )
+        self._channel = Channel(
+            endpoint,
             pool_size=pool_size,
             retries=retries,
             retry_backoff_ms=retry_backoff_ms,
             sleep=sleep,
             count=self._count_round_trip,
             autoconnect=autoconnect,
-            sasl=sasl,
         )
         self._channel.jitter = retry_jitter
 
@@ -217,12 +239,46 @@ class Thrift2Backend(Thrift2Admin, Backend):
         with self._lock:
             self.round_trips += 1
 
+    @classmethod
+    def from_url(
+        cls,
+        url: str,
+        *,
+        tls: TLSOption = None,
+        headers: Mapping[str, str] | None = None,
+        **options: Any,
+    ) -> Thrift2Backend:
+        """A backend for the server a URL names (read as ``ThriftBackend.from_url`` does).
+
+        Args:
+            url: ``thrift://``, ``thrift+tls://``, ``http://`` or ``https://`` (with
+                ``user:password@`` for HTTP basic authentication) and ``host[:port]``,
+                then the path an HTTP URL posts to.
+            tls: The TLS settings of a ``thrift+tls`` or ``https`` URL (default:
+                verification against the system's CAs).
+            headers: Extra HTTP headers (``http``/``https`` URLs only).
+            **options: The constructor's other keyword arguments.
+
+        Raises:
+            IllegalArgumentError: An unknown scheme, no host, a bad port, or options the
+                scheme cannot use; naming them.
+        """
+        endpoint = Endpoint.from_url(url, tls=tls, headers=headers)
+        return cls(endpoint.host, endpoint.port, tls=endpoint.tls, http=endpoint.http, **options)
+
     def __enter__(self) -> Thrift2Backend:
         return self
 
     def __repr__(self) -> str:
         prefix = f", table_prefix={self.table_prefix!r}" if self.table_prefix else ""
+        if self._channel.endpoint.scheme != "thrift":
+            return f"Thrift2Backend.from_url({self.url!r}{prefix})"
         return f"Thrift2Backend({self.host!r}, {self.port}{prefix})"
+
+    @property
+    def url(self) -> str:
+        """Where calls go: ``thrift://``, ``thrift+tls://``, ``http://`` or ``https://``."""
+        return self._channel.endpoint.url
 
     @property
     def table_prefix(self) -> str | None:

@@ -7,6 +7,7 @@ import itertools
 import logging
 import selectors
 import socket
+import ssl
 import threading
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
@@ -22,6 +23,7 @@ from thriftpy2.transport import (
 from hmodel.backend.memory import MemoryBackend
 from hmodel.clock import Clock
 from hmodel.errors import BackendError, UnsupportedOperationError, ValidationError
+from hmodel.testing.fake.http_server import HttpFront, HTTPServing
 from hmodel.testing.fake.thrift1_handler import HBaseHandler
 from hmodel.testing.fake.thrift1_processor import (
     CallHook,
@@ -85,11 +87,20 @@ class FakeHBaseServer:
         thrift2_port: Also serve HBase 2's Thrift2 API (``THBaseService``) over the same
             engine on this port (``0``: a free one, read back from :attr:`thrift2_port`),
             as a real HBase runs ``hbase thrift`` and ``hbase thrift2`` side by side;
-            ``None`` (the default): Thrift1 only. Same transport and protocol.
+            ``None`` (the default): Thrift1 only. Same transport, protocol, TLS and HTTP.
+        tls: A server-side ``ssl.SSLContext`` (its certificate loaded): every connection
+            is wrapped in TLS, the handshake done in the connection's thread. Over a
+            socket this is what a TLS proxy in front of HBase serves (HBase's own TLS
+            is HTTP only); with ``http`` it is HTTPS. ``None``: no TLS.
+        http: Serve Thrift over HTTP instead of a socket, as HBase does with
+            ``hbase.regionserver.thrift.http=true``: ``True`` (any path, no credentials,
+            as HBase), or :class:`~hmodel.testing.fake.http_server.HTTPServing` settings
+            (a gateway's path and basic credentials). Binary protocol, no framing.
         sasl: Require SASL authentication (Kerberos GSSAPI or PLAIN) of every client,
             as HBase does with ``hbase.thrift.security.qop`` set (see
-            :class:`~hmodel.testing.fake.sasl.SaslAcceptor`); buffered transport only, as
-            in HBase. ``None`` (the default): no authentication. The Thrift2 port too.
+            :class:`~hmodel.testing.fake.sasl.SaslAcceptor`); buffered transport over a
+            socket only, as in HBase (over HTTP HBase uses SPNEGO instead). ``None`` (the
+            default): no authentication. The Thrift2 port too.
 
     Example:
         >>> import happybase
@@ -103,7 +114,9 @@ class FakeHBaseServer:
 
     Raises:
         ValidationError: An unknown ``transport`` or ``protocol``, a bad
-            ``scanner_lease_ms``, or ``sasl`` with the framed transport.
+            ``scanner_lease_ms``, ``tls`` that is not an ``ssl.SSLContext``, or ``http``
+            with the framed transport or the compact protocol (HBase's servlet speaks
+            neither), or ``sasl`` with the framed transport or HTTP.
     """
 
     def __init__(
@@ -118,8 +131,25 @@ class FakeHBaseServer:
         clock: Clock | None = None,
         hook: CallHook | None = None,
         thrift2_port: int | None = None,
+        tls: ssl.SSLContext | None = None,
+        http: bool | HTTPServing = False,
         sasl: SaslAcceptor | None = None,
     ) -> None:
+        if tls is not None and not isinstance(tls, ssl.SSLContext):
+            raise ValidationError("tls must be an ssl.SSLContext or None", field="tls", value=tls)
+        if not isinstance(http, (bool, HTTPServing)):
+            raise ValidationError("http must be a bool or HTTPServing", field="http", value=http)
+        if http and (transport != "buffered" or protocol != "binary"):
+            raise ValidationError(
+                "over HTTP the server speaks the binary protocol, unframed (as HBase's servlet)",
+                field="transport" if transport != "buffered" else "protocol",
+                value=transport if transport != "buffered" else protocol,
+            )
+        self.tls = tls
+        self.http: HTTPServing | None = (
+            http if isinstance(http, HTTPServing) else HTTPServing() if http else None
+        )
+        self._front: HttpFront | None = None
         if not isinstance(host, str) or not host:
             raise ValidationError("host must be a non-empty string", field="host", value=host)
         if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65_535:
@@ -157,6 +187,8 @@ class FakeHBaseServer:
         if sasl is not None:  # HBase: "authentication doesn't work with framed transport yet"
             if transport != "buffered":
                 raise ValidationError("sasl needs the buffered transport", field="transport")
+            if http:
+                raise ValidationError("sasl is served over a socket, not HTTP", field="http")
             self._transport_factory = sasl
         if (
             isinstance(scanner_lease_ms, bool)
@@ -231,8 +263,21 @@ class FakeHBaseServer:
         """Whether the server has started and not yet stopped."""
         return self._started and not self._stopping.is_set()
 
+    @property
+    def url(self) -> str:
+        """Where clients connect, as ``Endpoint.from_url`` reads it (``thrift://``...)."""
+        if self.http is None:
+            scheme = "thrift+tls" if self.tls is not None else "thrift"
+        else:
+            scheme = "https" if self.tls is not None else "http"
+        host = f"[{self._host}]" if ":" in self._host else self._host
+        path = (self.http.path or "/") if self.http is not None else ""
+        return f"{scheme}://{host}:{self._port}{path}"
+
     def client_count(self) -> int:
         """How many client connections are open right now."""
+        if self._front is not None:
+            return self._front.client_count()
         with self._clients_lock:
             return len(self._clients)
 
@@ -247,6 +292,8 @@ class FakeHBaseServer:
         """
         if self._started:
             raise UnsupportedOperationError("a FakeHBaseServer can be started only once")
+        if self.http is not None:
+            return self._start_http()
         family = socket.AF_INET6 if ":" in self._host else socket.AF_INET
         try:
             listener = socket.create_server((self._host, self._port), family=family)
@@ -262,6 +309,27 @@ class FakeHBaseServer:
         )
         self._acceptor.start()
         logger.info("fake HBase Thrift1 server listening on %s:%d", self._host, self._port)
+        return self._start_thrift2()
+
+    def _start_http(self) -> FakeHBaseServer:
+        """Serve over HTTP(S) (:class:`HttpFront`) instead of the socket accept loop."""
+        assert self.http is not None
+        self._front = HttpFront(
+            self._processor,
+            host=self._host,
+            port=self._port,
+            tls=self.tls,
+            serving=self.http,
+            name="hmodel-fake-hbase",
+            dropped=(DroppedConnectionError,),
+        )
+        self._port = self._front.start()
+        self._started = True
+        self._handler.server_port = self._port
+        logger.info("fake HBase server serving %s", self.url)
+        return self._start_thrift2()
+
+    def _start_thrift2(self) -> FakeHBaseServer:
         if self._thrift2_port is not None:
             from hmodel.testing.fake.thrift2_server import FakeThrift2Server
 
@@ -271,6 +339,8 @@ class FakeHBaseServer:
                 port=self._thrift2_port,
                 transport=self.transport,
                 protocol=self.protocol,
+                tls=self.tls,
+                http=self.http or False,
                 sasl=self._sasl,
             )
             try:
@@ -291,6 +361,11 @@ class FakeHBaseServer:
         if self._thrift2 is not None:
             self._thrift2.stop()
         self._stopping.set()
+        if self._front is not None:
+            self._front.stop()
+            self._handler.scanners.close_all()
+            self._stopped.set()
+            return
         assert self._wakeup is not None and self._acceptor is not None
         self._wakeup[1].send(b"x")
         self._acceptor.join(_JOIN_TIMEOUT)
@@ -349,6 +424,8 @@ class FakeHBaseServer:
         except OSError:
             return  # the client went away before we accepted it
         client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if self.tls is not None:  # the handshake runs at the first read, in the client's thread
+            client = self.tls.wrap_socket(client, server_side=True, do_handshake_on_connect=False)
         thread = threading.Thread(
             target=self._serve_client,
             args=(client,),

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ssl
 from typing import TYPE_CHECKING
 
 from hmodel.backend.memory import MemoryBackend
+from hmodel.testing.fake.http_server import HTTPServing
 from hmodel.testing.fake.thrift1_server import FakeHBaseServer, Protocol, Transport
 from hmodel.testing.fake.thrift2_handler import Thrift2Handler
 from hmodel.testing.fake.thrift2_processor import Thrift2Processor
@@ -29,6 +31,9 @@ class FakeThrift2Server(FakeHBaseServer):
         transport: ``"buffered"`` (HBase's default) or ``"framed"``.
         protocol: ``"binary"`` (HBase's default) or ``"compact"``.
         sasl: Require SASL of every client (see ``FakeHBaseServer``); ``None``: no.
+        tls: A server-side ``ssl.SSLContext`` (TLS, or HTTPS with ``http``); ``None``: none.
+        http: Serve Thrift over HTTP, as ``hbase thrift2`` does with
+            ``hbase.regionserver.thrift.http=true`` (see ``FakeHBaseServer``).
     """
 
     def __init__(
@@ -39,10 +44,19 @@ class FakeThrift2Server(FakeHBaseServer):
         port: int = 0,
         transport: Transport = "buffered",
         protocol: Protocol = "binary",
+        tls: ssl.SSLContext | None = None,
+        http: bool | HTTPServing = False,
         sasl: SaslAcceptor | None = None,
     ) -> None:
         super().__init__(
-            backend, host=host, port=port, transport=transport, protocol=protocol, sasl=sasl
+            backend,
+            host=host,
+            port=port,
+            transport=transport,
+            protocol=protocol,
+            tls=tls,
+            http=http,
+            sasl=sasl,
         )
         self._handler = Thrift2Handler(self._backend, server_host=host, server_port=port)  # type: ignore[assignment]
         self._processor = Thrift2Processor(self._handler)  # type: ignore[assignment]

@@ -26,9 +26,11 @@ _COUNTER = (b"c", b"f:n")
 class CuttingProxy:
     """A loopback TCP proxy to ``upstream`` whose connections the test can cut.
 
-    :meth:`cut` drops every open connection (both directions); :meth:`refuse` stops
-    listening so new connections are refused; :meth:`listen` listens again on the same
-    port. Every thread is a daemon and :meth:`close` ends them all.
+    :meth:`cut` drops every open connection (both directions); :meth:`cut_next_request`
+    drops them when the client's next bytes arrive, which it swallows (a request lost
+    after it left); :meth:`refuse` stops listening so new connections are refused;
+    :meth:`listen` listens again on the same port. Every thread is a daemon and
+    :meth:`close` ends them all.
     """
 
     def __init__(self, upstream: tuple[str, int]) -> None:
@@ -37,6 +39,7 @@ class CuttingProxy:
         self._listener: socket.socket | None = None
         self._pairs: list[tuple[socket.socket, socket.socket]] = []
         self._lock = threading.Lock()
+        self._armed = threading.Event()
         self.listen()
 
     def listen(self) -> None:
@@ -55,13 +58,18 @@ class CuttingProxy:
             upstream = socket.create_connection(self.upstream)
             with self._lock:
                 self._pairs.append((client, upstream))
-            for source, target in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pump, args=(source, target), daemon=True).start()
+            for source, target, outbound in ((client, upstream, True), (upstream, client, False)):
+                threading.Thread(
+                    target=self._pump, args=(source, target, outbound), daemon=True
+                ).start()
 
-    @staticmethod
-    def _pump(source: socket.socket, target: socket.socket) -> None:
+    def _pump(self, source: socket.socket, target: socket.socket, outbound: bool) -> None:
         with contextlib.suppress(OSError):
             while data := source.recv(65_536):
+                if outbound and self._armed.is_set():
+                    self._armed.clear()
+                    self.cut()
+                    return
                 target.sendall(data)
         for end in (source, target):
             with contextlib.suppress(OSError):
@@ -76,6 +84,10 @@ class CuttingProxy:
                 with contextlib.suppress(OSError):
                     end.shutdown(socket.SHUT_RDWR)
                 end.close()
+
+    def cut_next_request(self) -> None:
+        """Drop every connection when a client next sends, before the server sees it."""
+        self._armed.set()
 
     def refuse(self) -> None:
         """Stop listening: new connections are refused until :meth:`listen`."""
@@ -152,7 +164,7 @@ def test_a_read_is_retried_on_a_new_connection_after_a_drop(
     proxy: CuttingProxy, pauses: Pauses, through: ThriftBackend
 ) -> None:
     assert through.get("t", [b"r"])[0].value(b"f:q") == b"v"
-    proxy.cut()
+    proxy.cut_next_request()
     before = through.round_trips
     assert through.get("t", [b"r"])[0].value(b"f:q") == b"v"
     assert through.round_trips == before + 2  # the lost attempt and the retry
@@ -163,9 +175,11 @@ def test_a_put_is_retried_after_a_drop(
     server: FakeHBaseServer, proxy: CuttingProxy, through: ThriftBackend
 ) -> None:
     through.list_tables()
-    proxy.cut()
+    proxy.cut_next_request()
+    before = through.round_trips
     through.mutate("t", [Put(b"p", b"f:q", b"written", timestamp=3)])
     assert server.backend.get("t", [b"p"])[0].value(b"f:q") == b"written"
+    assert through.round_trips == before + 2  # the lost attempt and the retry
 
 
 @pytest.mark.parametrize(
@@ -185,7 +199,7 @@ def test_a_sent_non_idempotent_request_is_not_retried_and_says_the_outcome_is_un
     call: Callable[[ThriftBackend], object],
 ) -> None:
     through.list_tables()
-    proxy.cut()
+    proxy.cut_next_request()
     before = through.round_trips
     with pytest.raises(ConnectionLostError, match="may or may not have been applied") as info:
         call(through)
@@ -194,6 +208,32 @@ def test_a_sent_non_idempotent_request_is_not_retried_and_says_the_outcome_is_un
     assert through.round_trips == before + 1
     assert pauses.seconds == []
     assert _counter(server) is None  # here the proxy cut it before the server saw it
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda b: b.increment("t", *_COUNTER),
+        lambda b: b.append("t", b"c", {b"f:n": b"x"}),
+        lambda b: b.check_and_put("t", b"c", b"f:n", None, Put(b"c", b"f:n", b"x")),
+    ],
+    ids=["increment", "append", "check_and_put"],
+)
+def test_an_idle_connection_the_server_closed_is_replaced_before_a_request_is_sent(
+    server: FakeHBaseServer,
+    proxy: CuttingProxy,
+    pauses: Pauses,
+    through: ThriftBackend,
+    call: Callable[[ThriftBackend], object],
+) -> None:
+    """An idle timeout or a restart closed the pooled connection: nothing is lost to it."""
+    through.list_tables()
+    proxy.cut()  # while the connection waits in the pool
+    before = through.round_trips
+    call(through)
+    assert through.round_trips == before + 1
+    assert pauses.seconds == []
+    assert _counter(server) is not None
 
 
 def test_a_request_that_never_left_is_retried_even_when_not_idempotent(

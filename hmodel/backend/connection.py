@@ -1,0 +1,365 @@
+"""One connection to a Thrift server, over a socket, TLS or HTTP(S), with its client."""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import io
+import re
+import select
+import socket
+import ssl
+from typing import Any
+
+from thriftpy2.protocol import TBinaryProtocolFactory, TCompactProtocolFactory
+from thriftpy2.thrift import TClient
+from thriftpy2.transport import (
+    TBufferedTransportFactory,
+    TFramedTransportFactory,
+    TSocket,
+    TTransportException,
+)
+
+from hmodel.backend.endpoint import Endpoint
+from hmodel.backend.sasl import SaslClientTransport
+from hmodel.errors import AuthenticationError, HTTPStatusError, TLSError
+
+__all__ = ["Connection", "Connector", "HttpTransport", "dropped", "tls_refusal"]
+
+_TRANSPORTS: dict[str, Any] = {
+    "buffered": TBufferedTransportFactory,
+    "framed": TFramedTransportFactory,
+}
+
+#: Statuses that say the credentials were refused (``407``: by a proxy).
+_AUTHENTICATION_STATUSES = frozenset({401, 403, 407})
+#: At most this much of an error page is quoted in a message.
+_QUOTED = 200
+#: OpenSSL's verify codes for a certificate that names another host or address.
+_NAME_MISMATCH = frozenset({62, 64})  # X509_V_ERR_HOSTNAME_MISMATCH, X509_V_ERR_IP_ADDRESS_MISMATCH
+_TITLE = re.compile(rb"<title>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+
+
+def dropped(sock: socket.socket | None) -> bool:
+    """Whether the peer closed (or broke) an idle connection while it waited in the pool.
+
+    An idle connection has nothing to read: if its socket is readable, the server closed
+    it (HBase's socket read timeout, an HTTP idle timeout, a restart) or sent something
+    unasked, and a call sent on it would fail after leaving, its outcome unknown. TLS
+    records that carry no data (TLS 1.3 session tickets) do not count.
+    """
+    if sock is None:
+        return False
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+    except (OSError, ValueError):  # closed, or a descriptor select cannot take
+        return True
+    if not readable:
+        return False
+    if not isinstance(sock, ssl.SSLSocket):
+        return True
+    timeout = sock.gettimeout()
+    sock.setblocking(False)
+    try:
+        sock.recv(1)
+    except ssl.SSLWantReadError:
+        return False  # records without application data (session tickets)
+    except OSError:
+        return True
+    finally:
+        with contextlib.suppress(OSError):
+            sock.settimeout(timeout)
+    return True  # end of stream, or bytes nobody asked for
+
+
+def tls_refusal(exc: BaseException, where: str) -> TLSError | None:
+    """The :class:`TLSError` a failure during a call is, if it is the peer's TLS alert.
+
+    With TLS 1.3 the client finishes its handshake before the server has checked the
+    client's certificate, so a server that requires one (or refuses the one sent) says so
+    with an alert at the first read, inside a call: that is no dropped connection to
+    retry. An end of stream (``SSLEOFError``) is, and gives ``None``.
+    """
+    if not isinstance(exc, ssl.SSLError) or isinstance(
+        exc, (ssl.SSLEOFError, ssl.SSLZeroReturnError, ssl.SSLSyscallError)
+    ):
+        return None
+    reason = str(getattr(exc, "reason", None) or exc)
+    if "ALERT" not in reason.upper():
+        return None
+    return TLSError(
+        f"the TLS connection to {where} was refused by the server: {reason} (does it require "
+        "a client certificate: TLS(cert_file=..., key_file=...)?)"
+    )
+
+
+class Connector:
+    """Opens connections to one endpoint for one Thrift service.
+
+    The TLS context is built once, when the connector is (a bad CA or certificate file
+    fails then, not at the first call).
+
+    Args:
+        endpoint: Where and how to connect.
+        service: The thriftpy2 service the client calls (``Hbase``, ``THBaseService``).
+        decode_response: Whether the protocol decodes Thrift ``string`` fields to ``str``
+            (``False``: bytes, as happybase reads HBase's Thrift1 ``Text``).
+
+    Raises:
+        IllegalArgumentError: A TLS file cannot be loaded (naming it).
+    """
+
+    def __init__(self, endpoint: Endpoint, service: Any, *, decode_response: bool) -> None:
+        self.endpoint = endpoint
+        self._service = service
+        self._context = endpoint.tls.ssl_context() if endpoint.tls is not None else None
+        self._server_hostname = (
+            endpoint.tls.server_hostname or endpoint.host if endpoint.tls is not None else None
+        )
+        self._transport_factory = _TRANSPORTS[endpoint.transport]()
+        self._protocol_factory = (
+            TBinaryProtocolFactory(decode_response=decode_response)  # type: ignore[no-untyped-call]
+            if endpoint.protocol == "binary"
+            else TCompactProtocolFactory(decode_response=decode_response)  # type: ignore[no-untyped-call]
+        )
+
+    def open_socket(self) -> socket.socket:
+        """A connected socket to the endpoint, inside TLS when it has TLS settings.
+
+        Raises:
+            TTransportException: The address cannot be reached (the ``OSError`` as cause).
+            TLSError: The TLS handshake failed (the ``ssl.SSLError`` as cause).
+        """
+        endpoint = self.endpoint
+        timeout = endpoint.timeout_ms / 1000 if endpoint.timeout_ms is not None else None
+        try:
+            raw = socket.create_connection((endpoint.host, endpoint.port), timeout=timeout)
+        except OSError as exc:
+            raise TTransportException(
+                type=TTransportException.NOT_OPEN,
+                message=f"could not connect to {endpoint.url}: {exc}",
+            ) from exc
+        raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        raw.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+        if self._context is None:
+            return raw
+        try:
+            return self._context.wrap_socket(raw, server_hostname=self._server_hostname)
+        except ssl.SSLCertVerificationError as exc:
+            raw.close()
+            hint = (
+                "connect by a name the certificate carries, or set TLS(server_hostname=...)"
+                if exc.verify_code in _NAME_MISMATCH
+                else "give the CA that signed it as TLS(ca_file=...)"
+            )
+            raise TLSError(
+                f"TLS handshake with {endpoint.url} failed: the server's certificate is not "
+                f"accepted: {exc.verify_message} ({hint})"
+            ) from exc
+        except ssl.SSLError as exc:
+            raw.close()
+            reason = getattr(exc, "reason", None) or exc
+            raise TLSError(
+                f"TLS handshake with {endpoint.url} failed: {reason} (does the "
+                "server speak TLS there, and accept this client's certificate?)"
+            ) from exc
+        except OSError as exc:
+            raw.close()
+            raise TTransportException(
+                type=TTransportException.NOT_OPEN,
+                message=f"connection to {endpoint.url} failed during the TLS handshake: {exc}",
+            ) from exc
+
+    def open(self) -> Connection:
+        """Open one connection (for HTTP, its first TCP connection) with its client.
+
+        Raises:
+            TTransportException: The server cannot be reached.
+            TLSError: The TLS handshake failed.
+            AuthenticationError: The SASL authentication failed (``endpoint.sasl``).
+        """
+        endpoint = self.endpoint
+        raw: Any
+        if endpoint.http is not None:
+            raw = HttpTransport(endpoint, self.open_socket)
+            raw.open()
+        else:
+            raw = TSocket(sock=self.open_socket())  # type: ignore[no-untyped-call]  # thriftpy2 is untyped
+            try:
+                if endpoint.wrap_socket is not None:
+                    raw = endpoint.wrap_socket(raw)
+                if endpoint.sasl is not None:
+                    where = f"{endpoint.host}:{endpoint.port}"
+                    raw = SaslClientTransport(raw, endpoint.sasl, host=endpoint.host, where=where)
+                    raw.open()  # authenticates over the open socket
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    raw.close()
+                raise
+        transport = self._transport_factory.get_transport(raw)
+        protocol = self._protocol_factory.get_protocol(transport)  # type: ignore[no-untyped-call]
+        return Connection(raw, transport, TClient(self._service, protocol))
+
+
+class Connection:
+    """One open connection: its transports and the Thrift client that calls through them.
+
+    Attributes:
+        client: The thriftpy2 client; each method sends one call.
+    """
+
+    def __init__(self, raw: Any, transport: Any, client: Any) -> None:
+        self._raw = raw
+        self._transport = transport
+        self.client = client
+
+    def stale(self) -> bool:
+        """Whether the server closed this (idle) connection: see :func:`dropped`."""
+        raw = self._raw
+        sock = raw.socket if isinstance(raw, HttpTransport) else getattr(raw, "sock", None)
+        if isinstance(raw, HttpTransport) and sock is None:
+            return False  # closed after a "Connection: close" answer: reopened when used
+        return dropped(sock)
+
+    def close(self) -> None:
+        """Close the connection; errors while closing are ignored."""
+        with contextlib.suppress(TTransportException, OSError, EOFError):
+            self._transport.close()
+
+
+class _HTTPConnection(http.client.HTTPConnection):
+    """``http.client``'s connection whose socket (TLS included) the connector opens.
+
+    So a reconnection after a ``Connection: close`` answer goes through the same TLS
+    settings as the first connection.
+    """
+
+    def __init__(self, host: str, port: int, opener: Any) -> None:
+        super().__init__(host, port)
+        self._opener = opener
+
+    def connect(self) -> None:
+        self.sock = self._opener()
+
+
+class HttpTransport:
+    """A Thrift transport that sends each call as one HTTP ``POST`` (``THttpClient``'s job).
+
+    Unlike thriftpy2's ``THttpClient`` it keeps one connection alive across calls and
+    never sends a call twice on its own, checks the answer's status, applies the
+    endpoint's timeout to its own socket only, and speaks TLS with the endpoint's
+    settings. A call's bytes are gathered until ``flush``, posted with
+    ``Content-Type: application/x-thrift``, and the whole answer is read before the
+    protocol decodes it (so the connection can carry the next call).
+
+    Args:
+        endpoint: An endpoint with HTTP settings.
+        opener: Returns a connected socket (TLS included) to the endpoint.
+    """
+
+    def __init__(self, endpoint: Endpoint, opener: Any) -> None:
+        assert endpoint.http is not None
+        self._url = endpoint.url
+        self._path = endpoint.http.path
+        self._connection = _HTTPConnection(endpoint.host, endpoint.port, opener)
+        self._headers = [
+            ("Content-Type", "application/x-thrift"),
+            ("Accept", "application/x-thrift"),
+            ("User-Agent", "hmodel"),
+            *endpoint.http.request_headers(),
+        ]
+        self._written: list[bytes] = []
+        self._answer = io.BytesIO()
+
+    @property
+    def socket(self) -> socket.socket | None:
+        """The current TCP (or TLS) socket, ``None`` between connections."""
+        sock: socket.socket | None = self._connection.sock
+        return sock
+
+    def open(self) -> None:
+        """Connect now (a later call reconnects by itself if the server closed it)."""
+        self._connection.connect()
+
+    def is_open(self) -> bool:
+        """Whether a TCP connection is open now."""
+        return self._connection.sock is not None
+
+    def close(self) -> None:
+        """Close the TCP connection (a later call opens a new one)."""
+        self._connection.close()
+
+    def write(self, data: bytes) -> None:
+        """Add bytes to the call being written (sent by :meth:`flush`)."""
+        self._written.append(bytes(data))
+
+    def read(self, size: int) -> bytes:
+        """At most ``size`` bytes of the last answer; ``b""`` once it is all read."""
+        return self._answer.read(size)
+
+    def flush(self) -> None:
+        """Post the call written so far and read the whole answer.
+
+        Raises:
+            TTransportException: The exchange failed, or a ``5xx`` answer (retried as a
+                failed connection).
+            AuthenticationError: A ``401``, ``403`` or ``407`` answer.
+            HTTPStatusError: Any other answer that is not ``200`` with Thrift in it.
+            TLSError: A reconnection's TLS handshake failed.
+        """
+        body = b"".join(self._written)
+        self._written.clear()
+        if not body:
+            return
+        connection = self._connection
+        try:
+            connection.putrequest("POST", self._path, skip_accept_encoding=True)
+            for name, value in self._headers:
+                connection.putheader(name, value)
+            connection.putheader("Content-Length", str(len(body)))
+            connection.endheaders(body)
+            response = connection.getresponse()
+            payload = response.read()
+        except http.client.HTTPException as exc:
+            connection.close()
+            hint = ""
+            if isinstance(exc, http.client.BadStatusLine) and str(exc).startswith("\x15\x03"):
+                hint = " (a TLS alert: the server speaks HTTPS there)"
+            raise TTransportException(
+                type=TTransportException.UNKNOWN,
+                message=f"HTTP exchange with {self._url} failed: {type(exc).__name__}{hint}",
+            ) from exc
+        status = response.status
+        kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
+        if status == 200 and kind in ("", "application/x-thrift"):
+            self._answer = io.BytesIO(payload)
+            return
+        connection.close()  # the answer says nothing a next call could use
+        self._refuse(status, response.reason, kind, payload)
+
+    def _refuse(self, status: int, reason: str, kind: str, payload: bytes) -> None:
+        quote = _quote(payload)
+        said = f"HTTP {status} {reason} from {self._url}" + (f": {quote}" if quote else "")
+        if status in _AUTHENTICATION_STATUSES:
+            raise AuthenticationError(
+                f"{said} (the server or a gateway refused the credentials: check the HTTP "
+                "username/password or headers)"
+            )
+        if 500 <= status <= 599:
+            raise TTransportException(type=TTransportException.UNKNOWN, message=said)
+        if status == 200:
+            raise HTTPStatusError(
+                f"HTTP 200 from {self._url} carries {kind}, not Thrift (a gateway's page? "
+                "check the HTTP path)",
+                status=status,
+                url=self._url,
+            )
+        raise HTTPStatusError(said, status=status, url=self._url)
+
+
+def _quote(payload: bytes) -> str:
+    """The gist of an error page: its HTML title, else its first line, shortened."""
+    title = _TITLE.search(payload)
+    text = (title.group(1) if title else payload).decode("utf-8", "replace")
+    text = " ".join(text.split())
+    return text if len(text) <= _QUOTED else text[: _QUOTED - 3] + "..."
