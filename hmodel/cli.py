@@ -28,7 +28,7 @@ EXIT_ERROR = 2
 
 def _fake_hbase(args: argparse.Namespace) -> int:
     """Run the HBase-compatible Thrift1 (and Thrift2) server until SIGINT or SIGTERM."""
-    from hmodel.testing.fake.thrift1_server import FakeHBaseServer
+    from hmodel.testing.fake import FakeHBaseServer
 
     stop = threading.Event()
     previous = {

@@ -1,5 +1,7 @@
-"""Moved to :mod:`hmodel.testing.fake.thrift1_server`; re-exported here for old imports."""
+"""Moved to :mod:`hmodel.testing.fake`; re-exported here for old imports."""
 
-from hmodel.testing.fake.thrift1_server import CallHook, Drop, FakeHBaseServer, Protocol, Transport
+from hmodel.testing.fake.server import FakeHBaseServer
+from hmodel.testing.fake.serving import Protocol, Transport
+from hmodel.testing.fake.thrift1_processor import CallHook, Drop
 
 __all__ = ["CallHook", "Drop", "FakeHBaseServer", "Protocol", "Transport"]

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from hmodel.backend.memory import MemoryBackend
-from hmodel.testing.fake.thrift1_server import FakeHBaseServer, Protocol, Transport
+from hmodel.testing.fake.serving import FakeThriftServer, Protocol, Transport
 from hmodel.testing.fake.thrift2_handler import Thrift2Handler
 from hmodel.testing.fake.thrift2_processor import Thrift2Processor
 
 __all__ = ["FakeThrift2Server"]
 
 
-class FakeThrift2Server(FakeHBaseServer):
+class FakeThrift2Server(FakeThriftServer):
     """A Thrift2 server (``hbase thrift2``) in a thread: same sockets, other service.
 
     Any Thrift2 client (hmodel's :class:`~hmodel.backend.thrift2.Thrift2Backend`, or code
@@ -23,7 +23,12 @@ class FakeThrift2Server(FakeHBaseServer):
         port: TCP port; ``0`` picks a free one.
         transport: ``"buffered"`` (HBase's default) or ``"framed"``.
         protocol: ``"binary"`` (HBase's default) or ``"compact"``.
+
+    Raises:
+        ValidationError: A bad ``host`` or ``port``, an unknown ``transport`` or ``protocol``.
     """
+
+    service = "Thrift2"
 
     def __init__(
         self,
@@ -35,13 +40,16 @@ class FakeThrift2Server(FakeHBaseServer):
         protocol: Protocol = "binary",
     ) -> None:
         super().__init__(backend, host=host, port=port, transport=transport, protocol=protocol)
-        self._handler = Thrift2Handler(self._backend, server_host=host, server_port=port)  # type: ignore[assignment]
-        self._processor = Thrift2Processor(self._handler)  # type: ignore[assignment]
+        self._handler = Thrift2Handler(self._backend, server_host=host, server_port=port)
+        self._processor = Thrift2Processor(self._handler)
 
     @property
-    def handler(self) -> Thrift2Handler:  # type: ignore[override]
+    def handler(self) -> Thrift2Handler:
         """The ``THBaseService`` handler (its ``scanners`` are the open scanners)."""
-        return self._handler  # type: ignore[return-value]
+        return self._handler
 
-    def __repr__(self) -> str:
-        return "<FakeThrift2Server" + super().__repr__().removeprefix("<FakeHBaseServer")
+    def _bound(self, port: int) -> None:
+        self._handler.server_port = port
+
+    def _close_scanners(self) -> None:
+        self._handler.scanners.close_all()
