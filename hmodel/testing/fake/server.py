@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from hmodel.backend.memory import MemoryBackend
 from hmodel.clock import Clock
-from hmodel.testing.fake.serving import Protocol, Transport, check_port
+from hmodel.testing.fake.framing import DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_MESSAGE_BYTES
+from hmodel.testing.fake.serving import (
+    DEFAULT_MAX_QUEUED,
+    DEFAULT_MAX_WORKERS,
+    DEFAULT_READ_TIMEOUT_MS,
+    Protocol,
+    Transport,
+    check_count,
+    check_port,
+)
 from hmodel.testing.fake.thrift1_processor import CallHook
 from hmodel.testing.fake.thrift1_scanner import DEFAULT_SCANNER_LEASE_MS
 from hmodel.testing.fake.thrift1_server import FakeThrift1Server
+from hmodel.testing.fake.thrift2_scanner import (
+    DEFAULT_SCANNER_LEASE_MS as DEFAULT_THRIFT2_SCANNER_LEASE_MS,
+)
 from hmodel.testing.fake.thrift2_server import FakeThrift2Server
 
 __all__ = ["FakeHBaseServer"]
@@ -21,15 +33,24 @@ class FakeHBaseServer(FakeThrift1Server):
     """An HBase Thrift1 server (the ``Hbase`` service happybase speaks) over a memory engine.
 
     Unmodified happybase programs run against it: point ``happybase.Connection`` at
-    :attr:`host` and :attr:`port` with the same ``transport`` and ``protocol``. Each client
-    connection is served by its own thread; scanners are shared by all connections, as in
-    HBase. A request that cannot even be decoded drops only that client's connection; an
-    error inside a call is answered with the Thrift error HBase would send and the
-    connection goes on. See ``docs/testing.md`` for exactly what is served.
+    :attr:`host` and :attr:`port` with the same ``transport`` and ``protocol``. Scanners
+    are shared by all connections, as in HBase. A request that cannot even be decoded
+    drops only that client's connection; an error inside a call is answered with the
+    Thrift error HBase would send and the connection goes on. See ``docs/testing.md`` for
+    exactly what is served.
+
+    Connections are served as HBase's own Thrift server serves them, within the same
+    bounds and with the same defaults: a worker thread per connection, at most
+    ``max_workers`` at once and ``max_queued`` more waiting; a connection idle for
+    ``read_timeout_ms`` is closed; a request declaring a string, binary or container
+    over ``max_message_bytes`` (or a frame over ``max_frame_bytes``) is refused before
+    those bytes are received; scanners unused for their lease are closed within a second
+    (see :class:`~hmodel.testing.fake.serving.FakeThriftServer`).
 
     With ``thrift2_port`` it also serves HBase 2's Thrift2 API (a
-    :class:`~hmodel.testing.fake.FakeThrift2Server`) over the same engine, as a real HBase
-    runs ``hbase thrift`` and ``hbase thrift2`` side by side.
+    :class:`~hmodel.testing.fake.FakeThrift2Server`) over the same engine, with the same
+    transport, protocol and bounds, as a real HBase runs ``hbase thrift`` and
+    ``hbase thrift2`` side by side.
 
     Args:
         backend: The engine holding the tables; a fresh :class:`MemoryBackend` if ``None``.
@@ -38,21 +59,32 @@ class FakeHBaseServer(FakeThrift1Server):
         port: TCP port; ``0`` picks a free one (read it back from :attr:`port`).
         transport: ``"buffered"`` (HBase's default) or ``"framed"``.
         protocol: ``"binary"`` (HBase's default) or ``"compact"``.
-        scanner_lease_ms: A scanner no call has used for this long expires and its id
-            answers ``IllegalArgument("scanner ID is invalid")``, as HBase 2.2's Thrift1
+        read_timeout_ms: A connection whose next bytes take this long to come is closed;
+            ``0``: never. HBase's ``hbase.thrift.server.socket.read.timeout``, 60 s.
+        max_workers: Connections served at once: ``hbase.thrift.maxWorkerThreads``, 1000.
+        max_queued: Connections accepted beyond those, waiting unanswered for a worker:
+            ``hbase.thrift.maxQueuedRequests``, 1000; one more is closed at once.
+        max_frame_bytes: Framed transport: the longest frame taken, 2 MiB, as HBase's
+            ``hbase.regionserver.thrift.framed.max_frame_size_in_mb``.
+        max_message_bytes: The longest string or binary a request may declare (and the
+            most a container's elements may need): 100 MiB, libthrift's max message size.
+        scanner_lease_ms: A Thrift1 scanner no call has used for this long expires and its
+            id answers ``IllegalArgument("scanner ID is invalid")``, as HBase 2's Thrift1
             server drops scanners unused for twice ``hbase.client.scanner.timeout.period``
-            (120 s by default). Clients that vanish leak nothing for longer.
+            (120 s by default).
         clock: The time scanner leases are measured with, in epoch milliseconds; the
             engine's clock if ``None`` (a ``ManualClock`` lets tests expire scanners
             without sleeping).
-        hook: Asked with each Thrift method name before the call runs; returning
+        hook: Asked with each Thrift1 method name before the call runs; returning
             :attr:`Drop.BEFORE` or :attr:`Drop.AFTER` drops that client's connection
             there (see :data:`~hmodel.testing.fake.thrift1_processor.CallHook`). For tests of
             clients on a failing network; ``None`` serves every call.
         thrift2_port: Also serve HBase 2's Thrift2 API (``THBaseService``) over the same
-            engine on this port (``0``: a free one, read back from :attr:`thrift2_port`),
-            as a real HBase runs ``hbase thrift`` and ``hbase thrift2`` side by side;
-            ``None`` (the default): Thrift1 only. Same transport and protocol.
+            engine on this port (``0``: a free one, read back from :attr:`thrift2_port`);
+            ``None`` (the default): Thrift1 only.
+        thrift2_scanner_lease_ms: The same for Thrift2 scanners, whose ids then answer
+            ``TIllegalArgument("Invalid scanner Id")``: HBase 2's Thrift2 server expires
+            them after ``hbase.client.scanner.timeout.period`` itself (60 s by default).
 
     Example:
         >>> import happybase
@@ -66,7 +98,7 @@ class FakeHBaseServer(FakeThrift1Server):
 
     Raises:
         ValidationError: A bad ``host``, ``port`` or ``thrift2_port``, an unknown
-            ``transport`` or ``protocol``, or a bad ``scanner_lease_ms``.
+            ``transport`` or ``protocol``, a bound out of range, or a bad scanner lease.
     """
 
     def __init__(
@@ -77,23 +109,37 @@ class FakeHBaseServer(FakeThrift1Server):
         port: int = 0,
         transport: Transport = "buffered",
         protocol: Protocol = "binary",
+        read_timeout_ms: int = DEFAULT_READ_TIMEOUT_MS,
+        max_workers: int = DEFAULT_MAX_WORKERS,
+        max_queued: int = DEFAULT_MAX_QUEUED,
+        max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
         scanner_lease_ms: int = DEFAULT_SCANNER_LEASE_MS,
         clock: Clock | None = None,
         hook: CallHook | None = None,
         thrift2_port: int | None = None,
+        thrift2_scanner_lease_ms: int = DEFAULT_THRIFT2_SCANNER_LEASE_MS,
     ) -> None:
         check_port("thrift2_port", thrift2_port, optional=True)
+        check_count("thrift2_scanner_lease_ms", thrift2_scanner_lease_ms, 1)
         super().__init__(
             backend,
             host=host,
             port=port,
             transport=transport,
             protocol=protocol,
+            read_timeout_ms=read_timeout_ms,
+            max_workers=max_workers,
+            max_queued=max_queued,
+            max_frame_bytes=max_frame_bytes,
+            max_message_bytes=max_message_bytes,
             scanner_lease_ms=scanner_lease_ms,
             clock=clock,
             hook=hook,
         )
         self._thrift2_port = thrift2_port
+        self._thrift2_scanner_lease_ms = thrift2_scanner_lease_ms
+        self._clock = clock
         self._thrift2: FakeThrift2Server | None = None
 
     @property
@@ -116,8 +162,13 @@ class FakeHBaseServer(FakeThrift1Server):
         """
         super().start()
         if self._thrift2_port is not None:
-            options: dict[str, Any] = self.serving_options
-            self._thrift2 = FakeThrift2Server(self._backend, port=self._thrift2_port, **options)
+            self._thrift2 = FakeThrift2Server(
+                self._backend,
+                port=self._thrift2_port,
+                scanner_lease_ms=self._thrift2_scanner_lease_ms,
+                clock=self._clock,
+                **self.serving_options,
+            )
             try:
                 self._thrift2.start()
             except BaseException:

@@ -8,6 +8,7 @@ import logging
 import selectors
 import socket
 import threading
+from collections import deque
 from types import TracebackType
 from typing import Any, Literal, TypeVar
 from typing import Protocol as TypingProtocol
@@ -16,14 +17,31 @@ from thriftpy2.protocol import TBinaryProtocolFactory, TCompactProtocolFactory
 from thriftpy2.transport import (
     TBufferedTransportFactory,
     TFramedTransportFactory,
+    TMemoryBuffer,
     TSocket,
     TTransportException,
 )
 
 from hmodel.backend.memory import MemoryBackend
 from hmodel.errors import BackendError, UnsupportedOperationError, ValidationError
+from hmodel.testing.fake.framing import (
+    DEFAULT_MAX_FRAME_BYTES,
+    DEFAULT_MAX_MESSAGE_BYTES,
+    RefusedRequestError,
+    RequestReader,
+)
 
-__all__ = ["CloseConnection", "FakeThriftServer", "Processor", "Protocol", "Transport"]
+__all__ = [
+    "DEFAULT_MAX_QUEUED",
+    "DEFAULT_MAX_WORKERS",
+    "DEFAULT_READ_TIMEOUT_MS",
+    "SWEEP_INTERVAL_S",
+    "CloseConnection",
+    "FakeThriftServer",
+    "Processor",
+    "Protocol",
+    "Transport",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -41,6 +59,20 @@ _PROTOCOLS: dict[str, Any] = {
     "compact": TCompactProtocolFactory,
 }
 _JOIN_TIMEOUT = 5.0  # seconds to wait for a thread that should already be ending
+
+#: How long a connection may wait for the client's next bytes before the server closes it:
+#: HBase's ``hbase.thrift.server.socket.read.timeout`` (60 s), the socket timeout of its
+#: thread-pool Thrift server (the default server type).
+DEFAULT_READ_TIMEOUT_MS = 60_000
+#: How many connections are served at once: ``hbase.thrift.maxWorkerThreads`` (1000) of
+#: HBase's ``TBoundedThreadPoolServer``; a worker serves one connection until it closes.
+DEFAULT_MAX_WORKERS = 1000
+#: How many accepted connections may wait for a worker: ``hbase.thrift.maxQueuedRequests``
+#: (1000); one more is closed at once ("Queue is full, closing connection").
+DEFAULT_MAX_QUEUED = 1000
+#: How often, in seconds, the server's sweeper expires what is due (scanners): expiry
+#: needs no client call.
+SWEEP_INTERVAL_S = 1.0
 
 _Server = TypeVar("_Server", bound="FakeThriftServer")
 
@@ -69,14 +101,36 @@ def check_port(field: str, port: object, *, optional: bool = False) -> None:
         raise ValidationError(f"{field} must be {allowed} from 0 to 65535", field=field, value=port)
 
 
+def check_count(field: str, value: object, minimum: int) -> None:
+    """Refuse a value that is not an int ``>= minimum`` (a bool is not an int here).
+
+    Raises:
+        ValidationError: Naming ``field``.
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValidationError(f"{field} must be an int >= {minimum}", field=field, value=value)
+
+
 class FakeThriftServer:
     """A Thrift server in threads over a memory engine: the part both fake servers share.
 
-    It listens on ``host:port``, accepts connections in one thread and serves each one in
-    a thread of its own with :attr:`_processor`, one request after the other. A request
-    that cannot even be decoded drops only that client's connection. Subclasses (the
-    Thrift1 and Thrift2 servers) set :attr:`_processor` and may override
-    :meth:`_close_scanners`.
+    It listens on ``host:port`` and accepts connections in one thread. Each connection is
+    served by a worker thread of its own, one request after the other, as HBase's default
+    server (``TBoundedThreadPoolServer``) does, and within the same bounds:
+
+    * at most ``max_workers`` connections are served at once; up to ``max_queued`` more
+      are accepted and wait, unanswered, until a served connection ends; one more is
+      closed as soon as it is accepted ("Queue is full, closing connection");
+    * a connection that sends nothing for ``read_timeout_ms`` is closed;
+    * a request that declares more bytes than ``max_message_bytes`` (a string or binary,
+      a container) or, framed, a frame longer than ``max_frame_bytes`` is refused before
+      those bytes are received, and the connection closed
+      (:class:`~hmodel.testing.fake.framing.RequestReader`).
+
+    A request that cannot even be decoded drops only that client's connection. A sweeper
+    thread expires what is due every :data:`SWEEP_INTERVAL_S` (the subclass's
+    :meth:`_sweep`: open scanners). Subclasses (the Thrift1 and Thrift2 servers) set
+    :attr:`_processor`.
 
     Args:
         backend: The engine holding the tables; a fresh :class:`MemoryBackend` if ``None``.
@@ -85,9 +139,22 @@ class FakeThriftServer:
         port: TCP port; ``0`` picks a free one (read it back from :attr:`port`).
         transport: ``"buffered"`` (HBase's default) or ``"framed"``.
         protocol: ``"binary"`` (HBase's default) or ``"compact"``.
+        read_timeout_ms: A connection whose next bytes take longer than this to come is
+            closed (a receive or a send that waits this long); ``0``: never.
+            HBase's ``hbase.thrift.server.socket.read.timeout``, 60 s by default.
+        max_workers: Connections served at once (``hbase.thrift.maxWorkerThreads``, 1000).
+        max_queued: Connections accepted beyond those and waiting for a worker
+            (``hbase.thrift.maxQueuedRequests``, 1000); ``0``: none wait, the next one is
+            closed.
+        max_frame_bytes: Framed transport: the longest frame taken, as its 4-byte length
+            says (``hbase.regionserver.thrift.framed.max_frame_size_in_mb``: 2 MiB).
+        max_message_bytes: The longest string or binary a request may declare (and the
+            most a container's elements may need): libthrift's max message size, 100 MiB
+            in HBase's servers.
 
     Raises:
-        ValidationError: A bad ``host`` or ``port``, an unknown ``transport`` or ``protocol``.
+        ValidationError: A bad ``host`` or ``port``, an unknown ``transport`` or
+            ``protocol``, or a bound that is not an int in range.
     """
 
     #: The service's name in log lines.
@@ -103,6 +170,11 @@ class FakeThriftServer:
         port: int = 0,
         transport: Transport = "buffered",
         protocol: Protocol = "binary",
+        read_timeout_ms: int = DEFAULT_READ_TIMEOUT_MS,
+        max_workers: int = DEFAULT_MAX_WORKERS,
+        max_queued: int = DEFAULT_MAX_QUEUED,
+        max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     ) -> None:
         if not isinstance(host, str) or not host:
             raise ValidationError("host must be a non-empty string", field="host", value=host)
@@ -117,21 +189,36 @@ class FakeThriftServer:
             raise ValidationError(
                 f"protocol must be one of {sorted(_PROTOCOLS)}", field="protocol", value=protocol
             )
+        check_count("read_timeout_ms", read_timeout_ms, 0)
+        check_count("max_workers", max_workers, 1)
+        check_count("max_queued", max_queued, 0)
+        check_count("max_frame_bytes", max_frame_bytes, 1)
+        check_count("max_message_bytes", max_message_bytes, 1)
         self._backend = backend if backend is not None else MemoryBackend()
         self._host = host
         self._port = port
         self.transport: Transport = transport
         self.protocol: Protocol = protocol
+        self.read_timeout_ms = read_timeout_ms
+        self.max_workers = max_workers
+        self.max_queued = max_queued
+        self.max_frame_bytes = max_frame_bytes
+        self.max_message_bytes = max_message_bytes
         self._transport_factory = _TRANSPORTS[transport]()
         self._protocol_factory = _PROTOCOLS[protocol]()
         self._listener: socket.socket | None = None
         self._wakeup: tuple[socket.socket, socket.socket] | None = None
         self._acceptor: threading.Thread | None = None
-        self._clients: dict[socket.socket, threading.Thread] = {}
-        # Every client thread not known to have ended: stop() joins them all, including
-        # one that saw the stop flag and left on its own, already out of _clients.
+        self._sweeper: threading.Thread | None = None
+        self._clients: set[socket.socket] = set()  # being served
+        self._waiting: deque[socket.socket] = deque()  # accepted, waiting for a worker
+        self._workers = 0  # worker threads running
+        # Every worker thread not known to have ended: stop() joins them all, including
+        # one that saw the stop flag and left on its own.
         self._threads: list[threading.Thread] = []
         self._clients_lock = threading.Lock()
+        self._swept = threading.Condition()
+        self._sweeps_started = self._sweeps_done = 0
         self._stopping = threading.Event()
         self._stopped = threading.Event()
         self._started = False
@@ -167,17 +254,45 @@ class FakeThriftServer:
     @property
     def serving_options(self) -> dict[str, Any]:
         """The keyword arguments of how this server serves, for a sibling on another port."""
-        return {"host": self._host, "transport": self.transport, "protocol": self.protocol}
+        return {
+            "host": self._host,
+            "transport": self.transport,
+            "protocol": self.protocol,
+            "read_timeout_ms": self.read_timeout_ms,
+            "max_workers": self.max_workers,
+            "max_queued": self.max_queued,
+            "max_frame_bytes": self.max_frame_bytes,
+            "max_message_bytes": self.max_message_bytes,
+        }
 
     def client_count(self) -> int:
-        """How many client connections are open right now."""
+        """How many client connections are open: served, or waiting for a worker."""
         with self._clients_lock:
-            return len(self._clients)
+            return len(self._clients) + len(self._waiting)
+
+    def waiting_count(self) -> int:
+        """How many accepted connections are waiting for a worker (all ``max_workers`` busy)."""
+        with self._clients_lock:
+            return len(self._waiting)
+
+    def wait_swept(self, timeout: float | None = None) -> bool:
+        """Block until the sweeper has run once more, start to end, from now on.
+
+        For tests that move a ``ManualClock`` and need what is due expired without any
+        client call: the next sweep comes within :data:`SWEEP_INTERVAL_S`. Returns whether
+        it came within ``timeout`` seconds (``False`` also when the server is not running).
+        """
+        with self._swept:
+            after = self._sweeps_started
+            return (
+                self._swept.wait_for(lambda: self._sweeps_done > after or not self.running, timeout)
+                and self._sweeps_done > after
+            )
 
     # --- lifecycle ------------------------------------------------------------------
 
     def start(self: _Server) -> _Server:
-        """Bind, listen and serve in a daemon thread; returns ``self``.
+        """Bind, listen and serve in daemon threads; returns ``self``.
 
         Raises:
             BackendError: The address cannot be bound (the OS error is the cause).
@@ -195,28 +310,40 @@ class FakeThriftServer:
         self._port = listener.getsockname()[1]
         self._bound(self._port)
         self._wakeup = socket.socketpair()
-        self._acceptor = threading.Thread(
-            target=self._accept_loop, name=f"hmodel-fake-hbase-{self._port}", daemon=True
+        name = f"hmodel-fake-hbase-{self._port}"
+        self._acceptor = threading.Thread(target=self._accept_loop, name=name, daemon=True)
+        self._sweeper = threading.Thread(
+            target=self._sweep_loop, name=f"{name}-sweeper", daemon=True
         )
         self._acceptor.start()
+        self._sweeper.start()
         logger.info("fake HBase %s server listening on %s:%d", self.service, self._host, self._port)
         return self
 
     def stop(self) -> None:
         """Stop serving: close the listening socket and every client connection.
 
-        Returns once the accept thread and every connection thread have ended and all
-        open scanners are closed. Calling it again (or before :meth:`start`) does nothing.
+        Returns once the accept thread, the sweeper and every worker thread have ended and
+        all open scanners are closed. Calling it again (or before :meth:`start`) does
+        nothing.
         """
         if not self._started or self._stopping.is_set():
             return
         self._stopping.set()
         assert self._wakeup is not None and self._acceptor is not None
+        assert self._sweeper is not None
         self._wakeup[1].send(b"x")
         self._acceptor.join(_JOIN_TIMEOUT)
+        with self._swept:
+            self._swept.notify_all()
+        self._sweeper.join(_JOIN_TIMEOUT)
         with self._clients_lock:
-            clients = dict(self._clients)
+            clients = list(self._clients)
+            waiting = list(self._waiting)
+            self._waiting.clear()
             threads = list(self._threads)
+        for client in waiting:
+            client.close()
         for client in clients:
             with contextlib.suppress(OSError):  # already closed by its own thread
                 client.shutdown(socket.SHUT_RDWR)
@@ -255,6 +382,9 @@ class FakeThriftServer:
     def _bound(self, port: int) -> None:
         """Called once the listening port is known (the handler reports it in regions)."""
 
+    def _sweep(self) -> None:
+        """Expire what is due (the sweeper calls it every :data:`SWEEP_INTERVAL_S`)."""
+
     def _close_scanners(self) -> None:
         """Close every open scanner (the server is stopping)."""
 
@@ -273,50 +403,95 @@ class FakeThriftServer:
         listener.close()
 
     def _accept(self, listener: socket.socket) -> None:
+        """Accept one connection: to a new worker, else to the queue, else closed at once."""
         try:
-            client, _address = listener.accept()
+            client, address = listener.accept()
         except OSError:
             return  # the client went away before we accepted it
         client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        thread = threading.Thread(
-            target=self._serve_client,
-            args=(client,),
-            name=f"hmodel-fake-hbase-{self._port}-client-{next(self._numbers)}",
-            daemon=True,
-        )
         with self._clients_lock:
-            self._clients[client] = thread
-            self._threads = [t for t in self._threads if t.is_alive()]
-            self._threads.append(thread)
-        thread.start()
+            if self._workers < self.max_workers:
+                self._workers += 1
+                self._clients.add(client)
+                thread = threading.Thread(
+                    target=self._work,
+                    args=(client,),
+                    name=f"hmodel-fake-hbase-{self._port}-worker-{next(self._numbers)}",
+                    daemon=True,
+                )
+                self._threads = [t for t in self._threads if t.is_alive()]
+                self._threads.append(thread)
+                thread.start()
+                return
+            if len(self._waiting) < self.max_queued:
+                self._waiting.append(client)
+                return
+        logger.warning("Queue is full, closing connection from %s", address)
+        client.close()
 
-    def _serve_client(self, client: socket.socket) -> None:
-        try:
-            self.serve_connection(client)
-        finally:
+    def _work(self, client: socket.socket) -> None:
+        """A worker: serve a connection to its end, then the longest waiting one, if any."""
+        while True:
+            try:
+                self.serve_connection(client)
+            finally:
+                client.close()
             with self._clients_lock:
-                self._clients.pop(client, None)
-            client.close()
+                self._clients.discard(client)
+                if not self._waiting or self._stopping.is_set():
+                    self._workers -= 1
+                    return
+                client = self._waiting.popleft()
+                self._clients.add(client)
+
+    def _sweep_loop(self) -> None:
+        while not self._stopping.wait(SWEEP_INTERVAL_S):
+            with self._swept:
+                self._sweeps_started += 1
+            try:
+                self._sweep()
+            except Exception:  # a bug in a sweep must not end the sweeper
+                logger.exception("the fake HBase %s server's sweep failed", self.service)
+            with self._swept:
+                self._sweeps_done += 1
+                self._swept.notify_all()
 
     def serve_connection(self, client: socket.socket) -> None:
-        """Serve one accepted connection's byte stream until it ends, then close it.
+        """Serve one accepted connection's byte stream until it ends (the caller closes it).
 
-        Requests are read and answered one after the other. The client closing the
-        connection, the server stopping, a :class:`CloseConnection` from the processor or
-        a request that cannot be decoded (the stream cannot be resynchronised) ends it.
+        Each request is read whole first, its declared sizes checked before the bytes
+        they announce are received (:class:`~hmodel.testing.fake.framing.RequestReader`),
+        then decoded and served; replies go back through the server's transport and
+        protocol. It ends when the client closes the connection, nothing comes for
+        ``read_timeout_ms``, the server stops, a request is refused or cannot be decoded
+        (the stream cannot be resynchronised), or the processor raises
+        :class:`CloseConnection`.
         """
+        client.settimeout(self.read_timeout_ms / 1000 if self.read_timeout_ms else None)
+        reader = RequestReader(
+            client.recv,
+            protocol=self.protocol,
+            framed=self.transport == "framed",
+            max_frame_bytes=self.max_frame_bytes,
+            max_message_bytes=self.max_message_bytes,
+        )
         socket_transport = TSocket(sock=client)  # type: ignore[no-untyped-call]  # thriftpy2 is untyped
-        trans = self._transport_factory.get_transport(socket_transport)
-        prot = self._protocol_factory.get_protocol(trans)
+        oprot = self._protocol_factory.get_protocol(
+            self._transport_factory.get_transport(socket_transport)
+        )
         try:
             while not self._stopping.is_set():
-                self._processor.process(prot, prot)
+                request = reader.read()
+                decoded = TMemoryBuffer(request)  # type: ignore[no-untyped-call]  # thriftpy2 is untyped
+                iprot = self._protocol_factory.get_protocol(decoded)
+                self._processor.process(iprot, oprot)
+        except TimeoutError:
+            logger.debug("closing a connection idle for %d ms", self.read_timeout_ms)
         except (TTransportException, OSError):
             pass  # the client closed the connection, or the server is stopping
+        except RefusedRequestError as refused:
+            logger.warning("closing a client's connection: %s", refused)
         except CloseConnection as closing:
             logger.debug("dropping a client as the processor asked: %s", closing)
         except Exception:
             logger.warning("dropping a client after a malformed request", exc_info=True)
-        finally:
-            with contextlib.suppress(OSError):
-                trans.close()

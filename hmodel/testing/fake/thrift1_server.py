@@ -4,8 +4,16 @@ from __future__ import annotations
 
 from hmodel.backend.memory import MemoryBackend
 from hmodel.clock import Clock
-from hmodel.errors import ValidationError
-from hmodel.testing.fake.serving import FakeThriftServer, Protocol, Transport
+from hmodel.testing.fake.framing import DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_MESSAGE_BYTES
+from hmodel.testing.fake.serving import (
+    DEFAULT_MAX_QUEUED,
+    DEFAULT_MAX_WORKERS,
+    DEFAULT_READ_TIMEOUT_MS,
+    FakeThriftServer,
+    Protocol,
+    Transport,
+    check_count,
+)
 from hmodel.testing.fake.thrift1_handler import HBaseHandler
 from hmodel.testing.fake.thrift1_processor import CallHook, Drop, HBaseProcessor
 from hmodel.testing.fake.thrift1_scanner import DEFAULT_SCANNER_LEASE_MS
@@ -17,24 +25,34 @@ class FakeThrift1Server(FakeThriftServer):
     """An HBase Thrift1 server (the ``Hbase`` service happybase speaks) over a memory engine.
 
     Unmodified happybase programs run against it: point ``happybase.Connection`` at
-    :attr:`host` and :attr:`port` with the same ``transport`` and ``protocol``. Each client
-    connection is served by its own thread; scanners are shared by all connections, as in
-    HBase. A request that cannot even be decoded drops only that client's connection; an
-    error inside a call is answered with the Thrift error HBase would send and the
-    connection goes on. See ``docs/testing.md`` for exactly what is served.
+    :attr:`host` and :attr:`port` with the same ``transport`` and ``protocol``. Scanners
+    are shared by all connections, as in HBase. An error inside a call is answered with
+    the Thrift error HBase would send and the connection goes on. Connections are served
+    within the bounds of HBase's own Thrift server (workers, queue, idle timeout, request
+    sizes: see :class:`~hmodel.testing.fake.serving.FakeThriftServer`). See
+    ``docs/testing.md`` for exactly what is served.
     :class:`~hmodel.testing.fake.FakeHBaseServer` adds the Thrift2 port beside it.
 
     Args:
         backend: The engine holding the tables; a fresh :class:`MemoryBackend` if ``None``.
-        host: Interface to listen on; loopback by default. ``"0.0.0.0"`` exposes the fake
-            to the network: it has no authentication.
+        host: Interface to listen on; loopback by default.
         port: TCP port; ``0`` picks a free one (read it back from :attr:`port`).
         transport: ``"buffered"`` (HBase's default) or ``"framed"``.
         protocol: ``"binary"`` (HBase's default) or ``"compact"``.
+        read_timeout_ms: A connection idle this long is closed; ``0``: never (HBase's
+            ``hbase.thrift.server.socket.read.timeout``, 60 s).
+        max_workers: Connections served at once (``hbase.thrift.maxWorkerThreads``, 1000).
+        max_queued: Connections waiting for a worker (``hbase.thrift.maxQueuedRequests``,
+            1000); one more is closed at once.
+        max_frame_bytes: The longest frame, framed transport (2 MiB, as HBase's
+            ``hbase.regionserver.thrift.framed.max_frame_size_in_mb``).
+        max_message_bytes: The longest string or binary a request may declare (100 MiB,
+            libthrift's max message size).
         scanner_lease_ms: A scanner no call has used for this long expires and its id
-            answers ``IllegalArgument("scanner ID is invalid")``, as HBase 2.2's Thrift1
+            answers ``IllegalArgument("scanner ID is invalid")``, as HBase 2's Thrift1
             server drops scanners unused for twice ``hbase.client.scanner.timeout.period``
-            (120 s by default). Clients that vanish leak nothing for longer.
+            (120 s by default). Expired scanners are closed within a second, without any
+            call: clients that vanish leak nothing for longer.
         clock: The time scanner leases are measured with, in epoch milliseconds; the
             engine's clock if ``None`` (a ``ManualClock`` lets tests expire scanners
             without sleeping).
@@ -45,7 +63,7 @@ class FakeThrift1Server(FakeThriftServer):
 
     Raises:
         ValidationError: A bad ``host`` or ``port``, an unknown ``transport`` or
-            ``protocol``, or a bad ``scanner_lease_ms``.
+            ``protocol``, a bound out of range, or a bad ``scanner_lease_ms``.
     """
 
     service = "Thrift1"
@@ -58,21 +76,28 @@ class FakeThrift1Server(FakeThriftServer):
         port: int = 0,
         transport: Transport = "buffered",
         protocol: Protocol = "binary",
+        read_timeout_ms: int = DEFAULT_READ_TIMEOUT_MS,
+        max_workers: int = DEFAULT_MAX_WORKERS,
+        max_queued: int = DEFAULT_MAX_QUEUED,
+        max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
         scanner_lease_ms: int = DEFAULT_SCANNER_LEASE_MS,
         clock: Clock | None = None,
         hook: CallHook | None = None,
     ) -> None:
-        super().__init__(backend, host=host, port=port, transport=transport, protocol=protocol)
-        if (
-            isinstance(scanner_lease_ms, bool)
-            or not isinstance(scanner_lease_ms, int)
-            or scanner_lease_ms < 1
-        ):
-            raise ValidationError(
-                "scanner_lease_ms must be an int >= 1",
-                field="scanner_lease_ms",
-                value=scanner_lease_ms,
-            )
+        super().__init__(
+            backend,
+            host=host,
+            port=port,
+            transport=transport,
+            protocol=protocol,
+            read_timeout_ms=read_timeout_ms,
+            max_workers=max_workers,
+            max_queued=max_queued,
+            max_frame_bytes=max_frame_bytes,
+            max_message_bytes=max_message_bytes,
+        )
+        check_count("scanner_lease_ms", scanner_lease_ms, 1)
         self._handler = HBaseHandler(
             self._backend,
             server_host=host,
@@ -89,6 +114,9 @@ class FakeThrift1Server(FakeThriftServer):
 
     def _bound(self, port: int) -> None:
         self._handler.server_port = port
+
+    def _sweep(self) -> None:
+        self._handler.scanners.expire()
 
     def _close_scanners(self) -> None:
         self._handler.scanners.close_all()
