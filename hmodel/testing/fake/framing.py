@@ -104,14 +104,27 @@ def walk_binary(buffer: bytearray, at: int, end: int, limit: int, fill: Fill) ->
         top = stack[-1]
         state = top[0]
         if state == _STRUCT:
-            if at >= end:
-                end = fill(at + 1)
-            kind = buffer[at]
+            while True:  # the struct's strings and fixed-size fields, in one go
+                if at >= end:
+                    end = fill(at + 1)
+                kind = buffer[at]
+                if kind == 11:
+                    if at + 7 > end:
+                        end = fill(at + 7)
+                    length = _I32(buffer, at + 3)[0]
+                    if length < 0 or length > limit:
+                        raise _too_long(length)
+                    at += 7 + length
+                    continue
+                width = fixed(kind)
+                if width is None:
+                    break
+                at += 3 + width
             if kind == 0:  # STOP
                 at += 1
                 stack.pop()
                 continue
-            at += 3  # the type and the field id
+            at += 3  # the type and the field id of a struct or container field
         elif top[1] == 0:
             stack.pop()
             continue
@@ -149,6 +162,14 @@ def walk_binary(buffer: bytearray, at: int, end: int, limit: int, fill: Fill) ->
             width = fixed(element)
             if width is not None:
                 at += count * width
+            elif element == 11:  # strings (rows, columns), in one go
+                for _ in range(count):
+                    if at + 4 > end:
+                        end = fill(at + 4)
+                    length = _I32(buffer, at)[0]
+                    if length < 0 or length > limit:
+                        raise _too_long(length)
+                    at += 4 + length
             else:
                 stack.append([_LIST, count, element, 0])
         elif kind == 13:  # MAP
@@ -339,8 +360,10 @@ class RequestReader:
             OSError: The stream failed or timed out.
         """
         if not self._framed:
-            end = self._message(0, self._fill(1), self._max_message, self._fill)
-            self._fill(end)
+            held = len(self._buffer) or self._fill(1)
+            end = self._message(0, held, self._max_message, self._fill)
+            if end > len(self._buffer):
+                self._fill(end)
             return self._take(0, end)
         self._fill(4)
         size: int = _I32(self._buffer, 0)[0]
@@ -363,8 +386,13 @@ class RequestReader:
         return self._take(4, frame)
 
     def _take(self, start: int, end: int) -> bytes:
-        request = bytes(self._buffer[start:end])
-        del self._buffer[:end]
+        buffer = self._buffer
+        if end == len(buffer):
+            request = bytes(buffer[start:] if start else buffer)
+            buffer.clear()
+        else:
+            request = bytes(buffer[start:end])
+            del buffer[:end]
         return request
 
     def _fill(self, size: int) -> int:

@@ -475,15 +475,16 @@ class FakeThriftServer:
             max_frame_bytes=self.max_frame_bytes,
             max_message_bytes=self.max_message_bytes,
         )
-        socket_transport = TSocket(sock=client)  # type: ignore[no-untyped-call]  # thriftpy2 is untyped
+        # thriftpy2 is untyped
+        socket_transport = TSocket(sock=client)  # type: ignore[no-untyped-call]
         oprot = self._protocol_factory.get_protocol(
             self._transport_factory.get_transport(socket_transport)
         )
+        request: Any = TMemoryBuffer()  # type: ignore[no-untyped-call]
+        iprot = self._protocol_factory.get_protocol(request)
         try:
             while not self._stopping.is_set():
-                request = reader.read()
-                decoded = TMemoryBuffer(request)  # type: ignore[no-untyped-call]  # thriftpy2 is untyped
-                iprot = self._protocol_factory.get_protocol(decoded)
+                request.setvalue(reader.read())
                 self._processor.process(iprot, oprot)
         except TimeoutError:
             logger.debug("closing a connection idle for %d ms", self.read_timeout_ms)
