@@ -76,7 +76,8 @@ class FakeHBaseServer(FakeThrift1Server):
             engine's clock if ``None`` (a ``ManualClock`` lets tests expire scanners
             without sleeping).
         hook: Asked with each Thrift1 method name before the call runs; returning
-            :attr:`Drop.BEFORE` or :attr:`Drop.AFTER` drops that client's connection
+            :attr:`~hmodel.testing.fake.thrift1_processor.Drop.BEFORE` or
+            :attr:`~hmodel.testing.fake.thrift1_processor.Drop.AFTER` drops that client's connection
             there (see :data:`~hmodel.testing.fake.thrift1_processor.CallHook`). For tests of
             clients on a failing network; ``None`` serves every call.
         thrift2_port: Also serve HBase 2's Thrift2 API (``THBaseService``) over the same
