@@ -5,7 +5,7 @@ from __future__ import annotations
 from bench.harness import Result, Scale, rate
 from bench.repository import Sizes, measure
 from hmodel.backend.thrift import ThriftBackend
-from hmodel.testing.thrift_server import FakeHBaseServer
+from hmodel.testing import FakeHBaseServer
 
 __all__ = ["run"]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
+    "AuthenticationError",
     "BackendError",
     "CellSizeWarning",
     "CellTooLargeError",
@@ -274,6 +275,27 @@ class OutcomeUnknownError(ConnectionLostError):
     The connection dropped after the request left (an increment, an append, a conditional
     write), so it was not retried. Read the row to find out before doing it again.
     """
+
+
+class AuthenticationError(BackendError):
+    """The Thrift server refused the client's SASL authentication (Kerberos GSSAPI or PLAIN).
+
+    Raised when a connection is opened: no ticket, an expired ticket, a service principal
+    the KDC or the server does not know, a wrong password, or a quality of protection the
+    two sides do not share. It is not retried (a new connection would fail the same way).
+    The message names the server and the client principal and quotes the GSSAPI error or
+    the server's refusal; a ``gssapi`` error is kept as ``__cause__``, never raised.
+
+    Attributes:
+        host: The server's ``host:port``.
+        principal: The client principal (or user name) that tried, or ``None`` when it
+            could not be known (no credential cache).
+    """
+
+    def __init__(self, message: str, *, host: str, principal: str | None) -> None:
+        self.host = host
+        self.principal = principal
+        super().__init__(message)
 
 
 class ServerStartError(BackendError):

@@ -21,9 +21,7 @@ import attrs
 from hmodel import Const, Int, Key, Query, Store, Str, field, model
 from hmodel.codecs import VersionedAvro
 from hmodel.errors import NotFoundError
-from hmodel.patterns import Aggregate, Copy, CopyReport, RecordTypes
-from hmodel.patterns.index import Index
-from hmodel.patterns.index_repository import IndexedRepository
+from hmodel.patterns import Aggregate, Copy, CopyReport, Index, IndexedRepository, RecordTypes
 from hmodel.schema import Family, Table
 
 __all__ = [

@@ -19,9 +19,7 @@ from examples.microblog.schema import USER_BY_NICKNAME
 from hmodel.backend.base import Backend
 from hmodel.clock import Clock, system_clock
 from hmodel.errors import NotFoundError, ValidationError
-from hmodel.patterns import Relation
-from hmodel.patterns.index import Index
-from hmodel.patterns.index_repository import IndexedRepository
+from hmodel.patterns import Index, IndexedRepository, Relation
 from hmodel.repository import Listener, Page, Store
 
 __all__ = ["Microblog"]

@@ -12,11 +12,13 @@ from hmodel.backend.base import (
     Scan,
     prefix_stop,
 )
+from hmodel.backend.forwarding import ForwardingBackend
 
 __all__ = [
     "Backend",
     "Cell",
     "Delete",
+    "ForwardingBackend",
     "Increment",
     "Mutation",
     "Put",

@@ -2,11 +2,28 @@
 
 Each module uses only the public repository API (an import contract checks it):
 ``records`` (R1, R2), ``copies`` (R3, R7), ``relation`` (R6), ``ids`` (K9),
-``timebucket`` (R9).
+``timebucket`` (R9), ``index`` (I1-I3: the declaration and its rows),
+``index_repository`` (I1: the writes that keep indexes consistent), ``index_job``
+(I2, I3: backfill, verify and rebuild), and ``guard`` (the row guard copies and
+relations write through).
 """
 
 from hmodel.patterns.copies import Copy, CopyReport, StaleCopy
+from hmodel.patterns.guard import Outcome, RowGuard
 from hmodel.patterns.ids import IdAllocator, id_table
+from hmodel.patterns.index import Entry, Index
+from hmodel.patterns.index_job import (
+    Job,
+    JobReport,
+    Progress,
+    Shard,
+    ShardReport,
+    plan_shards,
+    run_job,
+    run_shard,
+    run_shard_with,
+)
+from hmodel.patterns.index_repository import IndexedRepository, IndexStats, parse_result
 from hmodel.patterns.records import Aggregate, RecordTypes
 from hmodel.patterns.relation import OneSidedLink, Relation
 from hmodel.patterns.timebucket import Point, TimeBuckets, TimeSeries
@@ -15,13 +32,29 @@ __all__ = [
     "Aggregate",
     "Copy",
     "CopyReport",
+    "Entry",
     "IdAllocator",
+    "Index",
+    "IndexStats",
+    "IndexedRepository",
+    "Job",
+    "JobReport",
     "OneSidedLink",
+    "Outcome",
     "Point",
+    "Progress",
     "RecordTypes",
     "Relation",
+    "RowGuard",
+    "Shard",
+    "ShardReport",
     "StaleCopy",
     "TimeBuckets",
     "TimeSeries",
     "id_table",
+    "parse_result",
+    "plan_shards",
+    "run_job",
+    "run_shard",
+    "run_shard_with",
 ]

@@ -84,7 +84,8 @@ class RecordingBackend(Backend):
 
     Reads find nothing, conditional writes succeed, counters read 0; nothing is stored
     and nothing leaves the process. Capabilities and RPC names are those of the backend
-    it stands in for, so an operation takes the path it would take there.
+    it stands in for, so an operation takes the path it would take there. Not a
+    :class:`~hmodel.backend.forwarding.ForwardingBackend`: no call is passed on.
 
     Args:
         stands_for: The backend whose behaviour is explained.

@@ -3,28 +3,20 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
 
 import attrs
 
-from hmodel.backend.base import (
-    Backend,
-    Cell,
-    Delete,
-    Increment,
-    Mutation,
-    Put,
-    Region,
-    RowResult,
-    Scan,
-)
-from hmodel.schema.family import Family
-from hmodel.schema.table import Table
+from hmodel.backend.base import Backend
+from hmodel.backend.forwarding import ForwardingBackend
 
 __all__ = ["FaultyBackend", "Hook"]
 
-#: What a hook runs: it gets the call's name and arguments.
+P = ParamSpec("P")
+T = TypeVar("T")
+
+#: What a hook runs: it gets the call's name and positional arguments.
 Action = Callable[[str, tuple[Any, ...]], None]
 
 
@@ -54,13 +46,16 @@ class Hook:
     seen: int = 0
 
 
-class FaultyBackend(Backend):
+class FaultyBackend(ForwardingBackend):
     """Wraps a backend; passes every call on, except where a :class:`Hook` intervenes.
 
     Deterministic fault injection for write-path tests (no sleeps, no patching): a hook
     on the ``nth`` call of a method can run code before or after it (interleave another
     writer at exactly that point), or raise instead of it or after it. Hooks fire once
     (``nth >= 1``) or on every call (``nth=0``); the hooked thread runs the hook's code.
+    A :class:`~hmodel.backend.forwarding.ForwardingBackend`: the hooks are met in its
+    ``_forward``, so every protocol call can be hooked, and a subclass that draws its own
+    faults overrides ``_forward`` and calls this one to keep the hooks.
 
     Example:
         >>> from hmodel.backend.memory import MemoryBackend
@@ -79,20 +74,10 @@ class FaultyBackend(Backend):
     """
 
     def __init__(self, inner: Backend) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.hooks: list[Hook] = []
         self.calls: list[str] = []
         self._lock = threading.Lock()
-
-    @property
-    def capabilities(self) -> frozenset[str]:  # type: ignore[override]
-        """The wrapped backend's capabilities."""
-        return self.inner.capabilities
-
-    @property
-    def round_trips(self) -> int:  # type: ignore[override]
-        """The wrapped backend's round trips."""
-        return self.inner.round_trips
 
     def on(self, method: str, **options: Any) -> Hook:
         """Install a :class:`Hook` on ``method`` (options as its attributes)."""
@@ -116,116 +101,20 @@ class FaultyBackend(Backend):
                     return hook
         return None
 
-    def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
+    def _forward(
+        self, method: str, call: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs
+    ) -> T:
+        """Pass the call on, running the :class:`Hook` it meets, if any."""
         hook = self._hook(method)
         if hook is None:
-            return getattr(self.inner, method)(*args, **kwargs)
+            return call(*args, **kwargs)
         if hook.before is not None:
             hook.before(method, args)
         if hook.fail is not None and not hook.fail_after:
             raise hook.fail
-        result = getattr(self.inner, method)(*args, **kwargs)
+        result = call(*args, **kwargs)
         if hook.after is not None:
             hook.after(method, args)
         if hook.fail is not None:
             raise hook.fail
         return result
-
-    # --- the protocol, passed on ----------------------------------------------------
-
-    def create_table(self, table: Table) -> None:
-        """Pass on :meth:`Backend.create_table`."""
-        self._call("create_table", table)
-
-    def delete_table(self, name: str) -> None:
-        """Pass on :meth:`Backend.delete_table`."""
-        self._call("delete_table", name)
-
-    def table_exists(self, name: str) -> bool:
-        """Pass on :meth:`Backend.table_exists`."""
-        return bool(self._call("table_exists", name))
-
-    def list_tables(self) -> list[str]:
-        """Pass on :meth:`Backend.list_tables`."""
-        return list(self._call("list_tables"))
-
-    def describe_families(self, name: str) -> dict[str, Family]:
-        """Pass on :meth:`Backend.describe_families`."""
-        return dict(self._call("describe_families", name))
-
-    def regions(self, name: str) -> list[Region]:
-        """Pass on :meth:`Backend.regions`."""
-        return list(self._call("regions", name))
-
-    def get(
-        self,
-        table: str,
-        rows: Sequence[bytes],
-        *,
-        columns: Sequence[bytes] = (),
-        before: int | None = None,
-    ) -> list[RowResult]:
-        """Pass on :meth:`Backend.get`."""
-        return list(self._call("get", table, rows, columns=columns, before=before))
-
-    def get_versions(
-        self,
-        table: str,
-        row: bytes,
-        column: bytes,
-        *,
-        max_versions: int,
-        before: int | None = None,
-    ) -> list[Cell]:
-        """Pass on :meth:`Backend.get_versions`."""
-        return list(
-            self._call("get_versions", table, row, column, max_versions=max_versions, before=before)
-        )
-
-    def scan(self, table: str, scan: Scan) -> Iterator[RowResult]:
-        """Pass on :meth:`Backend.scan` (the hook fires when the scan is opened)."""
-        found: Iterator[RowResult] = self._call("scan", table, scan)
-        return found
-
-    def mutate(self, table: str, mutations: Sequence[Mutation]) -> None:
-        """Pass on :meth:`Backend.mutate`."""
-        self._call("mutate", table, mutations)
-
-    def increment(self, table: str, row: bytes, column: bytes, amount: int = 1) -> int:
-        """Pass on :meth:`Backend.increment`."""
-        return int(self._call("increment", table, row, column, amount))
-
-    def increment_many(self, table: str, increments: Sequence[Increment]) -> None:
-        """Pass on :meth:`Backend.increment_many`."""
-        self._call("increment_many", table, increments)
-
-    def check_and_put(
-        self, table: str, row: bytes, column: bytes, expected: bytes | None, put: Put
-    ) -> bool:
-        """Pass on :meth:`Backend.check_and_put`."""
-        return bool(self._call("check_and_put", table, row, column, expected, put))
-
-    def check_and_delete(
-        self, table: str, row: bytes, column: bytes, expected: bytes | None, delete: Delete
-    ) -> bool:
-        """Pass on :meth:`Backend.check_and_delete`."""
-        return bool(self._call("check_and_delete", table, row, column, expected, delete))
-
-    def check_and_mutate(
-        self,
-        table: str,
-        row: bytes,
-        column: bytes,
-        expected: bytes | None,
-        mutations: Sequence[Mutation],
-    ) -> bool:
-        """Pass on :meth:`Backend.check_and_mutate`."""
-        return bool(self._call("check_and_mutate", table, row, column, expected, mutations))
-
-    def append(self, table: str, row: bytes, values: Mapping[bytes, bytes]) -> dict[bytes, bytes]:
-        """Pass on :meth:`Backend.append`."""
-        return dict(self._call("append", table, row, values))
-
-    def close(self) -> None:
-        """Pass on :meth:`Backend.close`."""
-        self._call("close")

@@ -49,7 +49,7 @@ import random
 import re
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, ParamSpec, TypeVar, cast
 
 import attrs
 
@@ -79,6 +79,9 @@ __all__ = [
     "parse_schedule",
     "replay",
 ]
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 _NAME = re.compile(r"[A-Za-z0-9_-]+\Z")
 
@@ -531,19 +534,27 @@ class SteppedBackend(FaultyBackend):
         finally:
             self._trips += self.inner.round_trips - before
 
-    def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
+    def _forward(
+        self, method: str, call: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs
+    ) -> T:
         if method == "mutate" and self._run.split_batches and len(args) == 2:
             rows: dict[Any, list[Any]] = {}
-            for mutation in args[1]:
+            for mutation in cast("Sequence[Any]", args[1]):
                 rows.setdefault(getattr(mutation, "row", None), []).append(mutation)
             if len(rows) > 1:  # HBase applies a batch row by row: a step per row
                 for part in rows.values():
-                    self._step(method, (args[0], part), kwargs)
-                return None
-        return self._step(method, args, kwargs)
+                    self._step(method, call, (args[0], part), kwargs)
+                return cast("T", None)
+        return cast("T", self._step(method, call, args, kwargs))
 
-    def _step(self, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        passed_on = functools.partial(super()._call, method, *args, **kwargs)
+    def _step(
+        self,
+        method: str,
+        call: Callable[..., Any],
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+    ) -> Any:
+        passed_on = functools.partial(super()._forward, method, call, *args, **kwargs)
         if not self._run.gate(self._name, method, _footprint(method, args)):
             return self._counted(passed_on)
         try:

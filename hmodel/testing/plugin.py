@@ -17,12 +17,14 @@ if TYPE_CHECKING:
     from hmodel.clock import ManualClock
     from hmodel.testing.fake import FakeHBaseServer
     from hmodel.testing.hbase_process import HBaseProcess
+    from hmodel.testing.kdc import LoopbackKdc
     from hmodel.testing.table_reuse import TablePool
 
 __all__ = [
     "hmodel_backend",
     "hmodel_clock",
     "hmodel_hbase_process",
+    "hmodel_kdc",
     "hmodel_memory_backend",
     "hmodel_real_hbase2_address",
     "hmodel_real_hbase2_pool",
@@ -129,6 +131,24 @@ def hmodel_hbase_process() -> Iterator[HBaseProcess]:
         pytest.skip("no java (install a JDK 17): no real HBase is started")
     with HBaseProcess() as process:
         yield process
+
+
+@pytest.fixture(scope="session")
+def hmodel_kdc() -> Iterator[LoopbackKdc]:
+    """A throwaway Kerberos realm on loopback for the session (SASL GSSAPI tests).
+
+    A :class:`~hmodel.testing.kdc.LoopbackKdc` (realm ``HMODEL.TEST``, ``krb5kdc`` on a
+    free port, all in a temporary directory), its ``KRB5_CONFIG`` set in this process
+    while it runs; skipped with the reason when the MIT Kerberos programs or the
+    ``gssapi`` package are missing.
+    """
+    from hmodel.testing.kdc import LoopbackKdc, kdc_missing, kerberos_environment
+
+    reason = kdc_missing()
+    if reason is not None:
+        pytest.skip(reason)
+    with LoopbackKdc() as kdc, kerberos_environment(kdc.environment()):
+        yield kdc
 
 
 @pytest.fixture(scope="session")

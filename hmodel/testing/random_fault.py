@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import timedelta
-from typing import Any
+from typing import ParamSpec, TypeVar, cast
 
 from hmodel.backend.base import Backend, Mutation, RowResult
 from hmodel.clock import ManualClock
@@ -14,6 +14,9 @@ from hmodel.errors import ConnectionLostError, OutcomeUnknownError, ReadInterrup
 from hmodel.testing.fault import FaultyBackend
 
 __all__ = ["KINDS", "WRITES", "RandomFaultBackend"]
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 #: The calls that change data: where a writer can die.
 WRITES = frozenset(
@@ -179,26 +182,26 @@ class RandomFaultBackend(FaultyBackend):
         self._local.faults = self.faults_here + 1
         return kind, fraction
 
-    def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
+    def _forward(
+        self, method: str, call: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs
+    ) -> T:
         kind, fraction = self._draw(method)
         if kind is None:
-            return super()._call(method, *args, **kwargs)
+            return super()._forward(method, call, *args, **kwargs)
         if kind == "before":
             raise ConnectionLostError(f"injected fault before {method}")
         if kind == "stall":
             assert self.clock is not None
             self.clock.advance(self.stall_ms)
-            return super()._call(method, *args, **kwargs)
+            return super()._forward(method, call, *args, **kwargs)
         if kind == "drop":
-            table = args[0]
-            return _DroppedScan(
-                super()._call(method, *args, **kwargs), int(fraction * _DROP_WITHIN), table
-            )
+            opened = cast("Iterator[RowResult]", super()._forward(method, call, *args, **kwargs))
+            return cast("T", _DroppedScan(opened, int(fraction * _DROP_WITHIN), str(args[0])))
         if kind == "inside":
-            table, mutations = args
+            table, mutations = cast("tuple[str, Sequence[Mutation]]", args)
             self._partial(table, mutations, fraction)
             raise OutcomeUnknownError(f"injected fault inside {method}")
-        super()._call(method, *args, **kwargs)
+        super()._forward(method, call, *args, **kwargs)
         raise OutcomeUnknownError(f"injected fault after {method}")
 
     def _partial(self, table: str, mutations: Sequence[Mutation], fraction: float) -> None:

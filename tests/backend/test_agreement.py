@@ -23,7 +23,7 @@ from hmodel.backend.thrift import ThriftBackend
 from hmodel.backend.thrift2 import Thrift2Backend
 from hmodel.clock import ManualClock
 from hmodel.schema import Family, Table
-from hmodel.testing.thrift_server import FakeHBaseServer
+from hmodel.testing import FakeHBaseServer
 
 TABLE = "agreement"
 #: Family ``a`` keeps 3 versions, ``b`` HBase's default of 1 (no split points: Thrift1 has none).

@@ -14,7 +14,7 @@ from examples.microblog.schema import TABLES
 from hmodel.backend.thrift import ThriftBackend
 from hmodel.backend.thrift2 import Thrift2Backend
 from hmodel.schema import create_statement
-from hmodel.testing.thrift_server import FakeHBaseServer
+from hmodel.testing import FakeHBaseServer
 
 ROOT = Path(__file__).resolve().parents[2]
 PREFIX = "microblog_main_test"

@@ -19,7 +19,7 @@ from hmodel.ops import measure, render_spread, spread_of
 from hmodel.ops.live import live_spread
 from hmodel.ops.sample import read_file
 from hmodel.ops.spread import save_image
-from hmodel.testing.thrift_server import FakeHBaseServer
+from hmodel.testing import FakeHBaseServer
 
 HAS_MATPLOTLIB = importlib.util.find_spec("matplotlib") is not None
 

@@ -22,7 +22,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterable, Sequence
 from datetime import timedelta
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import attrs
 
@@ -56,6 +56,9 @@ from tests.patterns.index_faults import (
     user_indexes,
 )
 from tests.patterns.index_models import Order, User
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 #: A stall advances the shared clock past every grace.
 STALL = GRACE + timedelta(seconds=1)
@@ -137,10 +140,12 @@ class RecordingStamps(WriteStamps):
 class TickingFaults(RandomFaultBackend):
     """Random faults, and the shared clock ticks a millisecond per call while enabled."""
 
-    def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
+    def _forward(
+        self, method: str, call: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs
+    ) -> T:
         if self.enabled and self.clock is not None:
             self.clock.advance(1)
-        return super()._call(method, *args, **kwargs)
+        return super()._forward(method, call, *args, **kwargs)
 
 
 @attrs.define

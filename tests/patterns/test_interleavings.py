@@ -39,7 +39,7 @@ from __future__ import annotations
 import copy
 import functools
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import attrs
 import pytest
@@ -57,6 +57,7 @@ from hmodel import (
     model,
 )
 from hmodel.backend.base import Backend, Mutation, Put, Scan
+from hmodel.backend.forwarding import ForwardingBackend
 from hmodel.backend.memory import MemoryBackend
 from hmodel.clock import ManualClock
 from hmodel.errors import ConflictError
@@ -65,11 +66,13 @@ from hmodel.patterns import Copy, Relation
 from hmodel.patterns.index import UNVERIFIED, Index
 from hmodel.patterns.index_job import run_job
 from hmodel.patterns.index_repository import IndexedRepository
-from hmodel.testing.fault import FaultyBackend
 from hmodel.testing.interleave import Client, Exploration, Moment, World, explore
 from tests.patterns.index_models import Item, Order, User, colour_index, nick_index, status_index
 from tests.patterns.shared_models import Line, Shipping
 from tests.patterns.shared_models import User as Person
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 T0 = 1_700_000_000_000
 #: The setup's writes are this long before the clients start: every client stamp is later.
@@ -180,17 +183,14 @@ def _puts(call_method: str, args: tuple[Any, ...]) -> list[Put]:
 WRITES = frozenset({"mutate", "check_and_put", "check_and_delete", "check_and_mutate"})
 
 
-class Current(FaultyBackend):
-    """The engine of the world being checked, swapped in for each run (no hooks).
+class Current(ForwardingBackend):
+    """The engine of the world being checked, swapped in for each run.
 
     One check repository then serves every run of a scenario: building a repository
     builds its mapper, which costs more than a run's check.
     """
 
     inner: MemoryBackend
-
-    def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
-        return getattr(self.inner, method)(*args, **kwargs)
 
 
 class IndexCheck:
@@ -379,17 +379,19 @@ READS = frozenset(
 )
 
 
-class Recorder(FaultyBackend):
+class Recorder(ForwardingBackend):
     """Passes calls on and records those that write, to apply them again elsewhere."""
 
     def __init__(self, inner: Backend) -> None:
         super().__init__(inner)
         self.writes: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
 
-    def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
+    def _forward(
+        self, method: str, call: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs
+    ) -> T:
         if method not in READS:
             self.writes.append((method, args, kwargs))
-        return getattr(self.inner, method)(*args, **kwargs)
+        return call(*args, **kwargs)
 
 
 class Setup:

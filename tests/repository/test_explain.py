@@ -9,6 +9,8 @@ import pytest
 
 from hmodel import Family, Key, Repository, Str, Table, field, map_field, model, version_field
 from hmodel.backend.base import Backend
+from hmodel.repository import Explanation
+from hmodel.testing.fault import FaultyBackend
 
 people = Table("ex_user", [Family("i"), Family("f"), Family("s")])
 
@@ -79,3 +81,18 @@ def test_a_scan_is_explained_with_its_ranges(backend: Backend) -> None:
     explained = repo.explain(lambda r: r.scan({"user_id": "u"}, reverse=True))
     (call,) = explained.calls
     assert call.method == "scan" and "reverse=True" in call.detail
+
+
+@pytest.mark.parametrize("name", list(OPERATIONS))
+def test_a_wrapped_backend_is_explained_as_the_backend_it_wraps(
+    backend: Backend, name: str
+) -> None:
+    """A wrapper (fault injection) keeps the wrapped backend's RPC names and request counts."""
+    repo = Repository(User, backend)
+    repo.create_table()
+    wrapped = Repository(User, FaultyBackend(backend))
+
+    def calls(explained: Explanation) -> list[tuple[str, str, tuple[bytes, ...], int]]:
+        return [(c.method, c.rpc, c.rows, c.round_trips) for c in explained.calls]
+
+    assert calls(wrapped.explain(OPERATIONS[name])) == calls(repo.explain(OPERATIONS[name]))

@@ -19,12 +19,12 @@ from hmodel import (
     version_field,
 )
 from hmodel.backend.base import Backend, Scan
+from hmodel.backend.forwarding import ForwardingBackend
 from hmodel.clock import ManualClock
 from hmodel.patterns import RecordTypes
 from hmodel.patterns.index import Index
 from hmodel.patterns.index_job import run_job
 from hmodel.patterns.index_repository import IndexedRepository
-from hmodel.testing.fault import FaultyBackend
 
 ORDERS = Table("tomb_order", [Family("o")])
 BY_CUSTOMER = Table("tomb_order_by_customer", [Family("x")])
@@ -50,7 +50,7 @@ class Line:
     item: str = field("o:i")
 
 
-class ClaimedBackend(FaultyBackend):
+class ClaimedBackend(ForwardingBackend):
     """The wrapped backend without ``check_and_mutate``: locked writes take the Thrift1
     protocol (claim, data, commit) on every target."""
 

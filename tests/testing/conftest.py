@@ -9,7 +9,7 @@ import pytest
 
 from hmodel.backend.memory import MemoryBackend
 from hmodel.clock import ManualClock
-from hmodel.testing.thrift_server import FakeHBaseServer
+from hmodel.testing import FakeHBaseServer
 
 #: Every transport/protocol pair happybase supports, for tests parametrised over all four.
 WIRE_FORMATS = [

@@ -135,7 +135,7 @@ def test_fake_hbase_serves_happybase_until_a_signal(
 
 
 def test_a_busy_port_is_reported_with_exit_code_2(capsys: pytest.CaptureFixture[str]) -> None:
-    from hmodel.testing.thrift_server import FakeHBaseServer
+    from hmodel.testing import FakeHBaseServer
 
     with FakeHBaseServer() as busy:
         assert main(["fake-hbase", "--port", str(busy.port)]) == 2

@@ -8,6 +8,7 @@ import pytest
 
 from hmodel.backend.thrift import ThriftBackend
 from hmodel.errors import BackendError, IllegalArgumentError
+from hmodel.testing import FakeHBaseServer
 from hmodel.testing.hbase_container import (
     ADDRESS_VARIABLE,
     SKIP_REASON,
@@ -16,7 +17,6 @@ from hmodel.testing.hbase_container import (
     real_hbase,
     wait_for_thrift,
 )
-from hmodel.testing.thrift_server import FakeHBaseServer
 
 
 def test_without_docker_or_address_real_hbase_tests_are_skipped_with_the_reason(

@@ -101,7 +101,9 @@ def test_the_kit_runs_one_body_on_every_target_and_honours_requires(
             assert "check_and_mutate" in hmodel_backend.capabilities
         """
     )
-    result = pytester.runpytest("-p", "no:randomly", "-rs")
+    # In a subprocess: the plugin reads HMODEL_TARGETS when it loads, and this process's
+    # plugin loaded with the outer run's value (which may narrow the targets).
+    result = pytester.runpytest_subprocess("-p", "no:randomly", "-rs")
     result.assert_outcomes(passed=5, skipped=5)
     result.stdout.fnmatch_lines(
         [

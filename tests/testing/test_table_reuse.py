@@ -11,8 +11,8 @@ from hmodel.backend.memory import MemoryBackend
 from hmodel.backend.thrift2 import Thrift2Backend
 from hmodel.errors import TableNotFoundError
 from hmodel.schema import Family, Table
+from hmodel.testing import FakeHBaseServer
 from hmodel.testing.table_reuse import ReusingThrift2Backend, ReusingThriftBackend, TablePool
-from hmodel.testing.thrift_server import FakeHBaseServer
 
 T = Table("t", [Family("f")])
 

@@ -17,8 +17,8 @@ from hmodel.errors import (
     TableExistsError,
     TableNotFoundError,
 )
-from hmodel.testing.thrift_error import thrift_error
-from hmodel.testing.thrift_idl import HBASE_THRIFT
+from hmodel.testing.fake.thrift1_error import thrift_error
+from hmodel.testing.fake.thrift1_idl import HBASE_THRIFT
 
 IO_ONLY = [HBASE_THRIFT.IOError]
 IO_AND_IA = [HBASE_THRIFT.IOError, HBASE_THRIFT.IllegalArgument]

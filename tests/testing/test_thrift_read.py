@@ -6,7 +6,7 @@ import happybase
 import pytest
 from thriftpy2.thrift import TApplicationException
 
-from hmodel.testing.thrift_idl import HBASE_THRIFT
+from hmodel.testing.fake.thrift1_idl import HBASE_THRIFT
 
 IOError_ = HBASE_THRIFT.IOError
 

@@ -10,8 +10,8 @@ from thriftpy2.thrift import TApplicationException
 
 from hmodel.clock import ManualClock
 from hmodel.errors import ValidationError
-from hmodel.testing.thrift_idl import HBASE_THRIFT
-from hmodel.testing.thrift_server import FakeHBaseServer
+from hmodel.testing import FakeHBaseServer
+from hmodel.testing.fake.thrift1_idl import HBASE_THRIFT
 
 IOError_ = HBASE_THRIFT.IOError
 IllegalArgument = HBASE_THRIFT.IllegalArgument

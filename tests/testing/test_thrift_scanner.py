@@ -9,7 +9,7 @@ import pytest
 from hmodel.backend.base import Cell, RowResult
 from hmodel.clock import ManualClock
 from hmodel.errors import IllegalArgumentError
-from hmodel.testing.thrift_scanner import Scanner, ScannerRegistry
+from hmodel.testing.fake.thrift1_scanner import Scanner, ScannerRegistry
 
 
 def _rows(*widths: int) -> list[RowResult]:

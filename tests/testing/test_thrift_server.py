@@ -14,8 +14,8 @@ from thriftpy2.transport import TTransportException
 from hmodel.backend.base import RowResult
 from hmodel.backend.memory import MemoryBackend
 from hmodel.errors import BackendError, UnsupportedOperationError, ValidationError
-from hmodel.testing.thrift_idl import HBASE_THRIFT, method_name
-from hmodel.testing.thrift_server import FakeHBaseServer
+from hmodel.testing import FakeHBaseServer
+from hmodel.testing.fake.thrift1_idl import HBASE_THRIFT, method_name
 
 from .conftest import WIRE_FORMATS
 

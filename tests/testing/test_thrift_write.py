@@ -7,8 +7,8 @@ import pytest
 from thriftpy2.thrift import TApplicationException
 
 from hmodel.clock import ManualClock
-from hmodel.testing.thrift_idl import HBASE_THRIFT, LATEST_TIMESTAMP
-from hmodel.testing.thrift_server import FakeHBaseServer
+from hmodel.testing import FakeHBaseServer
+from hmodel.testing.fake.thrift1_idl import HBASE_THRIFT, LATEST_TIMESTAMP
 
 IOError_ = HBASE_THRIFT.IOError
 IllegalArgument = HBASE_THRIFT.IllegalArgument

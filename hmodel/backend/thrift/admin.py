@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from hmodel.backend.base import Backend
+from hmodel.backend.sasl import Sasl
 from hmodel.errors import IllegalArgumentError
 
 __all__ = ["Admin", "admin_backend"]
@@ -34,13 +35,14 @@ def admin_backend(
     protocol: str,
     table_prefix: str | None,
     table_prefix_separator: str,
+    sasl: Sasl | None = None,
 ) -> Backend:
     """The backend that creates tables for a Thrift1 backend on ``host``.
 
     A :class:`~hmodel.backend.base.Backend` is used as given (its table prefix must be the
     Thrift1 backend's). A ``"host:port"`` string, or a port on the Thrift1 server's
     ``host``, opens a :class:`~hmodel.backend.thrift2.Thrift2Backend` with the Thrift1
-    backend's transport, protocol, timeout and table prefix, and one connection. It does
+    backend's transport, protocol, timeout, table prefix and SASL, and one connection. It does
     not connect until its first call.
 
     Raises:
@@ -80,4 +82,5 @@ def admin_backend(
         table_prefix_separator=table_prefix_separator,
         pool_size=1,
         autoconnect=False,
+        sasl=sasl,
     )

@@ -21,6 +21,7 @@ from hmodel.backend.base import (
     Scan,
     family_of,
 )
+from hmodel.backend.sasl import Sasl
 from hmodel.backend.thrift.admin import Admin, admin_backend
 from hmodel.backend.thrift.argument import require_bytes, require_cell_column, require_each
 from hmodel.backend.thrift.batch import plan_batches, ttl_attribute
@@ -108,9 +109,16 @@ class ThriftBackend(Backend):
         retry_jitter: Returns a float from 0 to 1 that spreads each retry pause between
             half and all of the backoff (default ``random.random``; inject a constant or
             a seeded ``random.Random(seed).random`` in tests).
+        sasl: Authenticate every connection with SASL, as a secured HBase Thrift server
+            (``hbase.thrift.security.qop`` set) requires:
+            :class:`~hmodel.backend.sasl.Kerberos` (GSSAPI) or
+            :class:`~hmodel.backend.sasl.Plain`; buffered transport only. ``None`` (the
+            default): no authentication.
 
     Raises:
         ConnectionLostError: ``autoconnect`` and the server cannot be reached.
+        AuthenticationError: ``autoconnect`` and the server refused the authentication
+            (also raised by the first call that opens a connection).
         IllegalArgumentError: An option out of range.
     """
 
@@ -153,6 +161,7 @@ class ThriftBackend(Backend):
         admin: Admin | None = None,
         sleep: Callable[[float], None] = time.sleep,
         retry_jitter: Callable[[], float] = random.random,
+        sasl: Sasl | None = None,
     ) -> None:
         if table_prefix is not None and (not isinstance(table_prefix, str) or not table_prefix):
             raise IllegalArgumentError("table_prefix must be a non-empty str", value=table_prefix)
@@ -175,6 +184,7 @@ class ThriftBackend(Backend):
                 protocol=protocol,
                 table_prefix=table_prefix,
                 table_prefix_separator=table_prefix_separator,
+                sasl=sasl,
             )
         self._families: dict[bytes, tuple[bytes, ...]] = {}
         self._deferred_closes: list[int] = []
@@ -193,6 +203,7 @@ class ThriftBackend(Backend):
             sleep=sleep,
             count=self._count_round_trip,
             autoconnect=autoconnect,
+            sasl=sasl,
         )
         self._channel.jitter = retry_jitter
 

@@ -9,10 +9,12 @@ from collections.abc import Callable
 from typing import Any
 
 import happybase
-from thriftpy2.thrift import TDecodeException
+from thriftpy2.thrift import TClient, TDecodeException
+from thriftpy2.transport import TSocket
 
 from hmodel.backend.pool import PooledChannel
 from hmodel.backend.retry import MAX_BACKOFF_MS, Retry
+from hmodel.backend.sasl import Sasl, SaslClientTransport, check_sasl
 from hmodel.backend.thrift.error import SERVER_ERRORS, TRANSPORT_ERRORS
 from hmodel.errors import IllegalArgumentError
 
@@ -27,6 +29,22 @@ ENCODING_ERRORS: tuple[type[BaseException], ...] = (
     OverflowError,
     struct.error,
 )
+
+
+class _SaslConnection(happybase.Connection):  # type: ignore[misc]  # happybase is untyped
+    """A happybase connection whose socket is wrapped in SASL before its transport."""
+
+    def __init__(self, *, sasl: Sasl, **options: Any) -> None:
+        self._sasl = sasl
+        super().__init__(**options)
+
+    def _refresh_thrift_client(self) -> None:
+        sock = TSocket(host=self.host, port=self.port, socket_timeout=self.timeout)  # type: ignore[no-untyped-call]
+        where = f"{self.host}:{self.port}"
+        sasl = SaslClientTransport(sock, self._sasl, host=self.host, where=where)
+        self.transport = self._transport_class(sasl)
+        protocol = self._protocol_class(self.transport, decode_response=False)
+        self.client = TClient(happybase.connection.Hbase, protocol)
 
 
 class Channel(PooledChannel):
@@ -54,6 +72,8 @@ class Channel(PooledChannel):
         count: Called once per RPC sent (each attempt), to count round trips.
         autoconnect: Connect now (and fail now if the server is unreachable) rather than
             at the first request.
+        sasl: Authenticate each connection with SASL (:mod:`hmodel.backend.sasl`);
+            buffered transport only, as HBase's secured Thrift server.
     """
 
     server_errors = SERVER_ERRORS
@@ -77,8 +97,11 @@ class Channel(PooledChannel):
         sleep: Callable[[float], None] = time.sleep,
         count: Callable[[], None] = lambda: None,
         autoconnect: bool = True,
+        sasl: Sasl | None = None,
     ) -> None:
         self._check_options(transport, protocol, pool_size, retries, retry_backoff_ms)
+        check_sasl(sasl, transport)
+        self._sasl = sasl
         if timeout_ms is not None and (not isinstance(timeout_ms, int) or timeout_ms < 1):
             raise IllegalArgumentError(
                 "timeout_ms must be a positive integer or None", value=timeout_ms
@@ -93,6 +116,8 @@ class Channel(PooledChannel):
         self._start(host, port, pool_size, retries, retry_backoff_ms, sleep, count, autoconnect)
 
     def _open(self) -> Any:
+        if self._sasl is not None:
+            return _SaslConnection(sasl=self._sasl, **self._options)
         return happybase.Connection(**self._options)
 
     def _close_connection(self, connection: Any) -> None:

@@ -29,6 +29,7 @@ from hmodel.backend.base import (
     family_of,
     wire_cell,
 )
+from hmodel.backend.sasl import Sasl
 from hmodel.backend.thrift2.admin import RegionLocation, Thrift2Admin
 from hmodel.backend.thrift2.channel import Channel, Retry
 from hmodel.backend.thrift2.descriptor import table_name as tname
@@ -119,9 +120,16 @@ class Thrift2Backend(Thrift2Admin, Backend):
         retry_jitter: Returns a float from 0 to 1 that spreads each retry pause between
             half and all of the backoff (default ``random.random``; inject a constant or
             a seeded ``random.Random(seed).random`` in tests).
+        sasl: Authenticate every connection with SASL, as a secured HBase Thrift server
+            (``hbase.thrift.security.qop`` set) requires:
+            :class:`~hmodel.backend.sasl.Kerberos` (GSSAPI) or
+            :class:`~hmodel.backend.sasl.Plain`; buffered transport only. ``None`` (the
+            default): no authentication.
 
     Raises:
         ConnectionLostError: ``autoconnect`` and the server cannot be reached.
+        AuthenticationError: ``autoconnect`` and the server refused the authentication
+            (also raised by the first call that opens a connection).
         IllegalArgumentError: An option out of range.
     """
 
@@ -173,6 +181,7 @@ class Thrift2Backend(Thrift2Admin, Backend):
         autoconnect: bool = True,
         sleep: Callable[[float], None] = time.sleep,
         retry_jitter: Callable[[], float] = random.random,
+        sasl: Sasl | None = None,
     ) -> None:
         if table_prefix is not None and (not isinstance(table_prefix, str) or not table_prefix):
             raise IllegalArgumentError("table_prefix must be a non-empty str", value=table_prefix)
@@ -200,6 +209,7 @@ class Thrift2Backend(Thrift2Admin, Backend):
             sleep=sleep,
             count=self._count_round_trip,
             autoconnect=autoconnect,
+            sasl=sasl,
         )
         self._channel.jitter = retry_jitter
 

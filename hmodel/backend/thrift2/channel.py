@@ -14,6 +14,7 @@ from thriftpy2.transport import TBufferedTransportFactory, TFramedTransportFacto
 
 from hmodel.backend.pool import PooledChannel
 from hmodel.backend.retry import MAX_BACKOFF_MS, Retry
+from hmodel.backend.sasl import Sasl, SaslClientTransport, check_sasl
 from hmodel.backend.thrift2.error import SERVER_ERRORS, TRANSPORT_ERRORS
 from hmodel.backend.thrift2.idl import HBASE2
 from hmodel.errors import IllegalArgumentError
@@ -41,9 +42,12 @@ class _Connection:
 
     def __init__(self, options: dict[str, Any]) -> None:
         timeout = options["timeout_ms"]
-        sock = TSocket(  # type: ignore[no-untyped-call]  # thriftpy2 is untyped
+        sock: Any = TSocket(  # type: ignore[no-untyped-call]  # thriftpy2 is untyped
             options["host"], options["port"], socket_timeout=timeout, connect_timeout=timeout
         )
+        if options["sasl"] is not None:
+            where = f"{options['host']}:{options['port']}"
+            sock = SaslClientTransport(sock, options["sasl"], host=options["host"], where=where)
         self.transport = options["transport"].get_transport(sock)
         self.transport.open()
         protocol = options["protocol"].get_protocol(self.transport)
@@ -76,10 +80,12 @@ class Channel(PooledChannel):
         sleep: Called with the pause in seconds between attempts (inject in tests).
         count: Called once per call sent (each attempt), to count round trips.
         autoconnect: Open one connection now, failing now if the server is unreachable.
+        sasl: Authenticate each connection with SASL (:mod:`hmodel.backend.sasl`).
 
     Raises:
-        IllegalArgumentError: An option out of range.
+        IllegalArgumentError: An option out of range (or ``sasl`` with ``framed``).
         ConnectionLostError: ``autoconnect`` and the server cannot be reached.
+        AuthenticationError: ``autoconnect`` and the server refused the authentication.
     """
 
     server_errors = SERVER_ERRORS
@@ -103,8 +109,10 @@ class Channel(PooledChannel):
         sleep: Callable[[float], None] = time.sleep,
         count: Callable[[], None] = lambda: None,
         autoconnect: bool = True,
+        sasl: Sasl | None = None,
     ) -> None:
         self._check_options(transport, protocol, pool_size, retries, retry_backoff_ms)
+        check_sasl(sasl, transport)
         if timeout_ms is not None and (
             isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int) or timeout_ms < 1
         ):
@@ -121,6 +129,7 @@ class Channel(PooledChannel):
             "timeout_ms": timeout_ms,
             "transport": _TRANSPORTS[transport](),
             "protocol": _PROTOCOLS[protocol](),
+            "sasl": sasl,
         }
         self._start(host, port, pool_size, retries, retry_backoff_ms, sleep, count, autoconnect)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from hmodel.backend.memory import MemoryBackend
 from hmodel.clock import Clock
@@ -23,6 +23,9 @@ from hmodel.testing.fake.thrift2_scanner import (
     DEFAULT_SCANNER_LEASE_MS as DEFAULT_THRIFT2_SCANNER_LEASE_MS,
 )
 from hmodel.testing.fake.thrift2_server import FakeThrift2Server
+
+if TYPE_CHECKING:
+    from hmodel.testing.fake.sasl import SaslAcceptor
 
 __all__ = ["FakeHBaseServer"]
 
@@ -68,6 +71,10 @@ class FakeHBaseServer(FakeThrift1Server):
             ``hbase.regionserver.thrift.framed.max_frame_size_in_mb``.
         max_message_bytes: The longest string or binary a request may declare (and the
             most a container's elements may need): 100 MiB, libthrift's max message size.
+        sasl: Require SASL authentication (Kerberos GSSAPI or PLAIN) of every client,
+            on both ports, as HBase does with ``hbase.thrift.security.qop`` set (see
+            :class:`~hmodel.testing.fake.sasl.SaslAcceptor`); buffered transport only, as
+            in HBase. ``None`` (the default): no authentication.
         scanner_lease_ms: A Thrift1 scanner no call has used for this long expires and its
             id answers ``IllegalArgument("scanner ID is invalid")``, as HBase 2's Thrift1
             server drops scanners unused for twice ``hbase.client.scanner.timeout.period``
@@ -99,7 +106,8 @@ class FakeHBaseServer(FakeThrift1Server):
 
     Raises:
         ValidationError: A bad ``host``, ``port`` or ``thrift2_port``, an unknown
-            ``transport`` or ``protocol``, a bound out of range, or a bad scanner lease.
+            ``transport`` or ``protocol``, a bound out of range, a bad scanner lease, or
+            ``sasl`` with the framed transport.
     """
 
     def __init__(
@@ -115,6 +123,7 @@ class FakeHBaseServer(FakeThrift1Server):
         max_queued: int = DEFAULT_MAX_QUEUED,
         max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+        sasl: SaslAcceptor | None = None,
         scanner_lease_ms: int = DEFAULT_SCANNER_LEASE_MS,
         clock: Clock | None = None,
         hook: CallHook | None = None,
@@ -134,6 +143,7 @@ class FakeHBaseServer(FakeThrift1Server):
             max_queued=max_queued,
             max_frame_bytes=max_frame_bytes,
             max_message_bytes=max_message_bytes,
+            sasl=sasl,
             scanner_lease_ms=scanner_lease_ms,
             clock=clock,
             hook=hook,

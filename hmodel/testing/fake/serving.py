@@ -9,13 +9,15 @@ import selectors
 import socket
 import threading
 from collections import deque
+from collections.abc import Callable
 from types import TracebackType
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from typing import Protocol as TypingProtocol
 
 from thriftpy2.protocol import TBinaryProtocolFactory, TCompactProtocolFactory
 from thriftpy2.transport import (
     TBufferedTransportFactory,
+    TCyBufferedTransport,
     TFramedTransportFactory,
     TMemoryBuffer,
     TSocket,
@@ -30,6 +32,10 @@ from hmodel.testing.fake.framing import (
     RefusedRequestError,
     RequestReader,
 )
+from hmodel.testing.fake.sasl import SaslServerTransport
+
+if TYPE_CHECKING:
+    from hmodel.testing.fake.sasl import SaslAcceptor
 
 __all__ = [
     "DEFAULT_MAX_QUEUED",
@@ -151,10 +157,15 @@ class FakeThriftServer:
         max_message_bytes: The longest string or binary a request may declare (and the
             most a container's elements may need): libthrift's max message size, 100 MiB
             in HBase's servers.
+        sasl: Require SASL authentication (Kerberos GSSAPI or PLAIN) of every client,
+            as HBase does with ``hbase.thrift.security.qop`` set (see
+            :class:`~hmodel.testing.fake.sasl.SaslAcceptor`); buffered transport only, as
+            in HBase. ``None`` (the default): no authentication.
 
     Raises:
         ValidationError: A bad ``host`` or ``port``, an unknown ``transport`` or
-            ``protocol``, or a bound that is not an int in range.
+            ``protocol``, a bound that is not an int in range, or ``sasl`` with the
+            framed transport.
     """
 
     #: The service's name in log lines.
@@ -175,6 +186,7 @@ class FakeThriftServer:
         max_queued: int = DEFAULT_MAX_QUEUED,
         max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+        sasl: SaslAcceptor | None = None,
     ) -> None:
         if not isinstance(host, str) or not host:
             raise ValidationError("host must be a non-empty string", field="host", value=host)
@@ -194,6 +206,10 @@ class FakeThriftServer:
         check_count("max_queued", max_queued, 0)
         check_count("max_frame_bytes", max_frame_bytes, 1)
         check_count("max_message_bytes", max_message_bytes, 1)
+        if sasl is not None and transport != "buffered":  # HBase: "authentication doesn't
+            # work with framed transport yet"
+            raise ValidationError("sasl needs the buffered transport", field="transport")
+        self.sasl = sasl
         self._backend = backend if backend is not None else MemoryBackend()
         self._host = host
         self._port = port
@@ -263,6 +279,7 @@ class FakeThriftServer:
             "max_queued": self.max_queued,
             "max_frame_bytes": self.max_frame_bytes,
             "max_message_bytes": self.max_message_bytes,
+            "sasl": self.sasl,
         }
 
     def client_count(self) -> int:
@@ -468,18 +485,23 @@ class FakeThriftServer:
         :class:`CloseConnection`.
         """
         client.settimeout(self.read_timeout_ms / 1000 if self.read_timeout_ms else None)
+        # thriftpy2 is untyped
+        socket_transport = TSocket(sock=client)  # type: ignore[no-untyped-call]
+        recv: Callable[[int], bytes]
+        if self.sasl is None:
+            recv = client.recv
+            out = self._transport_factory.get_transport(socket_transport)
+        else:  # the client authenticates at the first read; requests come in SASL frames
+            sasl = SaslServerTransport(socket_transport, self.sasl)
+            recv, out = sasl.read, TCyBufferedTransport(sasl)
         reader = RequestReader(
-            client.recv,
+            recv,
             protocol=self.protocol,
             framed=self.transport == "framed",
             max_frame_bytes=self.max_frame_bytes,
             max_message_bytes=self.max_message_bytes,
         )
-        # thriftpy2 is untyped
-        socket_transport = TSocket(sock=client)  # type: ignore[no-untyped-call]
-        oprot = self._protocol_factory.get_protocol(
-            self._transport_factory.get_transport(socket_transport)
-        )
+        oprot = self._protocol_factory.get_protocol(out)
         request: Any = TMemoryBuffer()  # type: ignore[no-untyped-call]
         iprot = self._protocol_factory.get_protocol(request)
         try:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from hmodel.backend.memory import MemoryBackend
 from hmodel.clock import Clock
 from hmodel.testing.fake.framing import DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_MESSAGE_BYTES
@@ -17,6 +19,9 @@ from hmodel.testing.fake.serving import (
 from hmodel.testing.fake.thrift1_handler import HBaseHandler
 from hmodel.testing.fake.thrift1_processor import CallHook, Drop, HBaseProcessor
 from hmodel.testing.fake.thrift1_scanner import DEFAULT_SCANNER_LEASE_MS
+
+if TYPE_CHECKING:
+    from hmodel.testing.fake.sasl import SaslAcceptor
 
 __all__ = ["CallHook", "Drop", "FakeThrift1Server", "Protocol", "Transport"]
 
@@ -48,6 +53,9 @@ class FakeThrift1Server(FakeThriftServer):
             ``hbase.regionserver.thrift.framed.max_frame_size_in_mb``).
         max_message_bytes: The longest string or binary a request may declare (100 MiB,
             libthrift's max message size).
+        sasl: Require SASL of every client (a
+            :class:`~hmodel.testing.fake.sasl.SaslAcceptor`), as HBase with
+            ``hbase.thrift.security.qop``; buffered transport only. ``None``: no.
         scanner_lease_ms: A scanner no call has used for this long expires and its id
             answers ``IllegalArgument("scanner ID is invalid")``, as HBase 2's Thrift1
             server drops scanners unused for twice ``hbase.client.scanner.timeout.period``
@@ -63,7 +71,8 @@ class FakeThrift1Server(FakeThriftServer):
 
     Raises:
         ValidationError: A bad ``host`` or ``port``, an unknown ``transport`` or
-            ``protocol``, a bound out of range, or a bad ``scanner_lease_ms``.
+            ``protocol``, a bound out of range, a bad ``scanner_lease_ms``, or ``sasl``
+            with the framed transport.
     """
 
     service = "Thrift1"
@@ -81,6 +90,7 @@ class FakeThrift1Server(FakeThriftServer):
         max_queued: int = DEFAULT_MAX_QUEUED,
         max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+        sasl: SaslAcceptor | None = None,
         scanner_lease_ms: int = DEFAULT_SCANNER_LEASE_MS,
         clock: Clock | None = None,
         hook: CallHook | None = None,
@@ -96,6 +106,7 @@ class FakeThrift1Server(FakeThriftServer):
             max_queued=max_queued,
             max_frame_bytes=max_frame_bytes,
             max_message_bytes=max_message_bytes,
+            sasl=sasl,
         )
         check_count("scanner_lease_ms", scanner_lease_ms, 1)
         self._handler = HBaseHandler(

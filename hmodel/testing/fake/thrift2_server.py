@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from hmodel.backend.memory import MemoryBackend
 from hmodel.clock import Clock
 from hmodel.testing.fake.framing import DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_MESSAGE_BYTES
@@ -17,6 +19,9 @@ from hmodel.testing.fake.serving import (
 from hmodel.testing.fake.thrift2_handler import Thrift2Handler
 from hmodel.testing.fake.thrift2_processor import Thrift2Processor
 from hmodel.testing.fake.thrift2_scanner import DEFAULT_SCANNER_LEASE_MS
+
+if TYPE_CHECKING:
+    from hmodel.testing.fake.sasl import SaslAcceptor
 
 __all__ = ["FakeThrift2Server"]
 
@@ -45,6 +50,9 @@ class FakeThrift2Server(FakeThriftServer):
             ``hbase.regionserver.thrift.framed.max_frame_size_in_mb``).
         max_message_bytes: The longest string or binary a request may declare (100 MiB,
             libthrift's max message size).
+        sasl: Require SASL of every client (a
+            :class:`~hmodel.testing.fake.sasl.SaslAcceptor`), as HBase with
+            ``hbase.thrift.security.qop``; buffered transport only. ``None``: no.
         scanner_lease_ms: A scanner no call has used for this long expires and its id
             answers ``TIllegalArgument("Invalid scanner Id")``, as HBase 2's Thrift2
             handler expires scanners after ``hbase.client.scanner.timeout.period`` (60 s
@@ -55,7 +63,8 @@ class FakeThrift2Server(FakeThriftServer):
 
     Raises:
         ValidationError: A bad ``host`` or ``port``, an unknown ``transport`` or
-            ``protocol``, a bound out of range, or a bad ``scanner_lease_ms``.
+            ``protocol``, a bound out of range, a bad ``scanner_lease_ms``, or ``sasl``
+            with the framed transport.
     """
 
     service = "Thrift2"
@@ -73,6 +82,7 @@ class FakeThrift2Server(FakeThriftServer):
         max_queued: int = DEFAULT_MAX_QUEUED,
         max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+        sasl: SaslAcceptor | None = None,
         scanner_lease_ms: int = DEFAULT_SCANNER_LEASE_MS,
         clock: Clock | None = None,
     ) -> None:
@@ -87,6 +97,7 @@ class FakeThrift2Server(FakeThriftServer):
             max_queued=max_queued,
             max_frame_bytes=max_frame_bytes,
             max_message_bytes=max_message_bytes,
+            sasl=sasl,
         )
         check_count("scanner_lease_ms", scanner_lease_ms, 1)
         self._handler = Thrift2Handler(

@@ -8,7 +8,7 @@ import pytest
 
 from hmodel.backend.thrift import ThriftBackend
 from hmodel.schema import Family, Table
-from hmodel.testing.thrift_server import FakeHBaseServer
+from hmodel.testing import FakeHBaseServer
 
 #: The table the tests use: ``f`` keeps 3 versions, ``g`` one.
 TABLE = "t"

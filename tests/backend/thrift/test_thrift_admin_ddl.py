@@ -14,7 +14,7 @@ from hmodel.keys import Key, Salt, Str
 from hmodel.model import field, model
 from hmodel.repository import Repository
 from hmodel.schema import Family, SaltSplits, Table
-from hmodel.testing.thrift_server import FakeHBaseServer
+from hmodel.testing import FakeHBaseServer
 
 #: The getting-started page's table: four salt buckets, pre-split into four regions.
 USERS = Table("user", [Family("i", min_versions=1, ttl=86_400)], splits=SaltSplits(4))

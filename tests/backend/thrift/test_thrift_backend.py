@@ -23,7 +23,7 @@ from hmodel.errors import (
     UnsupportedOperationError,
 )
 from hmodel.schema import Family, Table
-from hmodel.testing.thrift_server import FakeHBaseServer
+from hmodel.testing import FakeHBaseServer
 
 
 def _free_port() -> int:

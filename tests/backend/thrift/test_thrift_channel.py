@@ -11,7 +11,7 @@ from hmodel.backend.base import Put
 from hmodel.backend.thrift import ThriftBackend
 from hmodel.backend.thrift.channel import Retry
 from hmodel.errors import ConnectionLostError, IllegalArgumentError
-from hmodel.testing.thrift_server import FakeHBaseServer
+from hmodel.testing import FakeHBaseServer
 
 
 def test_one_thread_reuses_one_connection(server: FakeHBaseServer) -> None:

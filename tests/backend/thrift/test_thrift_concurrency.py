@@ -6,7 +6,7 @@ import threading
 
 from hmodel.backend.base import Put, Scan
 from hmodel.backend.thrift import ThriftBackend
-from hmodel.testing.thrift_server import FakeHBaseServer
+from hmodel.testing import FakeHBaseServer
 
 
 def test_threads_sharing_a_small_pool_lose_no_increment(

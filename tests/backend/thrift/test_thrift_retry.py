@@ -18,7 +18,7 @@ from hmodel.backend.memory import MemoryBackend
 from hmodel.backend.thrift import ThriftBackend
 from hmodel.errors import ConnectionLostError
 from hmodel.schema import Family, Table
-from hmodel.testing.thrift_server import FakeHBaseServer
+from hmodel.testing import FakeHBaseServer
 
 _COUNTER = (b"c", b"f:n")
 

@@ -13,7 +13,7 @@ from hmodel.backend.base import Put, Scan
 from hmodel.backend.thrift import ThriftBackend
 from hmodel.errors import FilterError, TableNotFoundError
 from hmodel.schema import Family, Table
-from hmodel.testing.thrift_server import FakeHBaseServer
+from hmodel.testing import FakeHBaseServer
 
 _ROWS = [b"a", b"ab", b"abc", b"b", b"ba", b"c", b"c\x00", b"d"]
 

@@ -15,7 +15,8 @@ from hmodel.backend.memory import MemoryBackend
 from hmodel.backend.thrift import ThriftBackend
 from hmodel.errors import ConnectionLostError, ReadInterruptedError
 from hmodel.schema import Family, Table
-from hmodel.testing.thrift_server import Drop, FakeHBaseServer
+from hmodel.testing import FakeHBaseServer
+from hmodel.testing.fake.thrift1_processor import Drop
 
 ROWS = [b"r%d" % i for i in range(7)]
 

@@ -16,7 +16,7 @@ from hmodel.errors import (
     UnsupportedOperationError,
 )
 from hmodel.schema import Family, HexSplits, Table, alter_statements
-from hmodel.testing.thrift_server import FakeHBaseServer
+from hmodel.testing import FakeHBaseServer
 
 #: A family with every option away from HBase's default.
 EVERY_OPTION = Family(

@@ -19,7 +19,7 @@ from hmodel.errors import (
     UnsupportedOperationError,
 )
 from hmodel.schema import Family, Table
-from hmodel.testing.thrift_server import FakeHBaseServer
+from hmodel.testing import FakeHBaseServer
 
 NOW = 1_700_000_000_000
 

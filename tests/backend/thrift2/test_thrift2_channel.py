@@ -11,7 +11,7 @@ from hmodel.backend.base import Put
 from hmodel.backend.thrift2 import Thrift2Backend
 from hmodel.backend.thrift2.channel import Retry
 from hmodel.errors import ConnectionLostError, IllegalArgumentError
-from hmodel.testing.thrift_server import FakeHBaseServer
+from hmodel.testing import FakeHBaseServer
 
 
 def _backend(server: FakeHBaseServer, pool_size: int) -> Thrift2Backend:

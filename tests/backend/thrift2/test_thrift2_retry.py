@@ -16,7 +16,7 @@ import pytest
 from hmodel.backend.base import Put
 from hmodel.backend.thrift2 import Thrift2Backend
 from hmodel.errors import ConnectionLostError, IllegalArgumentError
-from hmodel.testing.thrift_server import FakeHBaseServer
+from hmodel.testing import FakeHBaseServer
 
 
 class DroppingProxy:

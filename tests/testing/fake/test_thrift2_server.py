@@ -38,8 +38,8 @@ from hmodel.backend.thrift2.idl import (
 )
 from hmodel.clock import ManualClock
 from hmodel.schema import Family, Table
+from hmodel.testing import FakeHBaseServer
 from hmodel.testing.fake import FakeThrift2Server
-from hmodel.testing.thrift_server import FakeHBaseServer
 
 NOW = 1_700_000_000_000
 T = b"t"
