@@ -19,13 +19,16 @@ from thriftpy2.protocol import TBinaryProtocolFactory
 from thriftpy2.thrift import TClient
 from thriftpy2.transport import TBufferedTransportFactory, TSocket, TTransportException
 
-from hmodel.backend.base import RowResult, Scan
+from hmodel.backend.base import Put, RowResult, Scan
 from hmodel.backend.memory import MemoryBackend
+from hmodel.backend.sasl import Plain
+from hmodel.backend.thrift2 import Thrift2Backend
 from hmodel.backend.thrift2.idl import HBASE2
 from hmodel.clock import ManualClock
-from hmodel.errors import ValidationError
+from hmodel.errors import ConnectionLostError, ValidationError
 from hmodel.schema import Family, Table
 from hmodel.testing.fake import FakeHBaseServer, FakeThrift2Server
+from hmodel.testing.fake.sasl import SaslAcceptor
 
 _WAIT = 10.0  # seconds: a generous bound on what should happen at once, never a measure
 _CALL = -2147418111  # 0x80010001: binary protocol, version 1, a CALL
@@ -356,3 +359,27 @@ def test_a_larger_frame_limit_takes_larger_values() -> None:
         connection.table("t").put(b"r", {b"f:q": value})
         assert connection.table("t").row(b"r") == {b"f:q": value}
         connection.close()
+
+
+def test_requests_over_sasl_are_read_within_the_same_bounds() -> None:
+    """The bounds apply to the requests inside the SASL frames, on both ports."""
+    acceptor = SaslAcceptor(plain={"gw": "pw"}, qop="auth")
+    limit = 64 * 1024
+    with FakeHBaseServer(thrift2_port=0, sasl=acceptor, max_message_bytes=limit) as server:
+        assert server.thrift2_server is not None and server.thrift2_server.sasl is acceptor
+        backend = Thrift2Backend(
+            server.host, server.thrift2_port, sasl=Plain("gw", "pw"), retries=0
+        )
+        try:
+            backend.create_table(Table("t", [Family("f")]))
+            backend.mutate("t", [Put(b"r", b"f:q", b"v" * limit, timestamp=1)])
+            assert backend.get("t", [b"r"])[0].value(b"f:q") == b"v" * limit
+            with pytest.raises(ConnectionLostError):
+                backend.mutate("t", [Put(b"r", b"f:q", b"v" * (limit + 1), timestamp=2)])
+        finally:
+            backend.close()
+
+
+def test_sasl_needs_the_buffered_transport_as_in_hbase() -> None:
+    with pytest.raises(ValidationError, match="sasl needs the buffered transport"):
+        FakeHBaseServer(transport="framed", sasl=SaslAcceptor(plain={"gw": "pw"}))
