@@ -142,7 +142,7 @@ def configure(commands: Any) -> None:
     )
     parser.add_argument("--version", default=HBASE_VERSION, help="HBase version (Maven)")
     parser.add_argument("--hbase-home", help="an unpacked HBase distribution (or $HBASE_HOME)")
-    parser.add_argument("--master-heap-mb", type=int, default=768, help="master JVM -Xmx")
+    parser.add_argument("--master-heap-mb", type=int, default=1024, help="master JVM -Xmx")
     parser.add_argument("--thrift-heap-mb", type=int, default=384, help="each Thrift JVM -Xmx")
     parser.add_argument(
         "--grace-s", type=float, default=5.0, help="stop: seconds from SIGTERM to SIGKILL"

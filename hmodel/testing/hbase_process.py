@@ -388,7 +388,7 @@ class HBaseProcess:
         hbase_home: str | Path | None = None,
         java: str | None = None,
         host: str = "127.0.0.1",
-        master_heap_mb: int = 768,
+        master_heap_mb: int = 1024,
         thrift_heap_mb: int = 384,
         start_timeout_s: float = 240.0,
         grace_s: float = 3.0,
@@ -510,6 +510,10 @@ class HBaseProcess:
             "hbase.thrift.info.port": "-1",
             # The local filesystem has no hflush/hsync: HBase's own standalone default.
             "hbase.unsafe.stream.capability.enforce": "false",
+            # A test cluster holds hundreds of small tables: with MSLAB on, every written
+            # family of every region pins a 2 MiB heap chunk. (A 768 MiB master ran out of
+            # heap under three concurrent test runs; the default heap is now 1 GiB.)
+            "hbase.hregion.memstore.mslab.enabled": "false",
             **self.settings,
         }
         (conf / "hbase-site.xml").write_text(_site(properties))
