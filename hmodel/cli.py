@@ -29,8 +29,8 @@ EXIT_ERROR = 2
 def _fake_hbase(args: argparse.Namespace) -> int:
     """Run the HBase-compatible Thrift1 (and Thrift2) server until SIGINT or SIGTERM."""
     from hmodel.errors import InputError
+    from hmodel.testing.fake import FakeHBaseServer
     from hmodel.testing.fake.http_server import HTTPServing
-    from hmodel.testing.fake.thrift1_server import FakeHBaseServer
 
     tls = _server_tls(args)
     http: bool | HTTPServing = args.http
@@ -53,8 +53,14 @@ def _fake_hbase(args: argparse.Namespace) -> int:
             port=args.port,
             transport=args.transport,
             protocol=args.protocol,
+            read_timeout_ms=args.read_timeout_ms,
+            max_workers=args.max_workers,
+            max_queued=args.max_queued,
+            max_frame_bytes=args.max_frame_bytes,
+            max_message_bytes=args.max_message_bytes,
             scanner_lease_ms=args.scanner_lease_ms,
             thrift2_port=args.thrift2_port,
+            thrift2_scanner_lease_ms=args.thrift2_scanner_lease_ms,
             tls=tls,
             http=http,
         ).start()
@@ -146,11 +152,45 @@ def build_parser() -> argparse.ArgumentParser:
     fake.add_argument("--transport", choices=("buffered", "framed"), default="buffered")
     fake.add_argument("--protocol", choices=("binary", "compact"), default="binary")
     fake.add_argument(
+        "--read-timeout-ms",
+        type=int,
+        default=60_000,
+        help="close a connection idle this long, 0 = never, as HBase's "
+        "hbase.thrift.server.socket.read.timeout (default: %(default)s)",
+    )
+    fake.add_argument(
+        "--max-workers",
+        type=int,
+        default=1000,
+        help="connections served at once, as hbase.thrift.maxWorkerThreads (default: %(default)s)",
+    )
+    fake.add_argument(
+        "--max-queued",
+        type=int,
+        default=1000,
+        help="connections waiting for a worker beyond those; one more is closed at once, "
+        "as hbase.thrift.maxQueuedRequests (default: %(default)s)",
+    )
+    fake.add_argument(
+        "--max-frame-bytes",
+        type=int,
+        default=2 * 1024 * 1024,
+        help="framed transport: refuse a longer frame, as "
+        "hbase.regionserver.thrift.framed.max_frame_size_in_mb (default: %(default)s)",
+    )
+    fake.add_argument(
+        "--max-message-bytes",
+        type=int,
+        default=100 * 1024 * 1024,
+        help="refuse a request declaring a longer string or binary, as libthrift's max "
+        "message size in HBase's servers (default: %(default)s)",
+    )
+    fake.add_argument(
         "--scanner-lease-ms",
         type=int,
         default=120_000,
-        help="a scanner unused this long expires, as HBase 2.2's Thrift1 server drops scanners "
-        "unused for 2 x hbase.client.scanner.timeout.period (default: %(default)s)",
+        help="a Thrift1 scanner unused this long expires, as HBase 2's Thrift1 server drops "
+        "scanners unused for 2 x hbase.client.scanner.timeout.period (default: %(default)s)",
     )
     fake.add_argument(
         "--thrift2-port",
@@ -158,6 +198,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="also serve HBase 2's Thrift2 API on this TCP port over the same engine "
         "(e.g. 9092; 0 = any; default: Thrift1 only)",
+    )
+    fake.add_argument(
+        "--thrift2-scanner-lease-ms",
+        type=int,
+        default=60_000,
+        help="a Thrift2 scanner unused this long expires, as HBase 2's Thrift2 server "
+        "drops scanners after hbase.client.scanner.timeout.period (default: %(default)s)",
     )
     fake.add_argument(
         "--http",

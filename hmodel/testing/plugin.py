@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from hmodel.backend.base import Backend
     from hmodel.backend.memory import MemoryBackend
     from hmodel.clock import ManualClock
-    from hmodel.testing.fake.thrift1_server import FakeHBaseServer
+    from hmodel.testing.fake import FakeHBaseServer
     from hmodel.testing.hbase_process import HBaseProcess, ThriftServers
     from hmodel.testing.kdc import LoopbackKdc
     from hmodel.testing.table_reuse import TablePool
@@ -58,7 +58,7 @@ def hmodel_thrift_server() -> Iterator[FakeHBaseServer]:
     It is shared by every test: tests must delete the tables they create (or use unique
     table names / a happybase ``table_prefix``) so they do not see each other's data.
     """
-    from hmodel.testing.fake.thrift1_server import FakeHBaseServer
+    from hmodel.testing.fake import FakeHBaseServer
 
     with FakeHBaseServer(thrift2_port=0) as server:
         yield server

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from hmodel.testing.certs import Certificates, make_certificates
-from hmodel.testing.fake.thrift1_server import FakeHBaseServer
+from hmodel.testing.fake import FakeHBaseServer
 
 __all__ = ["FAKE_TRANSPORTS", "FakeTransportServers"]
 

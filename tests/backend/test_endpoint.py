@@ -179,7 +179,7 @@ def test_a_socket_wrapper_gets_the_open_socket_transport_and_carries_the_calls()
 
     from hmodel.backend.connection import Connector
     from hmodel.backend.thrift.idl import Hbase
-    from hmodel.testing.fake.thrift1_server import FakeHBaseServer
+    from hmodel.testing.fake import FakeHBaseServer
 
     wrapped: list[object] = []
 

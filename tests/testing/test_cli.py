@@ -32,6 +32,12 @@ def test_fake_hbase_help_lists_its_options(capsys: pytest.CaptureFixture[str]) -
         "--protocol",
         "--scanner-lease-ms",
         "--thrift2-port",
+        "--thrift2-scanner-lease-ms",
+        "--read-timeout-ms",
+        "--max-workers",
+        "--max-queued",
+        "--max-frame-bytes",
+        "--max-message-bytes",
     ):
         assert option in out
 
@@ -58,6 +64,38 @@ def test_the_scanner_lease_defaults_to_hbase_2s_and_can_be_set() -> None:
     assert build_parser().parse_args(["fake-hbase"]).scanner_lease_ms == 120_000
     args = build_parser().parse_args(["fake-hbase", "--scanner-lease-ms", "500"])
     assert args.scanner_lease_ms == 500
+
+
+def test_the_bounds_default_to_the_servers_and_can_be_set() -> None:
+    """The command's defaults are the fake server's, HBase's (not a second copy that drifts)."""
+    import inspect
+
+    from hmodel.testing.fake import FakeHBaseServer
+
+    defaults = {
+        name: parameter.default
+        for name, parameter in inspect.signature(FakeHBaseServer).parameters.items()
+    }
+    args = build_parser().parse_args(["fake-hbase"])
+    for name in (
+        "read_timeout_ms",
+        "max_workers",
+        "max_queued",
+        "max_frame_bytes",
+        "max_message_bytes",
+        "scanner_lease_ms",
+        "thrift2_scanner_lease_ms",
+    ):
+        assert getattr(args, name) == defaults[name], name
+    args = build_parser().parse_args(["fake-hbase", "--read-timeout-ms", "0", "--max-queued", "0"])
+    assert (args.read_timeout_ms, args.max_queued) == (0, 0)
+
+
+def test_a_bound_out_of_range_is_reported_with_exit_code_2(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["fake-hbase", "--port", "0", "--max-workers", "0"]) == 2
+    assert "max_workers" in capsys.readouterr().err
 
 
 def test_an_unknown_transport_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

@@ -27,7 +27,7 @@ def server_threads(
 
     Ports are reused, so a thread left by an earlier server may carry the same name.
     """
-    name = f"hmodel-fake-hbase-{server.port}"  # the acceptor; clients add "-client-N"
+    name = f"hmodel-fake-hbase-{server.port}"  # the acceptor; "-sweeper", "-worker-N"
     return [
         t
         for t in threading.enumerate()
@@ -94,7 +94,7 @@ def test_stop_closes_client_connections_and_ends_every_server_thread() -> None:
     server = FakeHBaseServer().start()
     connection = happybase.Connection(server.host, server.port)
     assert connection.tables() == []
-    assert len(server_threads(server, existing)) == 2  # the acceptor and one client thread
+    assert len(server_threads(server, existing)) == 3  # the acceptor, sweeper, one worker
     server.stop()
     assert server_threads(server, existing) == []
     assert server.client_count() == 0

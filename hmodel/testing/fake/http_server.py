@@ -8,28 +8,17 @@ import http.server
 import logging
 import socket
 import ssl
-import threading
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
 import attrs
-from thriftpy2.protocol import TBinaryProtocolFactory as _TBinaryProtocolFactory
-from thriftpy2.transport import TMemoryBuffer as _TMemoryBuffer
 
-from hmodel.errors import BackendError, ValidationError
+from hmodel.errors import ValidationError
 
-__all__ = ["HTTPServing", "HttpFront"]
+__all__ = ["HTTPServing", "serve_http_connection"]
 
 logger = logging.getLogger(__name__)
-
-# thriftpy2 is untyped.
-TMemoryBuffer: Any = _TMemoryBuffer
-TBinaryProtocolFactory: Any = _TBinaryProtocolFactory
-
-_JOIN_TIMEOUT = 5.0  # seconds to wait for a thread that should already be ending
-#: The largest request body served (HBase's servlet is bounded by libthrift's
-#: ``TConfiguration`` maximum message size, 100 MiB by default).
-MAX_BODY = 100 * 1024 * 1024
 
 
 @attrs.frozen
@@ -72,50 +61,46 @@ class HTTPServing:
             )
 
 
-class _Server(http.server.ThreadingHTTPServer):
-    """The listening side: TLS per accepted connection (handshake in its own thread)."""
+class _Connection:
+    """What one HTTP connection's handler needs of the server serving it."""
 
-    daemon_threads = True
-    block_on_close = False
-
-    def __init__(self, front: HttpFront, address: tuple[str, int], family: int) -> None:
-        self.address_family = family
-        self.front = front
-        super().__init__(address, _Handler)
-
-    def get_request(self) -> tuple[Any, Any]:
-        sock, address = self.socket.accept()
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        context = self.front.tls
-        if context is not None:
-            # The handshake runs at the first read, in the connection's own thread.
-            sock = context.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
-        return sock, address
+    def __init__(
+        self,
+        serving: HTTPServing,
+        call: Callable[[bytes], bytes],
+        max_body: int,
+        dropped: tuple[type[BaseException], ...],
+        stopping: Callable[[], bool],
+    ) -> None:
+        self.serving = serving
+        self.call = call
+        self.max_body = max_body
+        self.dropped = dropped
+        self.stopping = stopping
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
     """One client connection: each ``POST`` carries one Thrift call and gets its reply."""
 
     protocol_version = "HTTP/1.1"  # keep-alive
-    server: _Server
+    server: _Connection  # type: ignore[assignment]  # not a socketserver: one connection
     server_version = "hmodel-fake-hbase"
     sys_version = ""
 
     def setup(self) -> None:
         super().setup()
-        self.connection.settimeout(self.server.front.serving.idle_timeout_s)
-        self.server.front.track(self.connection, threading.current_thread())
-
-    def finish(self) -> None:
-        try:
-            super().finish()
-        finally:
-            self.server.front.untrack(self.connection)
+        self.connection.settimeout(self.server.serving.idle_timeout_s)
 
     def handle(self) -> None:
-        # A TLS handshake that fails or a client that goes away ends this connection only.
+        # A TLS handshake that fails, a client that goes away or stays idle past the
+        # timeout ends this connection only.
         with contextlib.suppress(OSError, ssl.SSLError):
             super().handle()
+
+    def handle_one_request(self) -> None:
+        super().handle_one_request()
+        if self.server.stopping():
+            self.close_connection = True
 
     def log_message(self, format: str, *args: Any) -> None:
         logger.debug("fake HBase HTTP %s: " + format, self.address_string(), *args)
@@ -124,7 +109,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self._page(405, "Method Not Allowed", "HBase's Thrift servlet takes POST")
 
     def do_POST(self) -> None:
-        front = self.server.front
+        front = self.server
         serving = front.serving
         if serving.path is not None and urlsplit(self.path).path != serving.path:
             self._page(404, "Not Found", f"no Thrift service at {self.path}")
@@ -136,16 +121,16 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self._page(411, "Length Required", "a Thrift call needs a Content-Length")
             return
         length = int(length_text)
-        if length > MAX_BODY:
-            self._page(413, "Payload Too Large", f"{length} bytes is more than {MAX_BODY}")
+        if length > front.max_body:  # refused before any of the body is received
+            detail = f"{length} bytes is more than {front.max_body} (MaxMessageSize reached)"
+            self._page(413, "Payload Too Large", detail, close=True)
             return
         body = self.rfile.read(length)
-        answer = TMemoryBuffer()
-        factory = front.protocol_factory
+        if len(body) < length:
+            self.close_connection = True  # the client went away halfway through the body
+            return
         try:
-            front.processor.process(
-                factory.get_protocol(TMemoryBuffer(body)), factory.get_protocol(answer)
-            )
+            reply = front.call(body)
         except front.dropped as dropped:
             logger.debug("dropping an HTTP client as the call hook asked: %s", dropped)
             self.close_connection = True
@@ -157,7 +142,6 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             logger.warning("HTTP 500 for a malformed Thrift request", exc_info=True)
             self._page(500, "Server Error", f"TTransportException: {type(exc).__name__}: {exc}")
             return
-        reply = answer.getvalue()
         self.send_response(200)
         self.send_header("Content-Type", "application/x-thrift")
         self.send_header("Content-Length", str(len(reply)))
@@ -180,7 +164,15 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return False
         return True
 
-    def _page(self, status: int, reason: str, detail: str, *, challenge: bool = False) -> None:
+    def _page(
+        self,
+        status: int,
+        reason: str,
+        detail: str,
+        *,
+        challenge: bool = False,
+        close: bool = False,
+    ) -> None:
         text = html.escape(f"Error {status} {detail}")
         page = f"<html><head><title>{text}</title></head><body>{text}</body></html>".encode()
         self.send_response(status, reason)
@@ -188,123 +180,44 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("WWW-Authenticate", 'Basic realm="hmodel"')
         self.send_header("Content-Type", "text/html;charset=utf-8")
         self.send_header("Content-Length", str(len(page)))
-        if status >= 500:
+        if status >= 500 or close:
             self.send_header("Connection", "close")
             self.close_connection = True
         self.end_headers()
         self.wfile.write(page)
 
 
-class HttpFront:
-    """Serves a fake server's Thrift processor over HTTP or HTTPS, in threads.
+def serve_http_connection(
+    connection: Any,
+    address: Any,
+    *,
+    serving: HTTPServing,
+    call: Callable[[bytes], bytes],
+    max_body: int,
+    dropped: tuple[type[BaseException], ...] = (),
+    stopping: Callable[[], bool] = lambda: False,
+) -> None:
+    """Serve Thrift over HTTP on one accepted connection until it ends (the caller closes it).
 
-    Like HBase's Thrift HTTP server (Jetty, ``ThriftHttpServlet``): every ``POST`` body is
-    one call in the binary protocol and its answer one reply (``application/x-thrift``);
-    connections are kept alive (HTTP/1.1) until idle for ``serving.idle_timeout_s``; a
-    body that is not a call is a ``500`` page, as Jetty answers the servlet's failure.
-    With ``tls`` each accepted connection is wrapped in TLS (HTTPS). A call hook that
-    drops the connection closes it without an answer.
+    As HBase's Thrift HTTP server (Jetty, ``ThriftHttpServlet``) serves: every ``POST``
+    body is one call in the binary protocol and its answer one reply
+    (``application/x-thrift``); the connection is kept alive (HTTP/1.1) until it is idle
+    for ``serving.idle_timeout_s``. A ``Content-Length`` over ``max_body`` is a ``413``
+    and the connection is closed before any of the body is received; a body ``call``
+    fails on (not a call, or a call over the bounds) is a ``500`` page, as Jetty answers
+    the servlet's failure, and the connection is closed. ``GET`` is a ``405``; with a
+    path or credentials in ``serving``, another path is a ``404``, no credentials a
+    ``401``, wrong ones a ``403``.
 
     Args:
-        processor: The Thrift1 or Thrift2 processor (``process(iprot, oprot)``).
-        host: Interface to listen on.
-        port: TCP port; ``0`` picks a free one.
-        tls: The server-side ``ssl.SSLContext`` (HTTPS), or ``None`` (HTTP).
-        serving: Path and credentials (see :class:`HTTPServing`).
-        name: Names the threads.
-        dropped: What the processor raises when a call hook drops the connection.
+        connection: The accepted socket (already wrapped in TLS for HTTPS).
+        address: The client's address (for log lines).
+        serving: Path, credentials and idle timeout (see :class:`HTTPServing`).
+        call: Serves one request body; returns the reply's bytes.
+        max_body: The longest body taken, in bytes.
+        dropped: What ``call`` raises to have the connection dropped without an answer
+            (a call hook's drop).
+        stopping: Whether the server is stopping: the connection then ends after the
+            request being served.
     """
-
-    def __init__(
-        self,
-        processor: Any,
-        *,
-        host: str,
-        port: int,
-        tls: ssl.SSLContext | None,
-        serving: HTTPServing,
-        name: str,
-        dropped: tuple[type[BaseException], ...] = (),
-    ) -> None:
-        self.processor = processor
-        self.dropped = dropped
-        self.tls = tls
-        self.serving = serving
-        self.protocol_factory = TBinaryProtocolFactory()
-        self._address = (host, port)
-        self._name = name
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
-        self._lock = threading.Lock()
-        self._connections: dict[Any, threading.Thread] = {}
-        self._threads: list[threading.Thread] = []
-
-    def start(self) -> int:
-        """Listen and serve in a daemon thread; return the port bound.
-
-        Raises:
-            BackendError: The address cannot be bound (the OS error is the cause).
-        """
-        host, port = self._address
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        try:
-            self._server = _Server(self, (host, port), family)
-        except OSError as exc:
-            raise BackendError(f"cannot listen on {host}:{port}: {exc}") from exc
-        bound = int(self._server.server_address[1])
-        self._thread = threading.Thread(
-            target=self._server.serve_forever,
-            kwargs={"poll_interval": 0.05},
-            name=f"{self._name}-{bound}-http",
-            daemon=True,
-        )
-        self._thread.start()
-        return bound
-
-    def track(self, connection: Any, thread: threading.Thread) -> None:
-        """Remember an open client connection (and its thread) until :meth:`untrack`."""
-        with self._lock:
-            self._connections[connection] = thread
-            self._threads = [t for t in self._threads if t.is_alive()]
-            self._threads.append(thread)
-
-    def untrack(self, connection: Any) -> None:
-        """Forget a client connection that ended."""
-        with self._lock:
-            self._connections.pop(connection, None)
-
-    def client_count(self) -> int:
-        """How many client connections are open right now."""
-        with self._lock:
-            return len(self._connections)
-
-    def close_connections(self) -> int:
-        """Close every open client connection now, as an idle timeout does; return how many.
-
-        For tests of clients whose kept-alive connection the server closed.
-        """
-        with self._lock:
-            connections = list(self._connections)
-        for connection in connections:
-            with contextlib.suppress(OSError):
-                connection.shutdown(socket.SHUT_RDWR)
-        return len(connections)
-
-    def stop(self) -> None:
-        """Stop listening, close every client connection, wait for their threads."""
-        server, self._server = self._server, None
-        if server is None:
-            return
-        server.shutdown()
-        server.server_close()
-        with self._lock:
-            connections = list(self._connections)
-            threads = list(self._threads)
-        for connection in connections:
-            with contextlib.suppress(OSError):
-                connection.shutdown(socket.SHUT_RDWR)
-        for thread in threads:
-            if thread is not threading.current_thread():
-                thread.join(_JOIN_TIMEOUT)
-        if self._thread is not None:
-            self._thread.join(_JOIN_TIMEOUT)
+    _Handler(connection, address, _Connection(serving, call, max_body, dropped, stopping))  # type: ignore[arg-type]

@@ -10,6 +10,7 @@ from typing import Any
 from thriftpy2.thrift import TApplicationException, TException, TMessageType, TType
 
 from hmodel.errors import HModelError
+from hmodel.testing.fake.serving import CloseConnection
 from hmodel.testing.fake.thrift1_error import internal_error, thrift_error
 from hmodel.testing.fake.thrift1_handler import HBaseHandler
 from hmodel.testing.fake.thrift1_idl import HBASE_THRIFT, method_name
@@ -36,7 +37,7 @@ class Drop(enum.Enum):
 CallHook = Callable[[str], "Drop | None"]
 
 
-class DroppedConnectionError(Exception):
+class DroppedConnectionError(CloseConnection):
     """A :data:`CallHook` asked to drop the connection; the server closes it quietly."""
 
 

@@ -9,12 +9,13 @@ from collections.abc import Iterator
 from hmodel.backend.base import Cell, RowResult
 from hmodel.clock import Clock, system_clock
 from hmodel.errors import IllegalArgumentError
+from hmodel.testing.fake.lease import Leases
 
 __all__ = ["DEFAULT_SCANNER_LEASE_MS", "RowChunk", "Scanner", "ScannerRegistry"]
 
-#: How long an unused scanner id lives: HBase 2.2's Thrift1 handler drops a scanner not
-#: accessed for twice ``hbase.client.scanner.timeout.period`` (60 s by default); later
-#: releases, where the scanners moved to ``HBaseServiceHandler``, use the period itself.
+#: How long an unused scanner id lives: HBase 2's Thrift1 handler (2.2 to 2.6's
+#: ``ThriftHBaseServiceHandler``) drops a scanner not accessed for twice
+#: ``hbase.client.scanner.timeout.period`` (60 s by default).
 DEFAULT_SCANNER_LEASE_MS = 2 * 60_000
 
 #: One result a scanner hands out: the row key and some of its cells in column order.
@@ -86,10 +87,11 @@ class ScannerRegistry:
     answers.
 
     A scanner that no call has used for ``lease_ms`` expires, as in HBase's Thrift1
-    handler (a cache with ``expireAfterAccess``): it is closed and its id answers as an
-    unknown one, so scanners abandoned by clients (a dropped connection, a process that
+    handler (a Guava cache with ``expireAfterAccess``): it is closed and its id answers as
+    an unknown one, so scanners abandoned by clients (a dropped connection, a process that
     died) do not hold engine iterators for ever. Every call of the registry first expires
-    what is due, reading the injected ``clock``; :meth:`expire` does only that.
+    what is due, reading the injected ``clock``; :meth:`expire` does only that (the
+    server's sweeper calls it every second, so expiry needs no client call).
 
     Args:
         lease_ms: Milliseconds a scanner lives after its last use (>= 1).
@@ -102,48 +104,27 @@ class ScannerRegistry:
     def __init__(
         self, *, lease_ms: int = DEFAULT_SCANNER_LEASE_MS, clock: Clock = system_clock
     ) -> None:
-        if isinstance(lease_ms, bool) or not isinstance(lease_ms, int) or lease_ms < 1:
-            raise IllegalArgumentError("lease_ms must be an int >= 1", value=lease_ms)
+        self._leases: Leases[Scanner] = Leases(lease_ms=lease_ms, clock=clock, close=Scanner.close)
         self.lease_ms = lease_ms
-        self._clock = clock
-        self._scanners: dict[int, Scanner] = {}
-        self._used: dict[int, int] = {}  # scanner id -> time of its last use
         self._next_id = 0
-        self._lock = threading.Lock()
 
     def __len__(self) -> int:
-        self.expire()
-        with self._lock:
-            return len(self._scanners)
+        return len(self._leases)
 
     def expire(self) -> list[int]:
         """Close every scanner unused for ``lease_ms``; return their ids, in id order."""
-        now = self._clock()
-        with self._lock:
-            due = sorted(
-                scanner_id for scanner_id, used in self._used.items() if now - used >= self.lease_ms
-            )
-            expired = [self._forget(scanner_id) for scanner_id in due]
-        for scanner in expired:
-            scanner.close()
-        return due
-
-    def _forget(self, scanner_id: int) -> Scanner:
-        """Remove ``scanner_id``; the caller holds the lock and closes the scanner."""
-        del self._used[scanner_id]
-        return self._scanners.pop(scanner_id)
+        return self._leases.expire()
 
     def add(self, scanner: Scanner) -> int:
         """Register ``scanner`` and return its new id."""
         self.expire()
-        with self._lock:
-            while self._next_id in self._scanners:
+        with self._leases.lock:
+            while self._next_id in self._leases:
                 self._next_id = 0 if self._next_id >= _MAX_ID else self._next_id + 1
             scanner_id = self._next_id
-            self._scanners[scanner_id] = scanner
-            self._used[scanner_id] = self._clock()
             self._next_id = 0 if scanner_id >= _MAX_ID else scanner_id + 1
-            return scanner_id
+            self._leases.put(scanner_id, scanner)
+        return scanner_id
 
     def get(self, scanner_id: int) -> Scanner:
         """Return the open scanner ``scanner_id`` and renew its lease.
@@ -151,11 +132,7 @@ class ScannerRegistry:
         Raises:
             IllegalArgumentError: No scanner with that id is open (or it expired).
         """
-        self.expire()
-        with self._lock:
-            scanner = self._scanners.get(scanner_id)
-            if scanner is not None:
-                self._used[scanner_id] = self._clock()
+        scanner = self._leases.get(scanner_id)
         if scanner is None:
             raise IllegalArgumentError("scanner ID is invalid", value=scanner_id)
         return scanner
@@ -166,18 +143,11 @@ class ScannerRegistry:
         Raises:
             IllegalArgumentError: No scanner with that id is open (or it expired).
         """
-        self.expire()
-        with self._lock:
-            scanner = self._forget(scanner_id) if scanner_id in self._scanners else None
+        scanner = self._leases.pop(scanner_id)
         if scanner is None:
             raise IllegalArgumentError("scanner ID is invalid", value=scanner_id)
         scanner.close()
 
     def close_all(self) -> None:
         """Close every open scanner (server shutdown)."""
-        with self._lock:
-            scanners = list(self._scanners.values())
-            self._scanners.clear()
-            self._used.clear()
-        for scanner in scanners:
-            scanner.close()
+        self._leases.close_all()

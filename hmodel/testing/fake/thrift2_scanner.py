@@ -11,11 +11,18 @@ from typing import Any
 from hmodel.backend.base import Region, RowResult, Scan
 from hmodel.backend.memory import MemoryBackend
 from hmodel.backend.memory.filter import compile_filter
+from hmodel.clock import Clock, system_clock
 from hmodel.errors import HModelError, TableNotFoundError
+from hmodel.testing.fake.lease import Leases
 from hmodel.testing.fake.thrift2_convert import read_columns, result_of, time_range
 from hmodel.testing.fake.thrift2_error import internal_error, invalid_scanner
 
-__all__ = ["ScannerHandler", "Thrift2Scanners"]
+__all__ = ["DEFAULT_SCANNER_LEASE_MS", "ScannerHandler", "Thrift2Scanners"]
+
+
+#: How long an unused Thrift2 scanner lives: ``hbase.client.scanner.timeout.period``
+#: (60 s by default), the ``expireAfterAccess`` of HBase 2's Thrift2 scanner cache.
+DEFAULT_SCANNER_LEASE_MS = 60_000
 
 
 class _OpenScanner:
@@ -27,45 +34,66 @@ class _OpenScanner:
         self.minimum = minimum
         self.lock = threading.Lock()
 
+    def close(self) -> None:
+        """Release the engine's iterator (errors while closing are ignored)."""
+        close = getattr(self.rows, "close", None)
+        if close is not None:
+            with contextlib.suppress(Exception):
+                close()
+
 
 class Thrift2Scanners:
-    """The open scanners of one server, by id (shared by all its connections)."""
+    """The open scanners of one server, by id (shared by all its connections).
 
-    def __init__(self) -> None:
-        self._open: dict[int, _OpenScanner] = {}
+    Ids count up from 1. A scanner no call has used for ``lease_ms`` expires: it is closed
+    and its id answers as an unknown one (``TIllegalArgument("Invalid scanner Id")``), as
+    HBase 2's Thrift2 handler keeps its scanners in a cache that expires them after
+    ``hbase.client.scanner.timeout.period`` without access (60 s by default). Every call
+    first expires what is due, and so does the server's sweeper, every second.
+
+    Args:
+        lease_ms: Milliseconds a scanner lives after its last use (>= 1).
+        clock: The time in epoch milliseconds (a ``ManualClock`` in tests).
+
+    Raises:
+        IllegalArgumentError: ``lease_ms`` is not a positive int.
+    """
+
+    def __init__(
+        self, *, lease_ms: int = DEFAULT_SCANNER_LEASE_MS, clock: Clock = system_clock
+    ) -> None:
+        self._leases: Leases[_OpenScanner] = Leases(
+            lease_ms=lease_ms, clock=clock, close=_OpenScanner.close
+        )
+        self.lease_ms = lease_ms
         self._ids = itertools.count(1)
-        self._lock = threading.Lock()
 
     def add(self, scanner: _OpenScanner) -> int:
         """Register ``scanner``; return its id."""
-        with self._lock:
+        self.expire()
+        with self._leases.lock:
             scanner_id = next(self._ids)
-            self._open[scanner_id] = scanner
-            return scanner_id
+            self._leases.put(scanner_id, scanner)
+        return scanner_id
 
     def get(self, scanner_id: int) -> _OpenScanner | None:
-        """The scanner of that id, or ``None``."""
-        with self._lock:
-            return self._open.get(scanner_id)
+        """The scanner of that id, its lease renewed, or ``None`` (unknown or expired)."""
+        return self._leases.get(scanner_id)
 
     def remove(self, scanner_id: int) -> _OpenScanner | None:
-        """Forget the scanner of that id; return it, or ``None``."""
-        with self._lock:
-            return self._open.pop(scanner_id, None)
+        """Forget the scanner of that id; return it, or ``None`` (unknown or expired)."""
+        return self._leases.pop(scanner_id)
+
+    def expire(self) -> list[int]:
+        """Close every scanner unused for ``lease_ms``; return their ids, in id order."""
+        return self._leases.expire()
 
     def close_all(self) -> None:
         """Close every open scanner (the server is stopping)."""
-        with self._lock:
-            scanners, self._open = list(self._open.values()), {}
-        for scanner in scanners:
-            close = getattr(scanner.rows, "close", None)
-            if close is not None:
-                with contextlib.suppress(Exception):
-                    close()
+        self._leases.close_all()
 
     def __len__(self) -> int:
-        with self._lock:
-            return len(self._open)
+        return len(self._leases)
 
 
 def _first_region(regions: list[Region], start: bytes, stop: bytes, reverse: bool) -> Region:
@@ -159,6 +187,4 @@ class ScannerHandler:
         scanner = self.scanners.remove(scanner_id)
         if scanner is None:
             raise invalid_scanner()
-        close = getattr(scanner.rows, "close", None)
-        if close is not None:
-            close()
+        scanner.close()

@@ -10,8 +10,8 @@ import pytest
 from hmodel.backend.thrift import ThriftBackend
 from hmodel.errors import ValidationError
 from hmodel.testing.certs import find_openssl, make_certificates
+from hmodel.testing.fake import FakeHBaseServer
 from hmodel.testing.fake.http_server import HTTPServing
-from hmodel.testing.fake.thrift1_server import FakeHBaseServer
 
 
 @pytest.mark.parametrize(
