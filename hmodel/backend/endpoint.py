@@ -11,11 +11,12 @@ from urllib.parse import unquote, urlsplit
 
 import attrs
 
-from hmodel.backend.sasl import Sasl, check_sasl
 from hmodel.errors import IllegalArgumentError
 
 if TYPE_CHECKING:
     import ssl
+
+    from hmodel.backend.sasl import Sasl
 
 __all__ = [
     "HTTP",
@@ -393,6 +394,10 @@ class Endpoint:
                 "http must be an HTTP or None", field="http", value=self.http
             )
         if self.sasl is not None:
+            # Imported here: hmodel.backend.sasl loads thriftpy2, which importing
+            # hmodel.backend (and the test kit's plugin) must not.
+            from hmodel.backend.sasl import check_sasl
+
             check_sasl(self.sasl, self.transport)
         if self.http is None:
             return
