@@ -285,3 +285,27 @@ def test_a_negotiation_message_over_the_limit_is_refused_before_reading_it() -> 
         left.sendall(bytes([0x80, 1, 0, 1, 0]))  # a Thrift binary message, not SASL
         with pytest.raises(SaslProtocolError, match="Invalid status 128"):
             read_message(TSocket(sock=right))
+
+
+def test_a_data_frame_over_the_limit_closes_the_connection_before_it_is_read(
+    gateway: FakeHBaseServer,
+) -> None:
+    """After authentication the fake reads a declared oversized frame's length, not its bytes."""
+    from hmodel.backend.sasl import Status, read_message, write_message
+    from hmodel.testing.fake.sasl import MAX_DATA_FRAME_BYTES
+
+    sock = TSocket("127.0.0.1", gateway.port, socket_timeout=5_000)
+    sock.open()
+    try:
+        write_message(sock, Status.START, b"PLAIN")
+        write_message(sock, Status.COMPLETE, b"\x00gw\x00pw")
+        status, _ = read_message(sock)
+        assert status == Status.COMPLETE
+        sock.write((MAX_DATA_FRAME_BYTES + 1).to_bytes(4, "big") + b"x" * 1024)
+        sock.flush()
+        try:  # closed with no answer (a reset: the sent bytes were never read)
+            assert sock.sock.recv(1) == b""
+        except ConnectionResetError:
+            pass
+    finally:
+        sock.close()

@@ -35,6 +35,11 @@ class _RefusalError(Exception):
     """The client's authentication is refused (the message goes back to it in a ``BAD``)."""
 
 
+#: The largest SASL data frame read (libthrift 0.14's default maximum message size,
+#: ``TConfiguration.DEFAULT_MAX_MESSAGE_SIZE``): a larger declared length closes the
+#: connection before its bytes are received.
+MAX_DATA_FRAME_BYTES = 100 * 1024 * 1024
+
 def _qops(value: str | Sequence[str]) -> tuple[str, ...]:
     names = (value,) if isinstance(value, str) else tuple(value)
     if not names or any(name not in QOPS for name in names):
@@ -232,6 +237,11 @@ class SaslServerTransport(TTransportBase):
             assert mechanism is not None
         while self._offset >= len(self._frame):
             (length,) = struct.unpack(">I", read_exactly(self._trans, 4))
+            if length > MAX_DATA_FRAME_BYTES:  # refused before a byte of it is buffered
+                raise TTransportException(
+                    TTransportException.UNKNOWN,
+                    f"SASL frame of {length} bytes over the limit of {MAX_DATA_FRAME_BYTES}",
+                )
             data = read_exactly(self._trans, length) if length else b""
             if mechanism.layer != 1:
                 data = self._guard(mechanism.unwrap, data)
