@@ -40,6 +40,7 @@ class _RefusalError(Exception):
 #: connection before its bytes are received.
 MAX_DATA_FRAME_BYTES = 100 * 1024 * 1024
 
+
 def _qops(value: str | Sequence[str]) -> tuple[str, ...]:
     names = (value,) if isinstance(value, str) else tuple(value)
     if not names or any(name not in QOPS for name in names):
