@@ -157,15 +157,22 @@ class RowBook:
     overlapped: set[int] = attrs.field(factory=set)
     epoch: int = 0
     log: list[tuple[int, State]] = attrs.field(factory=list)
+    lost: bool = False
+    #: What each write of the row did, in the order they ended (for failure reports).
+    history: list[str] = attrs.field(factory=list)
 
 
 @attrs.frozen
 class Seen:
-    """A row's book as a query started: its epoch and every state it could show."""
+    """A row's book as a query started: its epoch and every state it could show.
+
+    ``lost``: the row's last write raised ``ClaimLostError`` (see :class:`Book`).
+    """
 
     epoch: int
     states: frozenset[State]
     quiet: bool
+    lost: bool
 
 
 class Book:
@@ -173,9 +180,11 @@ class Book:
 
     An operation ``begin``s with its new state and ``end``s with an outcome: ``done`` (it
     happened), ``maybe`` (it raised a backend error: it may or may not have), ``none``
-    (refused: nothing written). A ``done`` write no other write of the row overlapped
-    decides the row's state (its tag is the greatest); otherwise its state joins the
-    possible ones.
+    (refused: nothing written), ``lost`` (``ClaimLostError``: it happened, but its unique
+    value's row was taken over by another row's write, so a query of the value may not
+    find this row until a later write of it; docs/indexes.md). A ``done`` (or ``lost``)
+    write no other write of the row overlapped decides the row's state (its tag is the
+    greatest); otherwise its state joins the possible ones.
     """
 
     def __init__(self) -> None:
@@ -198,17 +207,25 @@ class Book:
             book.log.append((book.epoch, new))
             return self._ids
 
-    def end(self, kind: str, key: str, op: int, outcome: str) -> None:
+    def end(self, kind: str, key: str, op: int, outcome: str, note: str = "") -> None:
         with self._lock:
             book = self.rows[kind, key]
+            book.history.append(f"#{op} {book.active[op]} {outcome} {note}".rstrip())
             new = book.active.pop(op)
             alone = op not in book.overlapped
             book.overlapped.discard(op)
-            if outcome == "done" and alone:
+            if outcome in ("done", "lost") and alone:
                 book.possible = {new}
+                book.lost = outcome == "lost"
             elif outcome != "none":
                 book.possible.add(new)
+                book.lost = book.lost or outcome == "lost"
             book.epoch += 1
+
+    def history(self, kind: str, key: str, last: int = 12) -> list[str]:
+        """The last ``last`` writes of a row as they ended (see :meth:`end`)."""
+        with self._lock:
+            return list(self.rows[kind, key].history[-last:])
 
     def possible(self, kind: str, key: str) -> set[State]:
         with self._lock:
@@ -218,7 +235,9 @@ class Book:
         """Every row of ``kind`` as a query starts."""
         with self._lock:
             return {
-                key: Seen(b.epoch, frozenset(b.possible | set(b.active.values())), not b.active)
+                key: Seen(
+                    b.epoch, frozenset(b.possible | set(b.active.values())), not b.active, b.lost
+                )
                 for (k, key), b in self.rows.items()
                 if k == kind
             }
@@ -252,6 +271,7 @@ class SoakFigures(Figures):
     missed: int = 0
     duplicates: int = 0
     duplicates_after_claim_lost: int = 0
+    missed_after_claim_lost: int = 0
     refused_wrote: int = 0
     refused_left_claim_after_fault: int = 0
     refused_entry_repaired: int = 0
@@ -314,7 +334,18 @@ class Soak:
         with self._lock:
             setattr(self.figures, name, getattr(self.figures, name) + amount)
 
-    def fail(self, counter: str | None, message: str) -> None:
+    def fail(
+        self, counter: str | None, message: str, *, row: tuple[str, str] | None = None
+    ) -> None:
+        """Record a violation; with ``row``, the seed and the row's last writes too.
+
+        The threads interleave differently in every run, so the seed alone does not
+        replay one: the writes of the row (state, outcome, tags, faults, clock) are what
+        locate the interleaving.
+        """
+        if row is not None:
+            writes = "\n    ".join(self.book.history(*row))
+            message = f"{message}\n  seed {self.seed}, the last writes of {row}:\n    {writes}"
         with self._lock:
             if counter is not None:
                 setattr(self.figures, counter, getattr(self.figures, counter) + 1)
@@ -342,7 +373,7 @@ class Soak:
             action()
             outcome = "done"
         except ClaimLostError:
-            outcome = "done"  # the data row was written
+            outcome = "lost"  # the data row was written; its value's row names another row
             self.count("claim_lost")
             value = (new or (None,))[0]
             with self._lock:
@@ -350,7 +381,11 @@ class Soak:
             if self.faulty.injected["stall"] > stalls and self.clock() - started > GRACE_MS:
                 self.count("claim_lost_in_stall")
             else:
-                self.fail(None, f"{kind} {key}: ClaimLostError with no stall in its window")
+                self.fail(
+                    None,
+                    f"{kind} {key}: ClaimLostError with no stall in its window",
+                    row=(kind, key),
+                )
         except (ConflictError, ValidationError) as exc:
             self.count("unique_refused" if isinstance(exc, UniqueViolationError) else "refused")
             self.check_refused(kind, key, faulted=self.faulty.faults_here > faults)
@@ -359,9 +394,15 @@ class Soak:
             self.count("raised")
         except HModelError as exc:
             outcome = "maybe"
-            self.fail(None, f"{kind} {key} {label}: unexpected {exc!r}")
+            self.fail(None, f"{kind} {key} {label}: unexpected {exc!r}", row=(kind, key))
         finally:
-            self.book.end(kind, key, op, outcome)
+            tags = self.stamps.taken()
+            note = (
+                f"{label} tags {tags[0] if tags else '-'}..{tags[-1] if tags else '-'} "
+                f"faults {self.faulty.faults_here - faults} "
+                f"clock {started}..{self.clock()}"
+            )
+            self.book.end(kind, key, op, outcome, note)
 
     def check_refused(self, kind: str, key: str, *, faulted: bool) -> None:
         """A refused save or delete wrote no data cell, no claim, no verified entry."""
@@ -375,7 +416,11 @@ class Soak:
         for result in self.inner.get(repo.table, [row]):
             stamped = sorted(c.timestamp for c in result.cells.values() if c.timestamp in tags)
             if stamped:
-                self.fail("refused_wrote", f"refused {kind} {key} wrote data cells at {stamped}")
+                self.fail(
+                    "refused_wrote",
+                    f"refused {kind} {key} wrote data cells at {stamped}",
+                    row=(kind, key),
+                )
         for index in indexed.indexes.values():
             for result in self.inner.scan(index.table.full_name, Scan()):
                 try:
@@ -394,7 +439,9 @@ class Soak:
                         # refused write re-marked, past the grace): right, not its write.
                         self.count("refused_entry_repaired")
                     else:
-                        self.fail("refused_wrote", f"refused {kind} {key} left {entry}")
+                        self.fail(
+                            "refused_wrote", f"refused {kind} {key} left {entry}", row=(kind, key)
+                        )
 
     def order_op(self, rng: random.Random, key: str) -> None:
         repo = self.repos["order"]
@@ -514,16 +561,20 @@ class Soak:
         for key, served in got.items():
             self.count("checked_rows")
             if not matches(served):
-                self.fail("wrong", f"{what} returned {key} as {served}")
+                self.fail("wrong", f"{what} returned {key} as {served}", row=(kind, key))
                 continue
             states = during[key][0]
             if exact is not None and not any(exact(served, s) for s in states):
-                self.fail("wrong", f"{what} returned {key} as {served}, never committed {states}")
+                self.fail(
+                    "wrong",
+                    f"{what} returned {key} as {served}, never committed {states}",
+                    row=(kind, key),
+                )
             elif exact is None and served not in states:
                 self.count("covering_stale")
         for key, (states, quiet) in during.items():
             if quiet and key not in got and all(matches(s) for s in states):
-                self.fail("missed", f"{what} missed {key} (committed {states})")
+                self.fail("missed", f"{what} missed {key} (committed {states})", row=(kind, key))
 
     def query_status(self, rng: random.Random, *, covered: bool) -> None:
         status = rng.choice(STATUSES)
@@ -607,11 +658,20 @@ class Soak:
         for key, served in got.items():
             self.count("checked_rows")
             if served is None or served[0] != value or served not in during[key][0]:
-                self.fail("wrong", f"get_unique {value} returned {key} as {served}")
+                self.fail(
+                    "wrong", f"get_unique {value} returned {key} as {served}", row=(kind, key)
+                )
         if holder is None:
             for key, (states, quiet) in during.items():
                 if quiet and all(s is not None and s[0] == value for s in states):
-                    self.fail("missed", f"get_unique {value} missed {key} ({states})")
+                    if before[key].lost:
+                        # Documented: after ClaimLostError the value's row names the row
+                        # that took it over (or is released once that row changes).
+                        self.count("missed_after_claim_lost")
+                    else:
+                        self.fail(
+                            "missed", f"get_unique {value} missed {key} ({states})", row=(kind, key)
+                        )
 
     # --- pauses: every thread stopped -----------------------------------------------------
 
@@ -649,15 +709,27 @@ class Soak:
                 }
                 for key, served in got.items():
                     if served is None or served[at] != value:
-                        self.fail("wrong", f"pause: {index} {value} returned {key} as {served}")
+                        self.fail(
+                            "wrong",
+                            f"pause: {index} {value} returned {key} as {served}",
+                            row=(kind, key),
+                        )
                 for (k, key), _ in self.book.rows.items():
                     if k != kind:
                         continue
                     possible = self.book.possible(kind, key)
                     if key not in got and all(s is not None and s[at] == value for s in possible):
-                        self.fail("missed", f"pause: {index} {value} missed {key} ({possible})")
+                        self.fail(
+                            "missed",
+                            f"pause: {index} {value} missed {key} ({possible})",
+                            row=(kind, key),
+                        )
                     if key in got and got[key] not in possible:
-                        self.fail("wrong", f"pause: {index} {key} as {got[key]} not in {possible}")
+                        self.fail(
+                            "wrong",
+                            f"pause: {index} {key} as {got[key]} not in {possible}",
+                            row=(kind, key),
+                        )
 
     # --- the run ------------------------------------------------------------------------
 

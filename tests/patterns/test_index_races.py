@@ -202,6 +202,62 @@ def test_a_claim_lost_after_the_last_check_is_reported_as_written(
     assert report.counts["duplicates"] == 1  # what verify shows the operator
 
 
+def test_a_row_whose_claim_was_lost_is_found_again_once_saved_again(
+    backend: Backend, clock: ManualClock
+) -> None:
+    """Soak finding: after ClaimLostError the value's row names the other row; once that
+    row changes its value and releases the row, no claim names the lost row, so
+    ``get_unique`` misses it (``verify``: ``missing``) until it is saved again.
+    """
+    faulty = FaultyBackend(backend)
+    slow, other = nick_repo(faulty, clock), nick_repo(backend, clock)
+    slow.create_tables()
+    hook = overtaker(clock, other)  # u2 takes "bob" over while u1's data write is in transit
+    faulty.on("mutate", nth=0, before=lambda n, a: hook(n, a) if a[0] == "user" else None)
+    with pytest.raises(ClaimLostError):
+        slow.save(User(user_id="u1", nickname="bob"))
+    faulty.hooks.clear()
+    other.save(User(user_id="u2", nickname="rob"))  # the other row changes: "bob" released
+    lost = other.repository.get(user_id="u1")
+    assert lost is not None and lost.nickname == "bob"
+    assert other.get_unique("user_by_nick", nickname="bob") is None  # the documented miss
+    assert run_job(backend, nick_index(), "verify").counts["missing"] == 1
+    other.save(lost)  # what docs/indexes.md tells the application: save it again
+    holder = other.get_unique("user_by_nick", nickname="bob")
+    assert holder is not None and holder.user_id == "u1"
+    assert run_job(backend, nick_index(), "verify").problems == 0
+
+
+def test_an_insert_hidden_behind_a_later_delete_never_verifies_its_entry(
+    backend: Backend, clock: ManualClock
+) -> None:
+    """Soak finding: an insert is stamped before another writer creates the row and a
+    third deletes it; the insert lands after the delete (its check finds no row, as it
+    expects) and its cells stay hidden behind the delete marker, which has the later
+    stamp. Its entry must stay unverified: a covering query must not serve the values
+    of a data row that never showed them.
+    """
+    faulty = FaultyBackend(backend)
+    slow = IndexedRepository(Repository(Order, faulty, clock=clock), [status_index()])
+    other = IndexedRepository(Repository(Order, backend, clock=clock), [status_index()])
+    slow.create_tables()
+
+    def create_then_delete(name: str, args: tuple[Any, ...]) -> None:
+        assert args[0] == "order"
+        other.delete(other.save(Order(order_id="o1", status="shipped", total=9)))
+
+    # The slow insert's first call on the data table (its data write; over Thrift1 the
+    # claim of its version cell) is in transit while the others create and delete.
+    faulty.on("check_and_mutate" if slow.atomic else "check_and_put", before=create_then_delete)
+    slow.save(Order(order_id="o1", status="paid", total=0))
+    assert other.repository.get(order_id="o1") is None  # hidden: the delete's stamp is later
+    assert other.page_covered("order_by_status", 10, {"status": "paid"}).items == []
+    assert other.find("order_by_status", {"status": "paid"}) == []
+    assert slow.stats.hidden_inserts == 1
+    run_job(backend, status_index(), "rebuild", clock=clock)
+    assert run_job(backend, status_index(), "verify", clock=clock).problems == 0
+
+
 def test_a_refused_save_writes_no_index_entry(backend: Backend, clock: ManualClock) -> None:
     """Defect 4: refusals found without I/O (bad version, oversized index rowkey) write nothing."""
     orders = IndexedRepository(

@@ -15,7 +15,8 @@ import os
 import pytest
 
 from hmodel.backend.base import Backend
-from tests.patterns.index_soak import Soak
+from hmodel.backend.memory import MemoryBackend
+from tests.patterns.index_soak import Book, Soak
 
 SEED = 20261216
 RATE = 0.07
@@ -42,3 +43,27 @@ def test_the_soak_keeps_every_index_guarantee_under_all_five_faults(
         problems = counts["missing"] + counts["stale"] + counts["orphans"]
         assert problems + counts["duplicates"] + counts["pending"] == 0, name
     assert figures.final_exact
+
+
+def test_the_book_lets_get_unique_miss_a_row_whose_claim_was_lost_until_its_next_write() -> None:
+    """After ClaimLostError the value's row names another row (docs/indexes.md): a miss of
+    the row is documented, not a violation, until a later write of the row settles it.
+    """
+    book = Book()
+    book.add("user", "u1")
+    op = book.begin("user", "u1", ("bob",))
+    book.end("user", "u1", op, "lost", "user save")
+    assert book.seen("user")["u1"].lost
+    assert book.possible("user", "u1") == {("bob",)}  # the data row was written
+    op = book.begin("user", "u1", ("bob",))
+    book.end("user", "u1", op, "done", "user save")
+    assert not book.seen("user")["u1"].lost
+
+
+def test_a_soak_failure_names_the_seed_and_the_writes_of_its_row() -> None:
+    soak = Soak(MemoryBackend(), seed=7, rate=0.0)
+    soak.keys(threads=1)
+    soak.write("item", "i1", ("red", 1), "item create", lambda: None)
+    soak.fail("wrong", "a query returned i1", row=("item", "i1"))
+    (message,) = soak.figures.failures
+    assert "seed 7" in message and "('red', 1) done item create" in message
