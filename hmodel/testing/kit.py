@@ -57,8 +57,10 @@ def open_target(target: str, request: pytest.FixtureRequest) -> Iterator[Backend
     ``memory`` is a fresh engine. ``thrift``/``thrift2`` talk to the session's fake server
     (:func:`hmodel.testing.plugin.hmodel_thrift_server`), private to the test run: every
     table is dropped before and after the test. ``hbase``/``hbase2`` talk to a real
-    cluster under the table prefix :func:`real_prefix`; only prefixed tables are touched,
-    and a test's tables are kept for the next test that creates them alike, emptied
+    cluster under the table prefix :func:`real_prefix` (or one of its copies' prefixes,
+    ``-1``, ``-2``, ...: the backend's ``table_prefix`` says which, from its first call);
+    only those tables are touched, and a test's tables are kept for the next test that
+    creates them alike, emptied in the background
     (:class:`~hmodel.testing.table_reuse.TablePool`) instead of dropped and re-created.
     """
     if target == "memory":
@@ -95,7 +97,8 @@ def real_prefix(target: str) -> str:
     """The table prefix of a real target: ``HMODEL_TEST_PREFIX`` (default ``hmodel_test``).
 
     ``hbase2`` appends ``2``: both targets may be one cluster, and each keeps its own
-    tables between tests (:class:`~hmodel.testing.table_reuse.TablePool`).
+    tables between tests (:class:`~hmodel.testing.table_reuse.TablePool`, whose further
+    copies of a table use this prefix followed by ``-1``, ``-2``, ...).
     """
     prefix = os.environ.get(PREFIX_VARIABLE) or "hmodel_test"
     return prefix + "2" if target == "hbase2" else prefix

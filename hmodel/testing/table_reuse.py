@@ -535,12 +535,15 @@ class _Reusing(Backend):
 
     pool: TablePool
     _bound: bool
+    _binding: threading.Lock
 
     def _use(self, name: object, table: Table | None = None) -> None:
-        if not self._bound:
-            prefix = self.pool.bind(name if type(name) is str else None, table)
-            self._bound = True
-            self._set_prefix(prefix)
+        if self._bound:
+            return
+        with self._binding:  # a test's threads may all make its first call at once
+            if not self._bound:
+                self._set_prefix(self.pool.bind(name if type(name) is str else None, table))
+                self._bound = True
 
     def _set_prefix(self, prefix: str) -> None:
         raise NotImplementedError
@@ -608,6 +611,7 @@ class ReusingThriftBackend(_Reusing, ThriftBackend):
     def __init__(self, pool: TablePool, *args: Any, **kwargs: Any) -> None:
         self.pool = pool
         self._bound = False
+        self._binding = threading.Lock()
         super().__init__(*args, **kwargs)
 
     @property
@@ -643,6 +647,7 @@ class ReusingThrift2Backend(_Reusing, Thrift2Backend):
     def __init__(self, pool: TablePool, *args: Any, **kwargs: Any) -> None:
         self.pool = pool
         self._bound = False
+        self._binding = threading.Lock()
         super().__init__(*args, **kwargs)
 
     @property
