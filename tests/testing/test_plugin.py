@@ -157,3 +157,15 @@ def test_with_java_both_real_targets_share_one_started_hbase_and_reuse_tables(
     result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=5)
     result.stdout.fnmatch_lines(["target hbase: 2 passed", "target hbase2: 2 passed"])
+
+
+def test_the_hbase_pool_empties_through_thrift2_only_on_the_same_cluster() -> None:
+    """HMODEL_TEST_HBASE2 serves the hbase pool's truncations only if a probe table shows."""
+    from hmodel.testing.plugin import _same_cluster
+    from hmodel.testing.thrift_server import FakeHBaseServer
+
+    with FakeHBaseServer(thrift2_port=0) as one, FakeHBaseServer(thrift2_port=0) as other:
+        assert one.thrift2_port is not None and other.thrift2_port is not None
+        assert _same_cluster(one.address, (one.host, one.thrift2_port), "p")
+        assert not _same_cluster(one.address, (other.host, other.thrift2_port), "p")
+        assert one.backend.list_tables() == other.backend.list_tables() == []  # probes gone
