@@ -343,3 +343,20 @@ def test_bad_arguments_get_the_backends_own_errors(
         backend.get("", [b"r"])
     with pytest.raises(IllegalArgumentError):
         backend.table_exists(b"t")  # type: ignore[arg-type]
+
+
+def test_closing_warns_of_the_tables_it_could_not_drop(server: FakeHBaseServer) -> None:
+    """A drop that fails at the session's end is kept for the next run, not an error."""
+
+    class NoDrop(Thrift2Backend):
+        def delete_table(self, name: str) -> None:
+            raise ConnectionLostError("the connection dropped", table=name)
+
+    assert server.thrift2_port is not None
+    port = server.thrift2_port
+    made = TablePool(lambda p: NoDrop(server.host, port, table_prefix=p), "p", copies=1)
+    _test(made, server).create_table(T)
+    made.end()
+    with pytest.warns(RuntimeWarning, match="could not drop all of its tables"):
+        made.close()
+    assert _all_tables(server) == ["p_t"]
