@@ -266,6 +266,7 @@ class PooledChannel:
             raise
         sent = True
         healthy = False
+        stale = False
         try:
             result = getattr(connection.client, method)(*args)
             healthy = True
@@ -282,6 +283,7 @@ class PooledChannel:
             refused = tls_refusal(exc, self._where)
             if refused is not None:
                 raise refused from exc
+            stale = True
             raise DroppedError(exc, sent=True) from exc
         except self.encoding_errors as exc:
             # An argument the protocol cannot encode (wrong type, out of range). Requests
@@ -310,8 +312,23 @@ class PooledChannel:
                     self._give_back(connection)
                 else:
                     self._discard(connection)
+                if stale:
+                    self._discard_idle()
             finally:
                 local.busy = False
+
+    def _discard_idle(self) -> None:
+        """Close every idle connection: one just dropped, and those idle as long may be dead.
+
+        A server closes the connections idle past its timeout (HBase's Thrift servers
+        after ``hbase.thrift.server.socket.read.timeout``, 60 s by default), all at once
+        after a quiet spell; a retry that took the next idle one would fail again, and
+        could spend its whole budget on dead connections. It opens a new one instead.
+        """
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for connection in idle:
+            self._discard(connection)
 
     def close(self) -> None:
         """Close the pooled connections; later calls raise ``ConnectionLostError``.

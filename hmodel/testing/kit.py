@@ -113,11 +113,13 @@ def open_target(target: str, request: pytest.FixtureRequest) -> Iterator[Backend
     table is dropped before and after the test; their ``-tls``, ``-http`` and ``-https``
     forms talk to the session's fake server of that transport
     (:func:`hmodel.testing.plugin.hmodel_transport_servers`). ``hbase``/``hbase2`` talk to
-    a real cluster under the table prefix :func:`real_prefix`; only prefixed tables are
-    touched, and a test's tables are kept for the next test that creates them alike,
-    emptied (:class:`~hmodel.testing.table_reuse.TablePool`) instead of dropped and
-    re-created; their ``-http``/``-https`` forms reach the same cluster through its
-    Thrift servers in HTTP mode, with the same tables.
+    a real cluster under the table prefix :func:`real_prefix` (or one of its copies'
+    prefixes, ``-1``, ``-2``, ...: the backend's ``table_prefix`` says which, from its
+    first call); only those tables are touched, and a test's tables are kept for the next
+    test that creates them alike, emptied in the background
+    (:class:`~hmodel.testing.table_reuse.TablePool`) instead of dropped and re-created;
+    their ``-http``/``-https`` forms reach the same cluster through its Thrift servers in
+    HTTP mode, with the same tables.
     """
     if target == "memory":
         from hmodel.backend.memory import MemoryBackend
@@ -160,8 +162,9 @@ def real_prefix(target: str) -> str:
     """The table prefix of a real target: ``HMODEL_TEST_PREFIX`` (default ``hmodel_test``).
 
     ``hbase2`` appends ``2``: both targets may be one cluster, and each keeps its own
-    tables between tests (:class:`~hmodel.testing.table_reuse.TablePool`). A transport
-    form (``hbase2-https``) shares its backend target's prefix and tables.
+    tables between tests (:class:`~hmodel.testing.table_reuse.TablePool`, whose further
+    copies of a table use this prefix followed by ``-1``, ``-2``, ...). A transport form
+    (``hbase2-https``) shares its backend target's prefix and tables.
     """
     prefix = os.environ.get(PREFIX_VARIABLE) or "hmodel_test"
     return prefix + "2" if split_target(target)[0] == "hbase2" else prefix

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -240,6 +240,15 @@ def _no_server_reason(variable: str) -> str:
     return f"{why} and {variable} unset: real-HBase tests skipped"
 
 
+#: ``hbase-site.xml`` settings of the HBase the kit starts. A test session keeps many small
+#: tables open (:class:`~hmodel.testing.table_reuse.TablePool`); with HBase's MSLAB each
+#: region's first write takes a 2 MB chunk per family that stays until the region flushes
+#: or closes, so about 100 written tables exhaust the 768 MB heap (measured on 2.6.1: +5.6
+#: MB per written 2-family table, none without MSLAB). MSLAB guards big heaps against
+#: fragmentation; a test server has none to guard.
+KIT_HBASE_SETTINGS = {"hbase.hregion.memstore.mslab.enabled": "false"}
+
+
 @pytest.fixture(scope="session")
 def hmodel_hbase_process() -> Iterator[HBaseProcess]:
     """One real standalone HBase with Thrift1 and Thrift2 for the session, started lazily.
@@ -255,7 +264,7 @@ def hmodel_hbase_process() -> Iterator[HBaseProcess]:
         pytest.skip(f"{PROCESS_VARIABLE}=0: no real HBase is started")
     if find_java() is None:
         pytest.skip("no java (install a JDK 17): no real HBase is started")
-    with HBaseProcess() as process:
+    with HBaseProcess(settings=KIT_HBASE_SETTINGS) as process:
         yield process
 
 
@@ -320,17 +329,46 @@ def hmodel_real_hbase2_address(request: pytest.FixtureRequest) -> tuple[str, int
     pytest.skip(_no_server_reason("HMODEL_TEST_HBASE2"))
 
 
-def _pool(raw: Backend) -> Iterator[TablePool]:
+#: ``HMODEL_TEST_TABLE_COPIES=n``: copies of each table a real target keeps (default 5).
+COPIES_VARIABLE = "HMODEL_TEST_TABLE_COPIES"
+
+#: The pool's own backends wait this long for a call (a truncation on a loaded machine).
+_POOL_TIMEOUT_MS = 120_000
+
+
+def _pool(
+    open_raw: Callable[[str], Backend],
+    prefix: str,
+    open_warm: Callable[[str], Backend] | None = None,
+) -> Iterator[TablePool]:
     from hmodel.testing.table_reuse import TablePool
 
-    pool = TablePool(raw)
+    text = os.environ.get(COPIES_VARIABLE, "5")
+    if not text.isdigit() or int(text) < 1:
+        raise pytest.UsageError(f"{COPIES_VARIABLE} must be a whole number >= 1, not {text!r}")
+    pool = TablePool(open_raw, prefix, open_warm=open_warm, copies=int(text))
     try:
         yield pool
     finally:
+        pool.close()
+
+
+def _same_cluster(thrift1: tuple[str, int], thrift2: tuple[str, int], prefix: str) -> bool:
+    """Whether a table created through the Thrift2 server is seen by the Thrift1 one."""
+    from hmodel.backend.thrift import ThriftBackend
+    from hmodel.backend.thrift2 import Thrift2Backend
+    from hmodel.schema import Family, Table
+
+    probe = f"{prefix}-probe"
+    with Thrift2Backend(*thrift2, table_prefix=probe, timeout_ms=_POOL_TIMEOUT_MS) as admin:
+        if admin.table_exists("t"):
+            admin.delete_table("t")
+        admin.create_table(Table("t", [Family("f")]))
         try:
-            pool.close()
+            with ThriftBackend(*thrift1, table_prefix=probe) as thrift1_backend:
+                return thrift1_backend.table_exists("t")
         finally:
-            raw.close()
+            admin.delete_table("t")
 
 
 @pytest.fixture(scope="session")
@@ -339,21 +377,37 @@ def hmodel_real_hbase_pool(
 ) -> Iterator[TablePool]:
     """The tables the ``hbase`` target keeps between tests (see ``TablePool``).
 
-    With the session's own HBase the pool empties tables through its Thrift2 server
-    (``truncateTable``); with ``HMODEL_TEST_HBASE`` alone, by drop and create.
+    The pool empties tables through a Thrift2 server (``truncateTable``) when it has one
+    on the same cluster: the session's own HBase, or ``HMODEL_TEST_HBASE2`` when a probe
+    table created through it shows on ``HMODEL_TEST_HBASE``; else by drop and create.
     """
     from hmodel.backend.thrift import ThriftBackend
     from hmodel.backend.thrift2 import Thrift2Backend
-    from hmodel.testing.hbase_container import ADDRESS_VARIABLE
+    from hmodel.testing.hbase_container import ADDRESS_VARIABLE, parse_address
     from hmodel.testing.kit import real_prefix
 
-    raw: Backend
+    prefix = real_prefix("hbase")
+    thrift2: tuple[str, int] | None = None
     if not os.environ.get(ADDRESS_VARIABLE) and _process_wanted():
-        process = request.getfixturevalue("hmodel_hbase_process")
-        raw = Thrift2Backend(*process.thrift2_address, table_prefix=real_prefix("hbase"))
-    else:
-        raw = ThriftBackend(*hmodel_real_hbase_address, table_prefix=real_prefix("hbase"))
-    yield from _pool(raw)
+        thrift2 = request.getfixturevalue("hmodel_hbase_process").thrift2_address
+    elif os.environ.get("HMODEL_TEST_HBASE2"):
+        given = parse_address(os.environ["HMODEL_TEST_HBASE2"])
+        if _same_cluster(hmodel_real_hbase_address, given, prefix):
+            thrift2 = given
+
+    def open_thrift1(table_prefix: str) -> Backend:
+        return ThriftBackend(
+            *hmodel_real_hbase_address, table_prefix=table_prefix, timeout_ms=_POOL_TIMEOUT_MS
+        )
+
+    if thrift2 is None:
+        yield from _pool(open_thrift1, prefix)
+        return
+
+    def open_thrift2(table_prefix: str) -> Backend:
+        return Thrift2Backend(*thrift2, table_prefix=table_prefix, timeout_ms=_POOL_TIMEOUT_MS)
+
+    yield from _pool(open_thrift2, prefix, open_warm=open_thrift1)
 
 
 @pytest.fixture(scope="session")
@@ -362,9 +416,12 @@ def hmodel_real_hbase2_pool(hmodel_real_hbase2_address: tuple[str, int]) -> Iter
     from hmodel.backend.thrift2 import Thrift2Backend
     from hmodel.testing.kit import real_prefix
 
-    yield from _pool(
-        Thrift2Backend(*hmodel_real_hbase2_address, table_prefix=real_prefix("hbase2"))
-    )
+    def open_raw(table_prefix: str) -> Backend:
+        return Thrift2Backend(
+            *hmodel_real_hbase2_address, table_prefix=table_prefix, timeout_ms=_POOL_TIMEOUT_MS
+        )
+
+    yield from _pool(open_raw, real_prefix("hbase2"))
 
 
 @pytest.fixture

@@ -31,6 +31,8 @@ class DroppingProxy:
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.port = self._listener.getsockname()[1]
         self._sockets: list[socket.socket] = []
+        self._accepted = threading.Condition()
+        self.accepted = 0
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self) -> None:
@@ -48,6 +50,14 @@ class DroppingProxy:
             self._sockets.append(upstream)
             for source, target in ((client, upstream), (upstream, client)):
                 threading.Thread(target=self._pump, args=(source, target), daemon=True).start()
+            with self._accepted:
+                self.accepted += 1
+                self._accepted.notify_all()
+
+    def wait_accepted(self, count: int) -> None:
+        """Block until ``count`` connections are forwarded."""
+        with self._accepted:
+            assert self._accepted.wait_for(lambda: self.accepted >= count, timeout=30)
 
     @staticmethod
     def _drop(client: socket.socket) -> None:
@@ -64,6 +74,14 @@ class DroppingProxy:
         for end in (source, target):
             with contextlib.suppress(OSError):
                 end.shutdown(socket.SHUT_RDWR)
+
+    def sever(self) -> None:
+        """Close every connection made so far, as a server does those idle past its timeout."""
+        for end in self._sockets:
+            with contextlib.suppress(OSError):
+                end.shutdown(socket.SHUT_RDWR)
+            end.close()
+        self._sockets.clear()
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
@@ -119,6 +137,30 @@ def test_the_retry_budget_ends_in_connection_lost(
         backend.mutate(table, [Put(b"r", b"f:q", b"w", timestamp=2)])
     assert "after 4 attempt(s)" in caught.value.message
     assert pauses == [0.01, 0.02, 0.04]
+
+
+def test_connections_the_server_closed_while_idle_cost_one_attempt_not_the_budget(
+    upstream: tuple[str, int], table: str, proxies: list[DroppingProxy]
+) -> None:
+    """All pooled connections dead (a server's idle timeout): the retry opens a new one.
+
+    HBase's Thrift servers close connections idle for 60 s; a pool of four then holds four
+    dead ones, and retrying on the next idle one each time spent 1 + 3 attempts on them.
+    """
+    proxies.append(proxy := DroppingProxy(upstream, drops=0))
+    pauses: list[float] = []
+    backend = Thrift2Backend(
+        "127.0.0.1", proxy.port, pool_size=4, retries=3, retry_backoff_ms=10,
+        sleep=pauses.append, autoconnect=False, retry_jitter=lambda: 1.0,
+    )  # fmt: skip
+    with backend:
+        lent = [backend._channel._borrow() for _ in range(4)]
+        for connection in lent:
+            backend._channel._give_back(connection)  # four idle connections ...
+        proxy.wait_accepted(4)
+        proxy.sever()  # ... all closed by the server
+        assert backend.get(table, [b"r"])[0].value(b"f:q") == b"v"
+        assert pauses == [0.01]  # one dead attempt, then a fresh connection
 
 
 def test_a_dropped_increment_is_not_retried_and_says_so(
