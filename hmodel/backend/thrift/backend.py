@@ -22,7 +22,12 @@ from hmodel.backend.base import (
     family_of,
 )
 from hmodel.backend.thrift.admin import Admin, admin_backend
-from hmodel.backend.thrift.argument import require_bytes, require_cell_column, require_each
+from hmodel.backend.thrift.argument import (
+    read_columns,
+    require_bytes,
+    require_cell_column,
+    require_each,
+)
 from hmodel.backend.thrift.batch import plan_batches, ttl_attribute
 from hmodel.backend.thrift.channel import Channel, Retry
 from hmodel.backend.thrift.descriptor import (
@@ -466,7 +471,9 @@ class ThriftBackend(Backend):
         for key in keys:
             if type(key) is not bytes or not 0 < len(key) <= MAX_ROW_LENGTH:
                 require_row(key, table=table, argument="rows")  # raises, or a bytes subclass
-        wanted = [] if columns == () else require_each("columns", columns, table=table)
+        wanted = (
+            [] if columns == () else read_columns(require_each("columns", columns, table=table))
+        )
         if before is not None:
             _require_before(before, table=table)
         if not keys:
