@@ -118,3 +118,12 @@ def test_a_forward_scan_loading_families_on_demand_is_accepted(backend: Backend,
     """Only reversed scans are refused: a forward scan joins the other families."""
     rows = _scan(backend, wide, filter=_SCVF.format(missing="true"))
     assert [row.row for row in rows] == [b"r1"]
+
+
+def test_qualifier_filter_compares_the_empty_qualifier_too(backend: Backend, wide: str) -> None:
+    """HBase 2 compares an empty qualifier like any other (1.x let it pass; 2.6.1 measured)."""
+    backend.mutate(wide, [Put(b"r3", b"a:", b"e", timestamp=10)])
+    rows = _scan(backend, wide, columns=[b"a"], filter="QualifierFilter(=, 'binary:x')")
+    assert rows == [RowResult(b"r1", {b"a:x": Cell(b"v", 10)})]
+    rows = _scan(backend, wide, columns=[b"a"], filter="QualifierFilter(<, 'binary:x')")
+    assert [row.row for row in rows] == [b"r3"]
