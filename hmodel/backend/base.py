@@ -588,8 +588,8 @@ class Backend(abc.ABC):
         same for the whole call (so a server-stamped delete masks the call's puts at that
         time, whatever their order), except that such puts are stamped no older than the
         checked cell (``max(now, its timestamp)``, HBASE-14054: a delete then masks them
-        only if the checked cell is not in the future). Every mutation must be on ``row``. One round trip;
-        never retried (the outcome of a dropped call is unknown).
+        only if the checked cell is not in the future). Every mutation must be on
+        ``row``. One round trip; never retried (the outcome of a dropped call is unknown).
 
         Optional: only backends with ``"check_and_mutate"`` in :attr:`capabilities` (the
         memory engine, HBase's Thrift2 API). HBase's Thrift1 API has no such call.
