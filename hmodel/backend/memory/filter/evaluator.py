@@ -128,7 +128,9 @@ class FilterRun:
                 deleted versions, delete markers, columns not asked for, versions outside
                 the time range. HBase's store scanner asks ``filter_all_remaining``
                 before it looks at any of them, so each can close its family's scanner
-                (``ColumnCountGetFilter``).
+                (``ColumnCountGetFilter``); and its region scanner asks ``filterRowKey``
+                at the first of them, so a row with no visible cell still meets the
+                row filters (``WHILE PrefixFilter(...)`` ends the scan there).
 
         Returns:
             The kept columns (``None``: the row is filtered out) and whether the scan
@@ -137,7 +139,11 @@ class FilterRun:
         if self._done:
             return RowVerdict(None, True)
         cells = self._cells(row, columns)
-        kept = self._judge(cells, stored) if cells else None
+        if cells:
+            kept = self._judge(cells, stored)
+        else:
+            kept = None
+            self._meet(row, stored)
         self._root.reset()
         self._done = self._root.filter_all_remaining()
         if kept is None:
@@ -205,6 +211,18 @@ class FilterRun:
         if exhausted is not None:
             self._close_from(exhausted, cells, stored)
         return self._finish_row(results)
+
+    def _meet(self, row: bytes, stored: Collection[bytes]) -> None:
+        """Show the row filters a row without a visible cell, as HBase's region scanner does.
+
+        It calls ``filterRowKey`` with the first cell its store heap holds for the row
+        (a family whose store an earlier row closed holds none); nothing of the row is
+        returned whatever the answer, but the filter may end the scan.
+        """
+        open_families = sorted(name for name in stored if name not in self._closed)
+        root = self._root
+        if open_families and not root.filter_all_remaining():
+            root.filter_row_key(KeyValue(row, open_families[0], b"", 0, b""))
 
     def _close_from(self, family: bytes, cells: list[KeyValue], stored: Collection[bytes]) -> None:
         """Close the stores that look at a cell while the filter says the scan is over.
