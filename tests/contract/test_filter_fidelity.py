@@ -151,9 +151,7 @@ def test_a_row_with_no_visible_cell_still_meets_the_row_filters(
     ]
 
 
-def test_a_row_with_no_cell_in_the_scanned_families_is_not_met(
-    backend: Backend, wide: str
-) -> None:
+def test_a_row_with_no_cell_in_the_scanned_families_is_not_met(backend: Backend, wide: str) -> None:
     """A row whose cells are all in families the scan does not read is never looked at."""
     backend.mutate(wide, [Put(b"a", b"a:x", b"v", timestamp=10)])
     rows = _scan(backend, wide, columns=[b"b"], filter="WHILE PrefixFilter('r')")
