@@ -159,3 +159,33 @@ def test_a_put_needs_a_qualified_column(backend: Backend, table: str) -> None:
     """A bare family as the column of a put is an illegal argument."""
     with pytest.raises(IllegalArgumentError):
         backend.mutate(table, [Put(b"r", b"i", b"v", timestamp=1)])
+
+
+@pytest.mark.parametrize("timestamp", [None, 5], ids=["now", "explicit"])
+def test_the_last_put_of_a_cell_wins_whatever_the_ttls(
+    backend: Backend, table: str, timestamp: int | None
+) -> None:
+    """Puts of one cell at one timestamp in one call: the last one's value is kept.
+
+    Protocols carry a ttl per request (Thrift1) or per ``TPut`` (Thrift2), so puts with
+    other ttls travel apart; HBase keeps the one it applies last.
+    """
+    long = 10**14  # ms: no cell here outlives it
+    backend.mutate(
+        table,
+        [
+            Put(b"r", b"i:a", b"1", timestamp=timestamp, ttl=long),
+            Put(b"r", b"i:a", b"2", timestamp=timestamp),
+            Put(b"r", b"i:a", b"3", timestamp=timestamp, ttl=long),
+        ],
+    )
+    assert backend.get(table, [b"r"])[0].value(b"i:a") == b"3"
+    backend.mutate(
+        table,
+        [
+            Put(b"s", b"i:a", b"1", timestamp=timestamp),
+            Put(b"s", b"i:a", b"2", timestamp=timestamp, ttl=long),
+            Put(b"s", b"i:a", b"3", timestamp=timestamp),
+        ],
+    )
+    assert backend.get(table, [b"s"])[0].value(b"i:a") == b"3"
