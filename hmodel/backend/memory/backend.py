@@ -65,28 +65,31 @@ from hmodel.schema.table import Table
 __all__ = ["MemoryBackend"]
 
 
-def _refuse_on_demand_families(
-    table: MemoryTable, selection: Selection, program: FilterProgram
-) -> None:
-    """Refuse a reversed scan with families loaded on demand, as HBase's region server does.
+def _on_demand_families(
+    table: MemoryTable, selection: Selection, program: FilterProgram, *, reverse: bool
+) -> list[bytes]:
+    """The scanned families HBase's region server loads on demand under ``program``.
 
-    ``ReversedRegionScannerImpl`` cannot join the families a filter does not need
-    (``SingleColumnValueFilter(..., filterIfMissing=true)`` over more than one family).
+    Those the filter does not need to decide on a row (``SingleColumnValueFilter(...,
+    filterIfMissing=true)`` over more than one family): a forward scan joins them to the
+    rows it keeps; ``ReversedRegionScannerImpl`` cannot, and refuses the scan.
 
     Raises:
-        UnsupportedOperationError: Some scanned family would be loaded on demand.
+        UnsupportedOperationError: ``reverse`` and some scanned family would be loaded
+            on demand.
     """
     if selection.everything:
         scanned: set[bytes] = set(table.families)
     else:
         scanned = set(selection.families) | {name.partition(b":")[0] for name in selection.names}
     lazy = program.on_demand(scanned)
-    if lazy:
+    if lazy and reverse:
         raise UnsupportedOperationError(
             "Reverse scan with loading CFs on demand is not supported",
             table=table.name,
             column=lazy[0],
         )
+    return lazy
 
 
 def _expected_matches(current: Stored | None, expected: bytes | None) -> bool:
@@ -569,9 +572,8 @@ class MemoryBackend(Backend):
                     value=scan.filter,
                 )
             program = compile_filter(scan.filter)
-            if scan.reverse:
-                _refuse_on_demand_families(stored, selection, program)
-            run = program.start(max_versions=1, reverse=scan.reverse)
+            lazy = _on_demand_families(stored, selection, program, reverse=scan.reverse)
+            run = program.start(max_versions=1, reverse=scan.reverse, on_demand=lazy)
         name = stored.name
         return scan_rows(
             lambda: self._table(name),
