@@ -42,7 +42,9 @@ class WriteCalls(HandlerBase):
     ) -> None:
         """Apply one row's deletes, then its puts, all at ``timestamp``.
 
-        A put of a bare family is skipped (HBase logs a warning and writes the rest).
+        A put of a bare family is skipped (HBase logs a warning and writes the rest). A
+        missing table is a ``TableNotFoundException`` for the puts too (HBase 2.6; 2.2
+        answered a ``RetriesExhaustedWithDetailsException`` there, as for ``mutateRows``).
         """
         table = _table(table_name)
         puts, deletes = _mutations(
@@ -51,8 +53,6 @@ class WriteCalls(HandlerBase):
         if deletes:
             self.backend.mutate(table, deletes)
         if puts:
-            if not self.backend.table_exists(table):
-                raise _missing_table_put(table, 1)
             self.backend.mutate(table, puts)
 
     def mutate_rows(
