@@ -186,7 +186,9 @@ class WriteCalls(HandlerBase):
         """Apply the put ``mput`` if ``column`` holds ``value`` (``None``: is absent).
 
         Both columns must be ``family:qualifier``. As in HBase, ``mput.isDelete`` is
-        ignored: the mutation is always a put, at the server's time.
+        ignored: the mutation is always a put, at the server's time; and the check comes
+        first: a failed one answers false before the put's family is looked at (an unknown
+        one is then no error; HBase 2.6.1 measured).
         """
         if mput is None or mput.column is None or split_column(mput.column)[1] is None:
             raise IllegalArgumentError(
@@ -197,4 +199,9 @@ class WriteCalls(HandlerBase):
                 "checkAndPut checks a family:qualifier column", row=row, column=column
             )
         put = Put(row, mput.column, mput.value or b"", None, _ttl(attributes))
-        return self.backend.check_and_put(_table(table_name), row, column, value, put)
+        table = _table(table_name)
+        found = self.backend.get(table, [row], columns=[column])
+        stored = found[0].value(column) if found else None
+        if (stored or None) != (value or None):  # unset and b"" are alike on both sides
+            return False
+        return self.backend.check_and_put(table, row, column, value, put)
