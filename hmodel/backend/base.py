@@ -537,7 +537,9 @@ class Backend(abc.ABC):
         """Atomically apply ``put`` if ``column`` of ``row`` currently holds ``expected``.
 
         ``expected=None`` requires the cell to be absent. ``put`` must be on the same row;
-        it may write another column. Returns whether the put was applied.
+        it may write another column. A put without a timestamp is stamped ``max(now,
+        timestamp of the checked cell)`` (HBase's ``checkAndMutate``, HBASE-14054), so it
+        is never hidden behind the cell it checked. Returns whether the put was applied.
         """
 
     @abc.abstractmethod
@@ -584,8 +586,10 @@ class Backend(abc.ABC):
         matches a missing cell and a cell holding ``b""``, as in HBase. Each mutation
         keeps its own timestamp; those without one take the server's current time, the
         same for the whole call (so a server-stamped delete masks the call's puts at that
-        time, whatever their order). Every mutation must be on ``row``. One round trip;
-        never retried (the outcome of a dropped call is unknown).
+        time, whatever their order), except that such puts are stamped no older than the
+        checked cell (``max(now, its timestamp)``, HBASE-14054: a delete then masks them
+        only if the checked cell is not in the future). Every mutation must be on
+        ``row``. One round trip; never retried (the outcome of a dropped call is unknown).
 
         Optional: only backends with ``"check_and_mutate"`` in :attr:`capabilities` (the
         memory engine, HBase's Thrift2 API). HBase's Thrift1 API has no such call.

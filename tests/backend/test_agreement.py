@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import attrs
@@ -17,38 +17,32 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from hmodel.backend.base import Backend, Delete, Increment, Mutation, Put, RowResult, Scan
+from hmodel.backend.base import Backend, Delete, Increment, Mutation, Put, Scan
 from hmodel.backend.memory import MemoryBackend
 from hmodel.backend.thrift import ThriftBackend
 from hmodel.backend.thrift2 import Thrift2Backend
 from hmodel.clock import ManualClock
 from hmodel.schema import Family, Table
 from hmodel.testing import FakeHBaseServer
+from tests.backend.agreement_common import (
+    BARE_FAMILY,
+    COLUMNS,
+    FAULTY,
+    ROWS,
+    UNKNOWN_FAMILY,
+    VALUES,
+    Outcome,
+    batch_faults,
+    faults,
+    outcome,
+    quoted,
+)
 
 TABLE = "agreement"
 #: Family ``a`` keeps 3 versions, ``b`` HBase's default of 1 (no split points: Thrift1 has none).
 FAMILIES = [Family("a", versions=3), Family("b")]
 #: Where each example's clock starts; explicit timestamps fall on both sides of it.
 CLOCK_START = 20
-
-#: Rowkeys around the unsigned-order corners: 0x00 and 0xff bytes, prefixes of each other.
-ROWS = [b"\x00", b"\x00\xff", b"a", b"a\x00", b"ab", b"b", b"\xff", b"\xff\x00", b"\xff\xff"]
-#: Cell columns of the table, the empty qualifier and a 0xff qualifier included.
-COLUMNS = [b"a:x", b"a:y", b"a:", b"b:x", b"b:\xff"]
-#: A column of a family the table lacks, and a bare family where a cell column is required.
-UNKNOWN_FAMILY = b"z:x"
-BARE_FAMILY = b"a"
-#: Columns that make a call fail. A call gets at most one fault: which of two faults a
-#: backend reports first is not part of the protocol.
-FAULTY = frozenset({UNKNOWN_FAMILY, BARE_FAMILY})
-
-
-def _long(value: int) -> bytes:
-    return value.to_bytes(8, "big", signed=True)
-
-
-#: Values: empty, short, binary, and 8-byte longs (counters, one at the top of the range).
-VALUES = [b"", b"v", b"w", b"\x00\xff", _long(1), _long(-1), _long(2**63 - 1)]
 
 rows = st.sampled_from(ROWS)
 cell_columns = st.sampled_from(COLUMNS)
@@ -76,64 +70,46 @@ increments = st.builds(
 )
 
 
-def _faults(columns: Iterable[bytes | None]) -> int:
-    """How many of ``columns`` make a write fail (a bare family is fine in a delete)."""
-    return sum(column in FAULTY for column in columns)
-
-
-def _batch_faults(batch: Iterable[Mutation]) -> int:
-    """How many mutations of ``batch`` make it fail (a bare family is fine in a delete)."""
-    listed = list(batch)
-    return _faults(m.column for m in listed if isinstance(m, Put)) + sum(
-        m.column == UNKNOWN_FAMILY for m in listed if isinstance(m, Delete)
-    )
-
-
 mutations = st.lists(st.one_of(puts, deletes), min_size=1, max_size=5).filter(
-    lambda batch: _batch_faults(batch) <= 1
+    lambda batch: batch_faults(batch) <= 1
 )
 # An unknown family anywhere in a batch applies nothing on both sides: ThriftBackend
 # checks the families (cached) before its incrementRows, as the engine does.
 increment_batches = st.lists(increments, min_size=1, max_size=4).filter(
-    lambda batch: _faults(i.column for i in batch) <= 1
+    lambda batch: faults(i.column for i in batch) <= 1
 )
-appends = st.dictionaries(write_columns, values, max_size=3).filter(lambda d: _faults(d) <= 1)
+appends = st.dictionaries(write_columns, values, max_size=3).filter(lambda d: faults(d) <= 1)
 read_column_lists = st.lists(read_columns, max_size=3).filter(
     lambda columns: columns.count(UNKNOWN_FAMILY) <= 1
 )
 
 
-def _quoted(text: bytes) -> bytes:
-    """A filter-language string literal: in single quotes, a quote inside doubled."""
-    return b"'" + text.replace(b"'", b"''") + b"'"
-
-
 _leaf_filters = st.one_of(
     st.sampled_from([b"a", b"ab", b"\x00", b"\xff", b"b"]).map(
-        lambda prefix: b"PrefixFilter(" + _quoted(prefix) + b")"
+        lambda prefix: b"PrefixFilter(" + quoted(prefix) + b")"
     ),
     st.tuples(st.sampled_from([b"=", b"!=", b"<", b">="]), values).map(
-        lambda pair: b"ValueFilter(" + pair[0] + b", " + _quoted(b"binary:" + pair[1]) + b")"
+        lambda pair: b"ValueFilter(" + pair[0] + b", " + quoted(b"binary:" + pair[1]) + b")"
     ),
     st.tuples(values, st.booleans(), st.booleans()).map(
         lambda args: (
             b"SingleColumnValueFilter('a', 'x', =, "
-            + _quoted(b"binary:" + args[0])
+            + quoted(b"binary:" + args[0])
             + (b", true" if args[1] else b", false")
             + (b", true)" if args[2] else b", false)")
         )
     ),
     st.sampled_from([b"x", b"y", b"\xff"]).map(
-        lambda prefix: b"ColumnPrefixFilter(" + _quoted(prefix) + b")"
+        lambda prefix: b"ColumnPrefixFilter(" + quoted(prefix) + b")"
     ),
     st.just(b"KeyOnlyFilter()"),
     st.just(b"FirstKeyOnlyFilter()"),
     st.integers(min_value=1, max_value=3).map(lambda size: b"PageFilter(%d)" % size),
     st.tuples(st.sampled_from([b"<", b"=", b">="]), bounds).map(
-        lambda pair: b"RowFilter(" + pair[0] + b", " + _quoted(b"binary:" + pair[1]) + b")"
+        lambda pair: b"RowFilter(" + pair[0] + b", " + quoted(b"binary:" + pair[1]) + b")"
     ),
     st.sampled_from([b"x", b""]).map(
-        lambda qualifier: b"QualifierFilter(=, " + _quoted(b"binary:" + qualifier) + b")"
+        lambda qualifier: b"QualifierFilter(=, " + quoted(b"binary:" + qualifier) + b")"
     ),
     st.lists(st.integers(min_value=0, max_value=60), min_size=1, max_size=3).map(
         lambda stamps: b"TimestampsFilter(" + b", ".join(b"%d" % t for t in stamps) + b")"
@@ -193,28 +169,6 @@ class RelayClock:
         return self.target()
 
 
-Outcome = tuple[str, Any]
-
-
-def _ordered(result: Any) -> Any:
-    """``result`` with every mapping as a list of its items, so column order counts too."""
-    if isinstance(result, RowResult):
-        return (result.row, list(result.cells.items()))
-    if isinstance(result, dict):
-        return list(result.items())
-    if isinstance(result, list):
-        return [_ordered(item) for item in result]
-    return result
-
-
-def outcome(call: Callable[[], Any]) -> Outcome:
-    """Run ``call``: ``("ok", result in order)`` or ``("raised", exception type name)``."""
-    try:
-        return ("ok", _ordered(call()))
-    except Exception as exc:  # any exception, typed or not, is an outcome to compare
-        return ("raised", type(exc).__name__)
-
-
 class Agreement(RuleBasedStateMachine):
     """Random operations on both backends; every result and error type must be equal.
 
@@ -257,8 +211,18 @@ class Agreement(RuleBasedStateMachine):
         return expected[1]
 
     def known_deviation(self, what: str, expected: Outcome, actual: Outcome) -> bool:
-        """Whether a difference is one the documents record (none over Thrift1)."""
-        return False
+        """HBase answers a failed check before looking at the mutations (HBASE_FACTS).
+
+        The engine checks the mutations' families first: a conditional write whose check
+        fails and whose mutations name an unknown family raises on the engine and is false
+        on HBase (and on the fake server's Thrift1 and Thrift2 sides, which follow HBase).
+        Kept on purpose: docs/engine.md, ``test_engine_differences.py``.
+        """
+        return (
+            what.startswith(("check_and_put(", "check_and_delete(", "check_and_mutate("))
+            and expected == ("raised", "ColumnFamilyNotFoundError")
+            and actual == ("ok", False)
+        )
 
     @initialize(seed=st.lists(seed_puts, max_size=12))
     def seed(self, seed: list[Put]) -> None:
@@ -335,7 +299,7 @@ class Agreement(RuleBasedStateMachine):
             expected = found[0].value(column) if found else None
         # One time in ten the put is on another row, which both must refuse.
         put_row = ROWS[(ROWS.index(row) + 1) % len(ROWS)] if elsewhere == 0 else row
-        if _faults([column, written]) + (put_row != row) > 1:
+        if faults([column, written]) + (put_row != row) > 1:
             put_row, written = row, COLUMNS[0]  # at most one fault per call
         put = Put(put_row, written, value, ttl=ttl)
         self.touched.add(row)
@@ -411,19 +375,6 @@ class AtomicAgreement(Agreement):
     A subclass, so the Thrift1 machine draws exactly the rules it always drew.
     """
 
-    def known_deviation(self, what: str, expected: Outcome, actual: Outcome) -> bool:
-        """HBase 2.2 answers a failed check before looking at the mutations (HBASE_FACTS).
-
-        The engine checks the mutations' families first: a conditional write whose check
-        fails and whose mutations name an unknown family raises on the engine and is false
-        on HBase (and on the fake server's Thrift2 side, which follows HBase).
-        """
-        return (
-            what.startswith(("check_and_put(", "check_and_delete(", "check_and_mutate("))
-            and expected == ("raised", "ColumnFamilyNotFoundError")
-            and actual == ("ok", False)
-        )
-
     @rule(
         row=rows,
         column=write_columns,
@@ -435,7 +386,7 @@ class AtomicAgreement(Agreement):
     ) -> None:
         """A check-and-mutate of one row."""
         on_row: list[Mutation] = [attrs.evolve(m, row=row) for m in batch]
-        if column in FAULTY and _batch_faults(on_row):
+        if column in FAULTY and batch_faults(on_row):
             return  # at most one fault per call
         expected = self._expected(row, column, expectation)
         self.touched.add(row)

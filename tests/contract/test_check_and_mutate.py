@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from hmodel.backend.base import Backend, Cell, Delete, Put
+from hmodel.clock import system_clock
 from hmodel.errors import IllegalArgumentError
 
 
@@ -53,6 +54,23 @@ def test_check_and_put_checks_the_newest_version(backend: Backend, table: str) -
     backend.mutate(table, [Put(b"r", b"i:v", b"old", timestamp=1)])
     backend.mutate(table, [Put(b"r", b"i:v", b"new", timestamp=2)])
     assert not backend.check_and_put(table, b"r", b"i:v", b"old", Put(b"r", b"i:v", b"x"))
+
+
+def test_a_checked_put_is_stamped_no_older_than_the_checked_cell(
+    backend: Backend, table: str
+) -> None:
+    """The server stamps the put ``max(now, checked cell's timestamp)`` (HBASE-14054).
+
+    So a put that passed its check is never hidden behind the cell it checked, even when
+    that cell is stamped in the future (measured on HBase 2.6.1 over both protocols).
+    """
+    future = system_clock() + 86_400_000
+    backend.mutate(table, [Put(b"r", b"i:v", b"1", timestamp=future)])
+    assert backend.check_and_put(table, b"r", b"i:v", b"1", Put(b"r", b"i:w", b"2"))
+    [found] = backend.get(table, [b"r"])
+    assert found.cells[b"i:w"] == Cell(b"2", future)
+    assert backend.check_and_put(table, b"r", b"i:v", b"1", Put(b"r", b"i:v", b"3"))
+    assert backend.get(table, [b"r"])[0].cells[b"i:v"] == Cell(b"3", future)
 
 
 def test_check_and_put_on_another_row_is_refused(backend: Backend, table: str) -> None:

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from hmodel.backend.base import Backend, Delete, Put
+from hmodel.backend.base import Backend, Cell, Delete, Put
+from hmodel.clock import system_clock
 from hmodel.errors import ColumnFamilyNotFoundError, IllegalArgumentError, UnsupportedOperationError
 
 #: The tests that need the capability say so; the kit skips them, with the reason, on
@@ -84,6 +85,23 @@ def test_a_row_delete_in_the_call_masks_older_cells_only(atomic: Backend, table:
         [Delete(b"r", timestamp=9), Put(b"r", b"i:b", b"b", timestamp=10)],
     )
     assert _row(atomic, table) == {b"i:b": b"b"}
+
+
+@needs_atomic
+def test_its_puts_are_stamped_no_older_than_the_checked_cell(atomic: Backend, table: str) -> None:
+    """Puts without a timestamp get ``max(now, checked cell's timestamp)`` (HBASE-14054);
+    a delete without one is stamped now, so it does not mask them then."""
+    future = system_clock() + 86_400_000
+    atomic.mutate(table, [Put(b"r", b"i:v", b"1", timestamp=future)])
+    mutations = [
+        Put(b"r", b"i:w", b"2"),
+        Delete(b"r", b"i:w"),
+        Put(b"r", b"d:x", b"3", timestamp=5),
+    ]
+    assert atomic.check_and_mutate(table, b"r", b"i:v", b"1", mutations)
+    [found] = atomic.get(table, [b"r"])
+    assert found.cells[b"i:w"] == Cell(b"2", future)
+    assert found.cells[b"d:x"] == Cell(b"3", 5)
 
 
 @needs_atomic

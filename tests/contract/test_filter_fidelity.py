@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hmodel.backend.base import Backend, Cell, Delete, Put, RowResult, Scan
+from hmodel.backend.base import Backend, Cell, Delete, Mutation, Put, RowResult, Scan
 from hmodel.errors import UnsupportedOperationError
 from hmodel.schema import Family, Table
 
@@ -118,3 +118,71 @@ def test_a_forward_scan_loading_families_on_demand_is_accepted(backend: Backend,
     """Only reversed scans are refused: a forward scan joins the other families."""
     rows = _scan(backend, wide, filter=_SCVF.format(missing="true"))
     assert [row.row for row in rows] == [b"r1"]
+
+
+def test_qualifier_filter_compares_the_empty_qualifier_too(backend: Backend, wide: str) -> None:
+    """HBase 2 compares an empty qualifier like any other (1.x let it pass; 2.6.1 measured)."""
+    backend.mutate(wide, [Put(b"r3", b"a:", b"e", timestamp=10)])
+    rows = _scan(backend, wide, columns=[b"a"], filter="QualifierFilter(=, 'binary:x')")
+    assert rows == [RowResult(b"r1", {b"a:x": Cell(b"v", 10)})]
+    rows = _scan(backend, wide, columns=[b"a"], filter="QualifierFilter(<, 'binary:x')")
+    assert [row.row for row in rows] == [b"r3"]
+
+
+@pytest.mark.parametrize(
+    "hidden",
+    [
+        [Put(b"a", b"a:x", b"v", timestamp=10), Delete(b"a", timestamp=20)],
+        [Put(b"a", b"a:x", b"v", timestamp=50)],
+        [Put(b"a", b"a:y", b"v", timestamp=10)],
+    ],
+    ids=["deleted", "outside-the-time-range", "column-not-asked-for"],
+)
+def test_a_row_with_no_visible_cell_still_meets_the_row_filters(
+    backend: Backend, wide: str, hidden: list[Mutation]
+) -> None:
+    """HBase asks ``filterRowKey`` at the first stored cell of every row its scanned stores
+    hold, visible or not, so ``WHILE`` ends the scan at such a row (2.6.1 measured)."""
+    backend.mutate(wide, [Delete(b"r1", timestamp=10), *hidden])
+    scan = {"before": 20, "columns": [b"a:x", b"b"]}
+    assert _scan(backend, wide, **scan, filter="WHILE PrefixFilter('r')") == []
+    assert _scan(backend, wide, **scan, filter="PrefixFilter('r')") == [
+        RowResult(b"r2", {b"b:y": Cell(b"v", 10)})
+    ]
+
+
+def test_a_row_with_no_cell_in_the_scanned_families_is_not_met(backend: Backend, wide: str) -> None:
+    """A row whose cells are all in families the scan does not read is never looked at."""
+    backend.mutate(wide, [Put(b"a", b"a:x", b"v", timestamp=10)])
+    rows = _scan(backend, wide, columns=[b"b"], filter="WHILE PrefixFilter('r')")
+    assert [row.row for row in rows] == [b"r1", b"r2"]
+
+
+def test_families_loaded_on_demand_join_only_rows_the_others_keep(
+    backend: Backend, wide: str
+) -> None:
+    """A forward scan loads the families a filter does not need only for rows it keeps.
+
+    ``SingleColumnValueFilter('a', 'x', ..., filterIfMissing=true)`` needs only family a
+    (HBase's ``loadColumnFamiliesOnDemand``, on by default): a row with no cell in a is
+    never looked at, and one whose a-cells are all hidden is dropped before b is read.
+    ``SKIP`` keeps the rows the bare filter would drop for a missing column, which shows it
+    (2.6.1 measured).
+    """
+    backend.mutate(
+        wide,
+        [
+            Put(b"r3", b"a:x", b"v", timestamp=10),
+            Put(b"r3", b"b:x", b"v", timestamp=10),
+            Delete(b"r3", b"a", timestamp=10),
+            Put(b"r4", b"a:y", b"v", timestamp=10),
+            Put(b"r4", b"b:x", b"v", timestamp=10),
+        ],
+    )
+    rows = _scan(
+        backend, wide, filter="SKIP SingleColumnValueFilter('a', 'x', =, 'binary:v', true, false)"
+    )
+    assert [(row.row, list(row.cells)) for row in rows] == [
+        (b"r1", [b"a:x", b"a:y", b"a:z", b"b:x"]),
+        (b"r4", [b"a:y", b"b:x"]),
+    ]

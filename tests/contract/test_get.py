@@ -60,6 +60,23 @@ def test_get_selects_single_columns_and_whole_families(backend: Backend, table: 
     assert backend.get(table, [b"r2"], columns=[b"d"]) == []
 
 
+@pytest.mark.parametrize(
+    "columns", [[b"i", b"i:a"], [b"i:a", b"i"]], ids=["family-first", "column-first"]
+)
+def test_a_family_and_one_of_its_columns_read_the_whole_family(
+    backend: Backend, table: str, columns: list[bytes]
+) -> None:
+    """A whole family wins over a column of it, in either order.
+
+    HBase's ``Get`` is order-dependent (``addFamily`` then ``addColumn`` narrows the family
+    to that column); the protocol's ``columns`` is a set, so the backends send the families
+    after the single columns.
+    """
+    _fill(backend, table)
+    [result] = backend.get(table, [b"r1"], columns=columns)
+    assert list(result.cells) == [b"i:a", b"i:b"]
+
+
 def test_get_with_an_unknown_family_raises(backend: Backend, table: str) -> None:
     """Reading a family the table lacks is NoSuchColumnFamilyException in HBase."""
     _fill(backend, table)

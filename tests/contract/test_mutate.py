@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hmodel.backend.base import Backend, Cell, Delete, Put
+from hmodel.backend.base import Backend, Cell, Delete, Mutation, Put
 from hmodel.errors import ColumnFamilyNotFoundError, IllegalArgumentError
 
 
@@ -126,6 +126,29 @@ def test_an_unknown_family_rejects_the_whole_call(backend: Backend, table: str) 
     assert backend.get(table, [b"r"]) == []
 
 
+@pytest.mark.parametrize(
+    "mutations",
+    [
+        [Delete(b"r", b"nope:a"), Put(b"r", b"i:a", b"v")],
+        [Put(b"r", b"i:a", b"v"), Put(b"s", b"nope:a", b"v")],
+        [Put(b"r", b"i:a", b"v"), Delete(b"s", b"nope")],
+    ],
+    ids=["delete-and-put-of-a-row", "puts-of-two-rows", "put-and-delete-of-two-rows"],
+)
+def test_an_unknown_family_rejects_a_call_of_one_timestamp(
+    backend: Backend, table: str, mutations: list[Mutation]
+) -> None:
+    """Nothing is applied, even where one server call would carry every mutation.
+
+    HBase's Thrift1 ``mutateRows`` applies a call's puts, then its deletes, each row on its
+    own: sent as is, the put of a good row or the puts before a bad delete would land
+    (measured on HBase 2.6.1).
+    """
+    with pytest.raises(ColumnFamilyNotFoundError):
+        backend.mutate(table, mutations)
+    assert backend.get(table, [b"r", b"s"]) == []
+
+
 def test_a_delete_of_an_unknown_family_is_rejected(backend: Backend, table: str) -> None:
     """Deletes name families too; an unknown one raises."""
     with pytest.raises(ColumnFamilyNotFoundError):
@@ -136,3 +159,33 @@ def test_a_put_needs_a_qualified_column(backend: Backend, table: str) -> None:
     """A bare family as the column of a put is an illegal argument."""
     with pytest.raises(IllegalArgumentError):
         backend.mutate(table, [Put(b"r", b"i", b"v", timestamp=1)])
+
+
+@pytest.mark.parametrize("timestamp", [None, 5], ids=["now", "explicit"])
+def test_the_last_put_of_a_cell_wins_whatever_the_ttls(
+    backend: Backend, table: str, timestamp: int | None
+) -> None:
+    """Puts of one cell at one timestamp in one call: the last one's value is kept.
+
+    Protocols carry a ttl per request (Thrift1) or per ``TPut`` (Thrift2), so puts with
+    other ttls travel apart; HBase keeps the one it applies last.
+    """
+    long = 10**14  # ms: no cell here outlives it
+    backend.mutate(
+        table,
+        [
+            Put(b"r", b"i:a", b"1", timestamp=timestamp, ttl=long),
+            Put(b"r", b"i:a", b"2", timestamp=timestamp),
+            Put(b"r", b"i:a", b"3", timestamp=timestamp, ttl=long),
+        ],
+    )
+    assert backend.get(table, [b"r"])[0].value(b"i:a") == b"3"
+    backend.mutate(
+        table,
+        [
+            Put(b"s", b"i:a", b"1", timestamp=timestamp),
+            Put(b"s", b"i:a", b"2", timestamp=timestamp, ttl=long),
+            Put(b"s", b"i:a", b"3", timestamp=timestamp),
+        ],
+    )
+    assert backend.get(table, [b"s"])[0].value(b"i:a") == b"3"

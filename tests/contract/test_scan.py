@@ -111,6 +111,17 @@ def test_a_column_selection_leaves_out_rows_without_those_columns(
     assert _rows(backend, filled, Scan(columns=[b"d:x", b"i:n"])) == sorted(ROWS)
 
 
+@pytest.mark.parametrize(
+    "columns", [[b"i", b"i:x"], [b"i:x", b"i"]], ids=["family-first", "column-first"]
+)
+def test_a_family_and_one_of_its_columns_scan_the_whole_family(
+    backend: Backend, filled: str, columns: list[bytes]
+) -> None:
+    """A whole family wins over a column of it, in either order (HBase's ``Scan`` would
+    narrow the family to the column when the family comes first)."""
+    assert _rows(backend, filled, Scan(columns=columns)) == sorted(ROWS)
+
+
 def test_a_scan_returns_the_latest_version_and_honours_before(backend: Backend, table: str) -> None:
     """Scans return one version per column; before=t reads the state strictly before t."""
     backend.mutate(table, [Put(b"r", b"i:n", b"old", timestamp=10)])

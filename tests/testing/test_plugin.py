@@ -222,8 +222,7 @@ def test_with_java_both_real_targets_share_one_started_hbase_and_reuse_tables(
 
 def test_the_hbase_pool_empties_through_thrift2_only_on_the_same_cluster() -> None:
     """HMODEL_TEST_HBASE2 serves the hbase pool's truncations only if a probe table shows."""
-    from hmodel.testing.thrift_server import FakeHBaseServer
-
+    from hmodel.testing.fake import FakeHBaseServer
     from hmodel.testing.plugin import _same_cluster
 
     with FakeHBaseServer(thrift2_port=0) as one, FakeHBaseServer(thrift2_port=0) as other:

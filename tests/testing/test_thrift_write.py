@@ -293,10 +293,11 @@ def _message(error: BaseException) -> bytes:
     return message if isinstance(message, bytes) else str(message).encode()
 
 
-def test_a_put_into_a_missing_table_exhausts_the_retries_as_hbase_2_2_answers(
+def test_puts_into_a_missing_table_exhaust_the_retries_as_hbase_answers(
     connection: happybase.Connection, client: object
 ) -> None:
-    """Puts: RetriesExhaustedWithDetailsException naming the table alone; deletes: not found."""
+    """mutateRows (happybase's puts): RetriesExhaustedWithDetailsException naming the table
+    alone; one row's put with mutateRow (HBase 2.6) and deletes: TableNotFoundException."""
     exhausted = b"org.apache.hadoop.hbase.client.RetriesExhaustedWithDetailsException: "
     missing = connection.table("nope")
     with pytest.raises(IOError_) as put:
@@ -304,6 +305,8 @@ def test_a_put_into_a_missing_table_exhausts_the_retries_as_hbase_2_2_answers(
     assert _message(put.value) == exhausted + (
         b"Failed 1 action: nope: 1 time, servers with issues: null"
     )
+    with pytest.raises(IOError_, match="TableNotFoundException"):
+        client.mutateRow(b"nope", b"r", [HBASE_THRIFT.Mutation(column=b"f:q", value=b"v")], {})  # type: ignore[attr-defined]
     with pytest.raises(IOError_) as batch, missing.batch() as rows:
         rows.put(b"r", {b"f:q": b"v"})
         rows.put(b"s", {b"f:q": b"v"})

@@ -65,28 +65,31 @@ from hmodel.schema.table import Table
 __all__ = ["MemoryBackend"]
 
 
-def _refuse_on_demand_families(
-    table: MemoryTable, selection: Selection, program: FilterProgram
-) -> None:
-    """Refuse a reversed scan with families loaded on demand, as HBase's region server does.
+def _on_demand_families(
+    table: MemoryTable, selection: Selection, program: FilterProgram, *, reverse: bool
+) -> list[bytes]:
+    """The scanned families HBase's region server loads on demand under ``program``.
 
-    ``ReversedRegionScannerImpl`` cannot join the families a filter does not need
-    (``SingleColumnValueFilter(..., filterIfMissing=true)`` over more than one family).
+    Those the filter does not need to decide on a row (``SingleColumnValueFilter(...,
+    filterIfMissing=true)`` over more than one family): a forward scan joins them to the
+    rows it keeps; ``ReversedRegionScannerImpl`` cannot, and refuses the scan.
 
     Raises:
-        UnsupportedOperationError: Some scanned family would be loaded on demand.
+        UnsupportedOperationError: ``reverse`` and some scanned family would be loaded
+            on demand.
     """
     if selection.everything:
         scanned: set[bytes] = set(table.families)
     else:
         scanned = set(selection.families) | {name.partition(b":")[0] for name in selection.names}
     lazy = program.on_demand(scanned)
-    if lazy:
+    if lazy and reverse:
         raise UnsupportedOperationError(
             "Reverse scan with loading CFs on demand is not supported",
             table=table.name,
             column=lazy[0],
         )
+    return lazy
 
 
 def _expected_matches(current: Stored | None, expected: bytes | None) -> bool:
@@ -97,6 +100,16 @@ def _expected_matches(current: Stored | None, expected: bytes | None) -> bool:
     if not expected:
         return current is None or current.value == b""
     return current is not None and current.value == expected
+
+
+def _checked_stamp(current: Stored | None, now: int) -> int:
+    """The stamp of a conditional write's puts sent without a timestamp.
+
+    ``max(now, timestamp of the checked cell)``: HBase's ``checkAndMutate`` stamps them
+    so (HBASE-14054), so a put that passed its check is never hidden behind the cell it
+    checked, even one stamped in the future. Deletes without a timestamp take ``now``.
+    """
+    return now if current is None else max(now, current.timestamp)
 
 
 def _without_families(stored: StoredRow, families: set[bytes]) -> StoredRow:
@@ -559,9 +572,8 @@ class MemoryBackend(Backend):
                     value=scan.filter,
                 )
             program = compile_filter(scan.filter)
-            if scan.reverse:
-                _refuse_on_demand_families(stored, selection, program)
-            run = program.start(max_versions=1, reverse=scan.reverse)
+            lazy = _on_demand_families(stored, selection, program, reverse=scan.reverse)
+            run = program.start(max_versions=1, reverse=scan.reverse, on_demand=lazy)
         name = stored.name
         return scan_rows(
             lambda: self._table(name),
@@ -696,7 +708,8 @@ class MemoryBackend(Backend):
         """Atomically apply ``put`` if the newest visible value of ``column`` is ``expected``.
 
         As in HBase, ``expected`` ``None`` (or ``b""``) matches a missing cell and a cell
-        holding ``b""``.
+        holding ``b""``. A put without a timestamp is stamped ``max(now, timestamp of the
+        checked cell)``, as HBase does (HBASE-14054).
 
         Raises:
             IllegalArgumentError: ``put`` is on another row, or a malformed argument.
@@ -708,9 +721,10 @@ class MemoryBackend(Backend):
         planned = plan_put(stored, put, row=checked_row)
         with stored.lock:
             now = self.clock()
-            if not _expected_matches(stored.latest(checked_row, key, now=now), expected):
+            current = stored.latest(checked_row, key, now=now)
+            if not _expected_matches(current, expected):
                 return False
-            apply_put(stored, planned, now=now)
+            apply_put(stored, planned, now=_checked_stamp(current, now))
             return True
 
     def check_and_delete(
@@ -746,8 +760,9 @@ class MemoryBackend(Backend):
         """Atomically apply ``mutations`` if the newest visible ``column`` is ``expected``.
 
         ``expected`` is compared as in :meth:`check_and_put`. Every mutation is checked
-        before anything is applied; puts and deletes without a timestamp share one "now".
-        One round trip, whatever the mutations' timestamps.
+        before anything is applied; puts and deletes without a timestamp share one "now",
+        except that puts are stamped no older than the checked cell (``max(now, its
+        timestamp)``, HBASE-14054). One round trip, whatever the mutations' timestamps.
 
         Raises:
             IllegalArgumentError: A mutation is on another row, none is given, or a
@@ -774,10 +789,12 @@ class MemoryBackend(Backend):
                 )
         with stored.lock:
             now = self.clock()
-            if not _expected_matches(stored.latest(checked_row, key, now=now), expected):
+            current = stored.latest(checked_row, key, now=now)
+            if not _expected_matches(current, expected):
                 return False
+            put_now = _checked_stamp(current, now)
             for put in puts:
-                apply_put(stored, put, now=now)
+                apply_put(stored, put, now=put_now)
             for delete in deletes:
                 apply_delete(stored, delete, now=now)
             return True

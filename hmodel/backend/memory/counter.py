@@ -27,7 +27,7 @@ def decode_counter(raw: bytes) -> int:
             HBase's "Field is not a long, it's N bytes wide".
     """
     if len(raw) != 8:
-        raise CounterError(f"field is not a long, it's {len(raw)} bytes wide", value=raw)
+        raise CounterError(f"Field is not a long, it's {len(raw)} bytes wide", value=raw)
     return int.from_bytes(raw, "big", signed=True)
 
 

@@ -23,7 +23,7 @@ def _scanned(families: set[bytes], selection: Selection) -> set[bytes]:
 
     Visible cells or not (deleted, outside the time range, columns not asked for):
     HBase's store scanners look at every one of them, which matters to filters that end
-    the scan (see :meth:`FilterRun.apply`).
+    the scan (see :meth:`FilterRun.apply`), even in a row with no visible cell.
     """
     if selection.everything:
         return families
@@ -64,9 +64,13 @@ def _fetch(
                 stored = table.expanded(names, data)
                 columns = table.history_of(stored, selection, before=scan.before, now=now)
                 families = stored.families()
+            scanned = _scanned(families, selection)
             if not columns:
+                # No visible cell, but a row the scanned stores hold meets the row filters.
+                if scanned and run.apply(row, (), scanned).done:
+                    return batch, last, True
                 continue
-            verdict = run.apply(row, columns, _scanned(families, selection))
+            verdict = run.apply(row, columns, scanned)
             columns = verdict.columns
             if columns:
                 batch.append(_result(row, columns))

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from hmodel.backend.argument import require_bytes
 from hmodel.errors import ColumnFamilyNotFoundError, IllegalArgumentError
 
-__all__ = ["require_bytes", "require_cell_column", "require_each"]
+__all__ = ["read_columns", "require_bytes", "require_cell_column", "require_each"]
 
 
 def require_each(argument: str, values: Iterable[object], *, table: str | None) -> list[bytes]:
@@ -46,3 +46,17 @@ def require_cell_column(
             "no column family b'' in this table", table=table, row=row, column=checked
         )
     return checked
+
+
+def read_columns(columns: list[bytes]) -> list[bytes]:
+    """A read's ``b"f:q"`` columns and ``b"f"`` families as the Thrift1 server must get them.
+
+    The server adds them to its ``Get``/``Scan`` in order, and HBase's reads are
+    order-dependent: ``addFamily`` then ``addColumn`` of that family reads only the column
+    (``[f, f:q]`` reads ``f:q``). The protocol's columns are a set, so whole families are
+    sent after the single columns: a family then always means the whole family.
+    """
+    families = [c for c in columns if b":" not in c]
+    if not families or len(families) == len(columns):
+        return columns
+    return [c for c in columns if b":" in c] + families

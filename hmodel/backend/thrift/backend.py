@@ -24,7 +24,12 @@ from hmodel.backend.base import (
 from hmodel.backend.endpoint import Endpoint, HTTPOption, TLSOption, as_http, as_tls
 from hmodel.backend.sasl import Sasl
 from hmodel.backend.thrift.admin import Admin, admin_backend
-from hmodel.backend.thrift.argument import require_bytes, require_cell_column, require_each
+from hmodel.backend.thrift.argument import (
+    read_columns,
+    require_bytes,
+    require_cell_column,
+    require_each,
+)
 from hmodel.backend.thrift.batch import plan_batches, ttl_attribute
 from hmodel.backend.thrift.channel import Channel, Retry
 from hmodel.backend.thrift.descriptor import (
@@ -398,6 +403,31 @@ class ThriftBackend(Backend):
             families = self._families[server_name] = family_names(descriptors.values())
         return families
 
+    def _require_families(self, table: str, mutations: Sequence[Mutation]) -> None:
+        """Raise unless every family ``mutations`` name is one of the table's.
+
+        Checked against the cached families; a family not among them has the cache read
+        again once (it may have been added since) before the call is refused.
+
+        Raises:
+            ColumnFamilyNotFoundError: A mutation names a family the table lacks.
+        """
+        named = {family_of(m.column) for m in mutations if m.column is not None}
+        known = set(self._table_families(table))
+        if named <= known:
+            return
+        self._families.pop(self._server_name(table), None)
+        known = set(self._table_families(table))
+        for mutation in mutations:
+            column = mutation.column
+            if column is not None and family_of(column) not in known:
+                raise ColumnFamilyNotFoundError(
+                    "the table has no such column family; nothing was applied",
+                    table=table,
+                    row=mutation.row,
+                    column=column,
+                )
+
     # --- admin ----------------------------------------------------------------------
 
     def create_table(self, table: Table) -> None:
@@ -536,7 +566,9 @@ class ThriftBackend(Backend):
         for key in keys:
             if type(key) is not bytes or not 0 < len(key) <= MAX_ROW_LENGTH:
                 require_row(key, table=table, argument="rows")  # raises, or a bytes subclass
-        wanted = [] if columns == () else require_each("columns", columns, table=table)
+        wanted = (
+            [] if columns == () else read_columns(require_each("columns", columns, table=table))
+        )
         if before is not None:
             _require_before(before, table=table)
         if not keys:
@@ -641,10 +673,13 @@ class ThriftBackend(Backend):
 
         A put's ``ttl`` travels as the ``"_ttl"`` attribute (8-byte big-endian ms, what
         HBase's ``Mutation.setTTL`` sets). A whole-row delete travels as family deletes of
-        every family of the table, in the same call. When the mutations need more than
-        one call, their families are checked against the table's (cached) families first,
-        so an unknown family fails the whole call before anything is sent. Puts and
-        deletes are retried after a dropped connection (see ``docs/thrift.md``).
+        every family of the table, in the same call. The server applies a call's puts,
+        then its deletes, each row on its own, so a call with an unknown family could land
+        in part: when the mutations need more than one call, or one call of several rows
+        or of puts and deletes, their families are checked against the table's (cached,
+        one ``getColumnDescriptors`` per table) families first, so an unknown family fails
+        the whole call before anything is sent. Puts and deletes are retried after a
+        dropped connection (see ``docs/thrift.md``).
 
         Raises:
             TableNotFoundError: No such table.
@@ -654,17 +689,8 @@ class ThriftBackend(Backend):
         if not mutations:
             return
         batches = plan_batches(mutations, lambda: self._table_families(table))
-        if len(batches) > 1:
-            known = set(self._table_families(table))
-            for mutation in mutations:
-                column = mutation.column
-                if column is not None and family_of(column) not in known:
-                    raise ColumnFamilyNotFoundError(
-                        "the table has no such column family; nothing was applied",
-                        table=table,
-                        row=mutation.row,
-                        column=column,
-                    )
+        if len(batches) > 1 or len(batches[0].rows) > 1 or batches[0].has_puts_and_deletes:
+            self._require_families(table, mutations)
         server_name = self._server_name(table)
         for batch in batches:
             if batch.timestamp is None:

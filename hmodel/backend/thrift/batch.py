@@ -55,6 +55,11 @@ class MutationBatch:
         """The call's ``attributes``: the TTL attribute when the batch has a TTL."""
         return {} if self.ttl is None else ttl_attribute(self.ttl)
 
+    @property
+    def has_puts_and_deletes(self) -> bool:
+        """Whether the batch mixes puts and deletes (the server applies the puts first)."""
+        return self.has_puts and self.has_deletes
+
     def row_batches(self) -> list[Any]:
         """The ``list<BatchMutation>`` argument: one ``BatchMutation`` per row."""
         return [BatchMutation(row=row, mutations=list(ms)) for row, ms in self.rows.items()]

@@ -184,12 +184,14 @@ def server_error(
     context: dict[str, Any] = {"table": table, "row": row, "column": column}
     if isinstance(exc, AlreadyExists):
         return TableExistsError(text, **context)
+    if filter_given and isinstance(exc, TApplicationException):
+        return FilterError(text, **context)  # the parser's, whatever its wording
     kind = _kind_of(first, server_table=server_table)
     if kind is not None:
         return kind(text, **context)
     if method in ("atomicIncrement", "incrementRows") and _COUNTER.search(first):
         return CounterError(text, **context)
-    if filter_given and (isinstance(exc, TApplicationException) or _FILTER.search(first)):
+    if filter_given and _FILTER.search(first):
         return FilterError(text, **context)
     if isinstance(exc, IllegalArgument):
         return IllegalArgumentError(text, **context)

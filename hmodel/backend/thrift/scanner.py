@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from hmodel.backend.argument import MAX_ROW_LENGTH
 from hmodel.backend.base import RowResult, Scan
 from hmodel.backend.scan_batch import take_batch
+from hmodel.backend.thrift.argument import read_columns
 from hmodel.backend.thrift.channel import Retry
 from hmodel.backend.thrift.idl import TScan
 from hmodel.backend.thrift.result import row_result
@@ -162,7 +163,7 @@ class ScannerIterator(Iterator[RowResult]):
             scan.batch_size if self._remaining is None else min(scan.batch_size, self._remaining)
         )
         tscan = TScan(
-            columns=list(scan.columns) or None,
+            columns=read_columns(list(scan.columns)) or None,
             caching=caching,
             # surrogateescape: lone surrogates stand for raw bytes, as the engine reads them
             filterString=(

@@ -140,13 +140,34 @@ def check_mutations(mutations: Sequence[object], *, table: str) -> list[Mutation
     return checked
 
 
+def _without_overwritten(puts: Sequence[Put]) -> Sequence[Put]:
+    """``puts`` without those a later put of the same cell and timestamp overwrites.
+
+    Only a later put with another ttl matters: it travels in another ``TPut``, which may
+    be applied first (the server applies a row's ``TPut`` s in order; two puts of one cell
+    and timestamp are one version, the one applied last). With the same ttl both travel in
+    one ``TPut``, whose last cell wins.
+    """
+    if len({put.ttl for put in puts}) < 2:
+        return puts
+    last_ttl: dict[tuple[bytes, bytes, int | None], int | None] = {}
+    kept: list[Put] = []
+    for put in reversed(puts):
+        if last_ttl.setdefault((put.row, put.column, put.timestamp), put.ttl) == put.ttl:
+            kept.append(put)
+    kept.reverse()
+    return kept
+
+
 def to_tputs(puts: Sequence[Put]) -> list[Any]:
     """One ``TPut`` per ``(row, ttl)``, in order of first appearance.
 
     Each cell carries its own timestamp (unset: the server's time at the call); a ttl
     travels as the put's ``"_ttl"`` attribute, so puts of one row with different ttls need
-    a ``TPut`` each.
+    a ``TPut`` each. Of several puts of one cell and timestamp the last one is sent (the
+    ``TPut`` s are applied in their order, not the puts').
     """
+    puts = _without_overwritten(puts)
     grouped: dict[tuple[bytes, int | None], list[Any]] = {}
     # The values of the previous put's (row, ttl): consecutive puts of one row (the cells
     # of one record) skip building and hashing the key. Compared by identity: equal

@@ -118,7 +118,27 @@ def _ttl(attributes: Attributes) -> int | None:
 
 
 def _columns(columns: Iterable[bytes] | None) -> tuple[bytes, ...]:
-    return tuple(columns or ())
+    """The engine's columns of a read, as HBase's Thrift1 server builds its ``Get``/``Scan``.
+
+    The server adds each name in order: ``b"f"`` with ``addFamily`` (the whole family),
+    ``b"f:q"`` with ``addColumn``, which narrows a family added before it to the columns
+    named (``[f, f:q]`` reads only ``f:q``); a family added after them widens it again.
+    """
+    chosen: dict[bytes, list[bytes] | None] = {}
+    for column in columns or ():
+        family, qualifier = split_column(column)
+        if qualifier is None:
+            chosen[family] = None
+        else:
+            named = chosen.get(family)
+            if named is None:
+                named = chosen[family] = []
+            if column not in named:
+                named.append(column)
+    found: list[bytes] = []
+    for family, named in chosen.items():
+        found.extend([family] if named is None else named)
+    return tuple(found)
 
 
 def _tcells(cells: Iterable[Cell]) -> list[Any]:

@@ -114,7 +114,12 @@ class HBaseProcessor:
         if isinstance(exc, TException) and isinstance(exc, tuple(declared)):
             return exc
         if isinstance(exc, HModelError):
-            return thrift_error(exc, declared)
+            reply = thrift_error(exc, declared)
+            if isinstance(reply, TApplicationException):
+                # Java Thrift names the method of an undeclared exception first; the
+                # cause follows, which HBase's reply leaves out.
+                return internal_error(f"Internal error processing {api}: {reply.message}")
+            return reply
         logger.exception("internal error processing %s", api)
         return internal_error(f"Internal error processing {api}: {type(exc).__name__}: {exc}")
 

@@ -42,7 +42,9 @@ class WriteCalls(HandlerBase):
     ) -> None:
         """Apply one row's deletes, then its puts, all at ``timestamp``.
 
-        A put of a bare family is skipped (HBase logs a warning and writes the rest).
+        A put of a bare family is skipped (HBase logs a warning and writes the rest). A
+        missing table is a ``TableNotFoundException`` for the puts too (HBase 2.6; 2.2
+        answered a ``RetriesExhaustedWithDetailsException`` there, as for ``mutateRows``).
         """
         table = _table(table_name)
         puts, deletes = _mutations(
@@ -51,8 +53,6 @@ class WriteCalls(HandlerBase):
         if deletes:
             self.backend.mutate(table, deletes)
         if puts:
-            if not self.backend.table_exists(table):
-                raise _missing_table_put(table, 1)
             self.backend.mutate(table, puts)
 
     def mutate_rows(
@@ -186,7 +186,9 @@ class WriteCalls(HandlerBase):
         """Apply the put ``mput`` if ``column`` holds ``value`` (``None``: is absent).
 
         Both columns must be ``family:qualifier``. As in HBase, ``mput.isDelete`` is
-        ignored: the mutation is always a put, at the server's time.
+        ignored: the mutation is always a put, at the server's time; and the check comes
+        first: a failed one answers false before the put's family is looked at (an unknown
+        one is then no error; HBase 2.6.1 measured).
         """
         if mput is None or mput.column is None or split_column(mput.column)[1] is None:
             raise IllegalArgumentError(
@@ -197,4 +199,9 @@ class WriteCalls(HandlerBase):
                 "checkAndPut checks a family:qualifier column", row=row, column=column
             )
         put = Put(row, mput.column, mput.value or b"", None, _ttl(attributes))
-        return self.backend.check_and_put(_table(table_name), row, column, value, put)
+        table = _table(table_name)
+        found = self.backend.get(table, [row], columns=[column])
+        stored = found[0].value(column) if found else None
+        if (stored or None) != (value or None):  # unset and b"" are alike on both sides
+            return False
+        return self.backend.check_and_put(table, row, column, value, put)

@@ -28,10 +28,20 @@ DEFAULT_SCANNER_LEASE_MS = 60_000
 class _OpenScanner:
     """One open scanner: the engine's row iterator, or the error its first fetch raises."""
 
-    def __init__(self, rows: Iterator[RowResult] | None, error: HModelError | None, minimum: int):
+    def __init__(
+        self,
+        rows: Iterator[RowResult] | None,
+        error: HModelError | None,
+        minimum: int,
+        batch: int | None = None,
+    ):
         self.rows = rows
         self.error = error
         self.minimum = minimum
+        #: ``TScan.batchSize``: at most this many cells per result, or ``None``.
+        self.batch = batch
+        #: The results of a row cut in batches that a fetch has not returned yet.
+        self.pending: list[Any] = []
         self.lock = threading.Lock()
 
     def close(self) -> None:
@@ -109,10 +119,12 @@ class ScannerHandler:
     """Scanners over the engine with HBase 2.2's Thrift2 reading of a ``TScan``.
 
     Reversed scans take ``startRow`` as the inclusive upper bound and ``stopRow`` as the
-    exclusive lower one. ``limit`` counts rows; negative means none and ``0`` the rows of
-    the first region visited. A missing table is reported at the first
-    ``getScannerRows``, a bad filter at ``openScanner``. Scans return the newest version
-    of each column (``maxVersions`` and ``batchSize`` are not served).
+    exclusive lower one. ``limit`` counts rows: ``0`` the rows of the first region
+    visited, a negative one none on HBase 2.2 and every row on 2.6 (served as 2.6). With
+    ``batchSize`` a row comes in results of at most that many cells, every one but the
+    row's last ``partial``. A missing table is reported at the first ``getScannerRows``, a
+    bad filter at ``openScanner``. Scans return the newest version of each column
+    (``maxVersions`` is not served).
     """
 
     backend: MemoryBackend
@@ -133,31 +145,31 @@ class ScannerHandler:
         else:
             start, stop = first, second
         limit = tscan.limit
+        if limit is not None and limit < 0:
+            limit = None  # HBase 2.6: every row (2.2: none)
+        batch = tscan.batchSize if tscan.batchSize is not None and tscan.batchSize > 0 else None
         rows: Iterator[RowResult] | None = None
         try:
-            if limit is not None and limit < 0:
-                rows = iter(())
-            else:
-                if limit == 0:
-                    region = _first_region(self.backend.regions(name), start, stop, reverse)
-                    if reverse:
-                        start = max(start, region.start)
-                    elif region.end and (not stop or region.end < stop):
-                        stop = region.end
-                scan = Scan(
-                    start=start,
-                    stop=stop,
-                    columns=read_columns(tscan.columns),
-                    filter=tscan.filterString,
-                    before=before,
-                    reverse=reverse,
-                    limit=limit or None,
-                    batch_size=max(1, tscan.caching or 100),
-                )
-                rows = self.backend.scan(name, scan)
+            if limit == 0:
+                region = _first_region(self.backend.regions(name), start, stop, reverse)
+                if reverse:
+                    start = max(start, region.start)
+                elif region.end and (not stop or region.end < stop):
+                    stop = region.end
+            scan = Scan(
+                start=start,
+                stop=stop,
+                columns=read_columns(tscan.columns),
+                filter=tscan.filterString,
+                before=before,
+                reverse=reverse,
+                limit=limit or None,
+                batch_size=max(1, tscan.caching or 100),
+            )
+            rows = self.backend.scan(name, scan)
         except TableNotFoundError as exc:
             return self.scanners.add(_OpenScanner(None, exc, minimum))
-        return self.scanners.add(_OpenScanner(rows, None, minimum))
+        return self.scanners.add(_OpenScanner(rows, None, minimum, batch))
 
     def get_scanner_rows(self, scanner_id: int, num_rows: int | None) -> list[Any]:
         """Exactly ``min(num_rows, remaining)`` rows."""
@@ -173,18 +185,27 @@ class ScannerHandler:
         results: list[Any] = []
         with scanner.lock:
             while len(results) < wanted:
+                if scanner.pending:
+                    results.append(scanner.pending.pop(0))
+                    continue
                 found = next(scanner.rows, None)
                 if found is None:
                     break
                 cells = [(c, cell) for c, cell in found.cells.items()]
                 cells = [(c, cell) for c, cell in cells if cell.timestamp >= scanner.minimum]
-                if cells:
-                    results.append(result_of(found.row, cells))
+                if not cells:
+                    continue
+                size = scanner.batch or len(cells)
+                chunks = [cells[i : i + size] for i in range(0, len(cells), size)]
+                for index, chunk in enumerate(chunks):
+                    result = result_of(found.row, chunk)
+                    result.partial = index < len(chunks) - 1
+                    scanner.pending.append(result)
         return results
 
     def close_scanner(self, scanner_id: int) -> None:
-        """Close a scanner; an unknown id is a ``TIllegalArgument``."""
+        """Close a scanner; an unknown or closed id is no error (HBase 2.6.1)."""
         scanner = self.scanners.remove(scanner_id)
         if scanner is None:
-            raise invalid_scanner()
+            return
         scanner.close()

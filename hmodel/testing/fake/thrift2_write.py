@@ -85,8 +85,13 @@ class WriteHandler:
         return []
 
     def mutate_row(self, table: bytes, trow_mutations: Any) -> None:
-        """Apply one row's puts and deletes atomically (no mutations: nothing, no error)."""
+        """Apply one row's puts and deletes atomically.
+
+        No mutations: an internal error on HBase 2.6.1 (2.2.5 did nothing, no error).
+        """
         row = trow_mutations.row
+        if not trow_mutations.mutations:
+            raise internal_error("mutateRow")
         mutations = self._row_mutations(trow_mutations, "mutateRow")
         if not mutations:
             return

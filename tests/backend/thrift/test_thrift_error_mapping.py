@@ -88,6 +88,17 @@ def test_a_filter_the_server_cannot_parse_is_a_filter_error() -> None:
     assert isinstance(error, FilterError)
 
 
+def test_a_filter_the_parser_refuses_is_a_filter_error_whatever_its_wording() -> None:
+    """The fake server's parser message says "is not supported": still the filter's fault."""
+    exc = TApplicationException(
+        TApplicationException.INTERNAL_ERROR,
+        "Internal error processing scannerOpenWithScan: java.lang.IllegalArgumentException: "
+        "filter WhileMatchFilter is not supported by the filter language",
+    )
+    error = server_error(exc, method="scannerOpenWithScan", table="t", filter_given=True)
+    assert isinstance(error, FilterError)
+
+
 def test_an_internal_error_without_a_filter_is_a_plain_backend_error() -> None:
     exc = TApplicationException(TApplicationException.INTERNAL_ERROR, "boom")
     assert type(server_error(exc, method="getRows")) is BackendError

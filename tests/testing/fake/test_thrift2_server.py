@@ -146,25 +146,29 @@ def test_io_errors_start_with_the_java_class(client: Any) -> None:
 
 
 def test_quiet_answers(client: Any) -> None:
-    """No error: regions of a missing table, empty multi calls, an empty mutateRow."""
+    """No error: regions of a missing table, empty multi calls (an empty mutateRow is an
+    internal error on HBase 2.6.1)."""
     assert client.getAllRegionLocations(b"missing") == []
     assert client.putMultiple(T, []) is None
     assert client.getMultiple(T, []) == []
     assert client.deleteMultiple(T, [TDelete(row=b"r")]) == []
-    assert client.mutateRow(T, TRowMutations(row=b"r", mutations=[])) is None
+    with pytest.raises(TApplicationException):
+        client.mutateRow(T, TRowMutations(row=b"r", mutations=[]))
 
 
 def test_scanner_ids(client: Any) -> None:
-    """A missing table fails at the first fetch; closed or unknown ids: Invalid scanner Id."""
+    """A missing table fails at the first fetch; fetching from a closed or unknown id:
+    Invalid scanner Id; closing one: no error (HBase 2.6.1)."""
     scanner = client.openScanner(b"missing", TScan())
     with pytest.raises(TIOError):
         client.getScannerRows(scanner, 1)
     scanner = client.openScanner(T, TScan())
     client.closeScanner(scanner)
-    for call in (lambda: client.getScannerRows(scanner, 1), lambda: client.closeScanner(999)):
-        with pytest.raises(TIllegalArgument) as caught:
-            call()
-        assert caught.value.message == "Invalid scanner Id"
+    with pytest.raises(TIllegalArgument) as caught:
+        client.getScannerRows(scanner, 1)
+    assert caught.value.message == "Invalid scanner Id"
+    assert client.closeScanner(scanner) is None  # HBase 2.6.1: no error
+    assert client.closeScanner(999) is None
 
 
 def test_scan_bounds_limits_and_counts(client: Any) -> None:
@@ -180,7 +184,7 @@ def test_scan_bounds_limits_and_counts(client: Any) -> None:
 
     assert rows(TScan(startRow=b"e", stopRow=b"a", reversed=True)) == [b"e", b"c"]
     assert rows(TScan(startRow=b"a", stopRow=b"e", reversed=True)) == []
-    assert rows(TScan(limit=-1)) == []
+    assert rows(TScan(limit=-1)) == [b"a", b"c", b"e", b"n", b"x"]  # HBase 2.6.1
     assert rows(TScan(limit=0)) == [b"a", b"c", b"e"]  # the first region visited only
     assert rows(TScan(limit=0, reversed=True)) == [b"x", b"n"]
     assert rows(TScan(limit=2)) == [b"a", b"c"]

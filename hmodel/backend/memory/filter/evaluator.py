@@ -72,7 +72,13 @@ class FilterProgram:
         """
         return sorted(name for name in families if not is_family_essential(self.root, name))
 
-    def start(self, *, max_versions: int | None = None, reverse: bool = False) -> FilterRun:
+    def start(
+        self,
+        *,
+        max_versions: int | None = None,
+        reverse: bool = False,
+        on_demand: Collection[bytes] = frozenset(),
+    ) -> FilterRun:
         """Fresh state for one scan (``PageFilter`` counts rows, ``WHILE`` ends the scan).
 
         Args:
@@ -84,13 +90,17 @@ class FilterProgram:
             reverse: The scan returns rows from the highest to the lowest
                 (``PrefixFilter`` and ``InclusiveStopFilter`` end the scan on the other
                 side).
+            on_demand: The scanned families HBase loads on demand (:meth:`on_demand`),
+                as its forward scans do by default: a row is looked at only if the other
+                families hold a cell of it, judged on their cells alone, and given these
+                families' cells (each shown to the filter) only if it is kept.
 
         Raises:
             FilterError: ``max_versions`` is less than 1.
         """
         if max_versions is not None and max_versions < 1:
             raise FilterError("max_versions must be >= 1", value=max_versions)
-        return FilterRun(build_runtime(self.root, reversed_scan=reverse), max_versions)
+        return FilterRun(build_runtime(self.root, reversed_scan=reverse), max_versions, on_demand)
 
 
 class FilterRun:
@@ -99,11 +109,15 @@ class FilterRun:
     Args:
         root: The filter tree's state.
         max_versions: See :meth:`FilterProgram.start`.
+        joined: See ``on_demand`` in :meth:`FilterProgram.start`.
     """
 
-    def __init__(self, root: Filter, max_versions: int | None) -> None:
+    def __init__(
+        self, root: Filter, max_versions: int | None, joined: Collection[bytes] = frozenset()
+    ) -> None:
         self._root = root
         self._max_versions = max_versions
+        self._joined = frozenset(joined)
         self._closed: set[bytes] = set()
         self._done = False
 
@@ -128,7 +142,9 @@ class FilterRun:
                 deleted versions, delete markers, columns not asked for, versions outside
                 the time range. HBase's store scanner asks ``filter_all_remaining``
                 before it looks at any of them, so each can close its family's scanner
-                (``ColumnCountGetFilter``).
+                (``ColumnCountGetFilter``); and its region scanner asks ``filterRowKey``
+                at the first of them, so a row with no visible cell still meets the
+                row filters (``WHILE PrefixFilter(...)`` ends the scan there).
 
         Returns:
             The kept columns (``None``: the row is filtered out) and whether the scan
@@ -136,8 +152,24 @@ class FilterRun:
         """
         if self._done:
             return RowVerdict(None, True)
-        cells = self._cells(row, columns)
-        kept = self._judge(cells, stored) if cells else None
+        joined = self._joined
+        main = columns
+        later: Sequence[tuple[bytes, Sequence[Cell]]] = ()
+        if joined:
+            stored = [name for name in stored if name not in joined]
+            if not stored:
+                return RowVerdict(None, False)  # not in the main heap: never looked at
+            later = [(c, v) for c, v in columns if split_column(c)[0] in joined]
+            main = [(c, v) for c, v in columns if split_column(c)[0] not in joined]
+        cells = self._cells(row, main)
+        if cells:
+            kept = self._judge(cells, stored)
+        else:
+            kept = None
+            self._meet(row, stored)
+        if kept is not None and later:
+            # HBase's joined heap: the families loaded on demand, for a row kept.
+            kept.extend(self._collect(self._cells(row, later), ()))
         self._root.reset()
         self._done = self._root.filter_all_remaining()
         if kept is None:
@@ -170,6 +202,11 @@ class FilterRun:
         root = self._root
         if root.filter_all_remaining() or root.filter_row_key(cells[0]):
             return None
+        return self._finish_row(self._collect(cells, stored))
+
+    def _collect(self, cells: list[KeyValue], stored: Collection[bytes]) -> list[KeyValue]:
+        """Ask the filter about each of one row's cells in order; the cells it includes."""
+        root = self._root
         results: list[KeyValue] = []
         counted: tuple[bytes, bytes] | None = None
         count = 0
@@ -204,7 +241,19 @@ class FilterRun:
                 exhausted = cell.family
         if exhausted is not None:
             self._close_from(exhausted, cells, stored)
-        return self._finish_row(results)
+        return results
+
+    def _meet(self, row: bytes, stored: Collection[bytes]) -> None:
+        """Show the row filters a row without a visible cell, as HBase's region scanner does.
+
+        It calls ``filterRowKey`` with the first cell its store heap holds for the row
+        (a family whose store an earlier row closed holds none); nothing of the row is
+        returned whatever the answer, but the filter may end the scan.
+        """
+        open_families = sorted(name for name in stored if name not in self._closed)
+        root = self._root
+        if open_families and not root.filter_all_remaining():
+            root.filter_row_key(KeyValue(row, open_families[0], b"", 0, b""))
 
     def _close_from(self, family: bytes, cells: list[KeyValue], stored: Collection[bytes]) -> None:
         """Close the stores that look at a cell while the filter says the scan is over.

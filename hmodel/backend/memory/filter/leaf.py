@@ -235,7 +235,10 @@ class Family(Filter):
 
 
 class Qualifier(Filter):
-    """``QualifierFilter``: a failing (non-empty) qualifier skips the cell."""
+    """``QualifierFilter``: a failing qualifier skips the cell, the empty one included.
+
+    HBase 1.x let an empty qualifier pass unexamined; HBase 2 compares it like any other.
+    """
 
     def __init__(self, spec: node.QualifierFilter, *, reversed_scan: bool) -> None:
         super().__init__(reversed_scan=reversed_scan)
@@ -245,7 +248,7 @@ class Qualifier(Filter):
         return False
 
     def filter_cell(self, cell: KeyValue) -> ReturnCode:
-        if cell.qualifier and _fails(self.spec.op, self.spec.comparator, cell.qualifier):
+        if _fails(self.spec.op, self.spec.comparator, cell.qualifier):
             return ReturnCode.SKIP
         return ReturnCode.INCLUDE
 

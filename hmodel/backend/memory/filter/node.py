@@ -220,7 +220,7 @@ class FamilyFilter(CompareFilter):
 class QualifierFilter(CompareFilter):
     """Cells whose qualifier satisfies ``qualifier <op> comparator``.
 
-    An empty qualifier always passes, as in HBase.
+    An empty qualifier is compared like any other, as in HBase 2 (1.x let it pass).
     """
 
 

@@ -302,9 +302,11 @@ def test_multiple_column_prefix_filter_tests_only_the_largest_smaller_prefix(sca
     }
 
 
-def test_qualifier_filter_always_passes_the_empty_qualifier(scan: Scan) -> None:
+def test_qualifier_filter_compares_the_empty_qualifier_like_any_other(scan: Scan) -> None:
+    """HBase 2 (2.6.1 measured); HBase 1.x let an empty qualifier pass unexamined."""
     table: Table = {b"r": {b"f:": b"empty", b"f:q": b"q"}}
-    assert scan("QualifierFilter(=, 'binary:zzz')", table) == {b"r": {b"f:": [b"empty"]}}
+    assert scan("QualifierFilter(=, 'binary:zzz')", table) == {}
+    assert scan("QualifierFilter(<, 'binary:q')", table) == {b"r": {b"f:": [b"empty"]}}
 
 
 def test_prefix_filter_skips_rows_shorter_than_the_prefix(scan: Scan) -> None:
