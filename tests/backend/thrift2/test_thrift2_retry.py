@@ -146,6 +146,8 @@ def test_connections_the_server_closed_while_idle_cost_one_attempt_not_the_budge
 
     HBase's Thrift servers close connections idle for 60 s; a pool of four then holds four
     dead ones, and retrying on the next idle one each time spent 1 + 3 attempts on them.
+    The pool checks an idle connection before lending it, so usually no attempt is spent;
+    when the server's close has not reached the client yet, one is, and no more.
     """
     proxies.append(proxy := DroppingProxy(upstream, drops=0))
     pauses: list[float] = []
@@ -160,7 +162,7 @@ def test_connections_the_server_closed_while_idle_cost_one_attempt_not_the_budge
         proxy.wait_accepted(4)
         proxy.sever()  # ... all closed by the server
         assert backend.get(table, [b"r"])[0].value(b"f:q") == b"v"
-        assert pauses == [0.01]  # one dead attempt, then a fresh connection
+        assert pauses in ([], [0.01])  # at most one dead attempt, then a fresh connection
 
 
 def test_a_dropped_increment_is_not_retried_and_says_so(

@@ -164,8 +164,8 @@ def test_an_unused_thrift2_scanner_expires_and_its_id_is_invalid(
                 assert client.getScannerRows(kept, 1) == []  # type: ignore[attr-defined]
             with pytest.raises(HBASE2.TIllegalArgument, match="Invalid scanner Id"):
                 client.getScannerRows(dropped, 1)  # type: ignore[attr-defined]
-            with pytest.raises(HBASE2.TIllegalArgument, match="Invalid scanner Id"):
-                client.closeScanner(dropped)  # type: ignore[attr-defined]
+            # Closing an expired (or unknown) id is no error on HBase 2.6.1.
+            client.closeScanner(dropped)  # type: ignore[attr-defined]
             client.closeScanner(kept)  # type: ignore[attr-defined]
         finally:
             transport.close()  # type: ignore[attr-defined]
