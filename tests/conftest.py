@@ -48,10 +48,10 @@ def real_hbase_address(hmodel_real_hbase_address: tuple[str, int]) -> tuple[str,
 # the real ones included: the backend contract, the backends, the repository, the patterns,
 # the examples end to end and the test kit (about 490 tests per real target). The kit keeps
 # several emptied copies of each table on the real server and empties them in the
-# background (hmodel.testing.table_reuse): tests/repository on both real targets took 0.6 s
-# a test instead of 1.4 s (a create, truncate or drop waited for in each), and the whole
-# real-target part 11.6 minutes on a heavily shared 2-core machine. What runs on the
-# engine or the fake servers only, and why (docs/testing.md lists the same):
+# background (hmodel.testing.table_reuse): the whole suite ran in 11.3 minutes on a busy
+# 2-core machine, 6.2 without the real targets; tests/repository on both real targets took
+# 0.6 s a test instead of 1.4 s (a create, truncate or drop waited for in each). What runs
+# on the engine or the fake servers only, and why (docs/testing.md lists the same):
 #   - pure code that never reaches a backend: tests/codecs, tests/keys, tests/model,
 #     tests/mapping, tests/schema, tests/repository/test_condition.py, test_plan.py, and the
 #     declaration checks of the patterns (bad options refused before any call);
