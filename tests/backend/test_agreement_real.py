@@ -327,6 +327,11 @@ class Side:
             )
         return Delete(self.row(mutation.row), mutation.column, timestamp=timestamp)
 
+    def delete(self, delete: LogicalDelete, *, server: bool = False) -> Delete:
+        """The rendered delete (``server``: see :meth:`stamp`)."""
+        timestamp = self.stamp(delete.timestamp, server=server)
+        return Delete(self.row(delete.row), delete.column, timestamp=timestamp)
+
     def mutations(self, batch: list[LogicalMutation], *, server: bool = False) -> list[Mutation]:
         """The rendered batch, in order (``server``: see :meth:`stamp`)."""
         return [self.mutation(m, server=server) for m in batch]
@@ -787,8 +792,8 @@ class RealAtomicAgreement(RealAgreement):
         self.both(
             f"check_and_delete({row!r}, {column!r}, {expected!r}, {on_row!r})",
             lambda b, s: b.check_and_delete(
-                TABLE, s.row(row), column, expected, s.mutation(on_row, server=True)
-            ),  # type: ignore[arg-type]
+                TABLE, s.row(row), column, expected, s.delete(on_row, server=True)
+            ),
         )
 
 
