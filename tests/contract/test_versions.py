@@ -7,6 +7,7 @@ from collections.abc import Callable
 import pytest
 
 from hmodel.backend.base import Backend, Cell, Delete, Put
+from hmodel.clock import system_clock
 from hmodel.errors import IllegalArgumentError
 from hmodel.schema import Family, Table
 
@@ -111,3 +112,28 @@ def test_section_42_with_keep_deleted_cells_time_travel_sees_ts_10(
     assert backend.get(name, [b"r1"], before=11)[0].cells[b"e:c1"] == Cell(b"value", 10)
     assert backend.get_versions(name, b"r1", b"e:c1", max_versions=1000, before=12) == []
     assert _stamps(backend.get_versions(name, b"r1", b"e:c1", max_versions=1000, before=13)) == [12]
+
+
+@pytest.mark.parametrize(
+    ("ages", "kept"),
+    [
+        ([10, 180, 240], [10, 180]),
+        ([180, 240], [180]),
+        ([10, 20, 180], [10, 20, 180]),
+    ],
+    ids=["one-live", "none-live", "two-live"],
+)
+def test_min_versions_shows_the_first_expired_version_past_its_count(
+    backend: Backend, create_or_skip: Callable[[Table], str], ages: list[int], kept: list[int]
+) -> None:
+    """Under a TTL with MIN_VERSIONS 1, a read keeps the versions up to and including the
+    first expired one once MIN_VERSIONS are counted (HBase's column tracker includes the
+    version that ends the column; 2.6.1 measured). Ages in minutes, TTL one hour."""
+    family = Family("e", versions=5, ttl=3600, min_versions=1)
+    name = create_or_skip(Table("minimum", [family]))
+    now = system_clock()
+    backend.mutate(
+        name, [Put(b"r", b"e:c", b"%d" % age, timestamp=now - age * 60_000) for age in ages]
+    )
+    found = backend.get_versions(name, b"r", b"e:c", max_versions=5)
+    assert [int(cell.value) for cell in found] == kept

@@ -205,8 +205,9 @@ def thrift2(request: pytest.FixtureRequest) -> Iterator[Wire2]:
             client.close()
 
 
-def raises_with(call: Callable[[], object], kind: type[BaseException]) -> BaseException:
-    """The exception ``call`` raises, which must be a ``kind``."""
+def raises_with(call: Callable[[], object], kind: type[BaseException]) -> Any:
+    """The exception ``call`` raises, which must be a ``kind`` (typed loosely: Thrift
+    exceptions carry their fields as plain attributes)."""
     with pytest.raises(kind) as caught:
         call()
     return caught.value

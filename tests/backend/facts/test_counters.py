@@ -13,7 +13,7 @@ def test_incrementing_a_cell_that_is_not_8_bytes_is_field_is_not_a_long(thrift1:
     """Thrift1 ``atomicIncrement`` of a 3-byte cell: an IOError "Field is not a long"."""
     thrift1.table.put(b"r", {b"f:n": b"abc"})
     error = raises_with(lambda: thrift1.table.counter_inc(b"r", b"f:n"), HBASE_THRIFT.IOError)
-    assert "Field is not a long" in str(error.message)  # type: ignore[attr-defined]
+    assert "Field is not a long" in str(error.message)
 
 
 def test_an_increment_is_stamped_after_the_cell_it_replaces(backend: Backend, table: str) -> None:

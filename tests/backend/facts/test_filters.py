@@ -72,8 +72,8 @@ def test_a_raw_while_match_filter_string_fails_the_thrift1_scan(thrift1: Wire1) 
     error = raises_with(
         lambda: thrift1.client.scannerOpenWithScan(thrift1.name, scan, {}), TApplicationException
     )
-    assert error.type == TApplicationException.INTERNAL_ERROR  # type: ignore[attr-defined]
-    message = error.message  # type: ignore[attr-defined]
+    assert error.type == TApplicationException.INTERNAL_ERROR
+    message = error.message
     text = message.decode() if isinstance(message, bytes) else message
     assert text.startswith("Internal error processing scannerOpenWithScan")
 

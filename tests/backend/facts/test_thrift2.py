@@ -120,8 +120,8 @@ def test_malformed_requests_are_application_exceptions(thrift2: Wire2, t: bytes,
     string; an inverted time range; any get with ``existence_only``; checkAndMutate with a
     null value or an empty mutation list."""
     error = raises_with(lambda: MALFORMED[call](thrift2.client, t), TApplicationException)
-    assert error.type == TApplicationException.INTERNAL_ERROR  # type: ignore[attr-defined]
-    assert error.message.startswith("Internal error processing ")  # type: ignore[attr-defined]
+    assert error.type == TApplicationException.INTERNAL_ERROR
+    assert error.message.startswith("Internal error processing ")
 
 
 def test_a_negative_fetch_is_an_application_exception_and_the_scanner_lives_on(
@@ -133,7 +133,7 @@ def test_a_negative_fetch_is_an_application_exception_and_the_scanner_lives_on(
     scanner = client.openScanner(t, TScan())
     try:
         error = raises_with(lambda: client.getScannerRows(scanner, -1), TApplicationException)
-        assert error.type == TApplicationException.INTERNAL_ERROR  # type: ignore[attr-defined]
+        assert error.type == TApplicationException.INTERNAL_ERROR
         assert [r.row for r in client.getScannerRows(scanner, 2)] == [b"a", b"b"]
     finally:
         client.closeScanner(scanner)
@@ -150,16 +150,16 @@ def test_io_errors_start_with_the_java_class_and_batch_calls_wrap_them(
     nsfe = "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException: "
     bad = _put(b"r", (b"zz", b"a", b"1", None))
     single = raises_with(lambda: client.put(t, bad), TIOError)
-    assert single.message.startswith(nsfe)  # type: ignore[attr-defined]
+    assert single.message.startswith(nsfe)
     batch = raises_with(lambda: client.putMultiple(t, [bad]), TIOError)
-    assert batch.message.startswith("Failed 1 action: " + nsfe)  # type: ignore[attr-defined]
+    assert batch.message.startswith("Failed 1 action: " + nsfe)
     rows = TRowMutations(row=b"r", mutations=[TMutation(put=bad)])
     mutated = raises_with(lambda: client.mutateRow(t, rows), TIOError)
-    assert mutated.message.startswith("Failed 1 action: " + nsfe)  # type: ignore[attr-defined]
+    assert mutated.message.startswith("Failed 1 action: " + nsfe)
     missing = raises_with(lambda: client.get(b"facts_no_such_table", TGet(row=b"r")), TIOError)
-    assert missing.message == "facts_no_such_table"  # type: ignore[attr-defined]
+    assert missing.message == "facts_no_such_table"
     versions = raises_with(lambda: client.get(t, TGet(row=b"r", maxVersions=0)), TIOError)
-    assert "versions must be positive" in versions.message  # type: ignore[attr-defined]
+    assert "versions must be positive" in versions.message
 
 
 def test_a_closed_or_unknown_scanner_is_an_illegal_argument(thrift2: Wire2, t: bytes) -> None:
@@ -173,7 +173,7 @@ def test_a_closed_or_unknown_scanner_is_an_illegal_argument(thrift2: Wire2, t: b
         lambda: client.getScannerRows(2**30, 1),
     ):
         error = raises_with(call, TIllegalArgument)
-        assert error.message == "Invalid scanner Id"  # type: ignore[attr-defined]
+        assert error.message == "Invalid scanner Id"
     assert client.closeScanner(scanner) is None
     assert client.closeScanner(2**30) is None
 
@@ -188,16 +188,16 @@ def test_unknown_families_rows_and_counters_in_conditional_writes(thrift2: Wire2
     bad = _put(b"r", (b"zz", b"a", b"1", None))
     assert client.checkAndPut(t, b"r", b"f", b"v", b"other", bad) is False
     unknown = raises_with(lambda: client.checkAndPut(t, b"r", b"f", b"v", b"1", bad), TIOError)
-    assert "NoSuchColumnFamilyException" in unknown.message  # type: ignore[attr-defined]
+    assert "NoSuchColumnFamilyException" in unknown.message
     elsewhere = _put(b"other", (b"f", b"a", b"1", None))
     for expected in (b"1", b"no"):
         error = raises_with(
             lambda e=expected: client.checkAndPut(t, b"r", b"f", b"v", e, elsewhere), TIOError
         )
-        assert "DoNotRetryIOException" in error.message  # type: ignore[attr-defined]
+        assert "DoNotRetryIOException" in error.message
     counter = TIncrement(row=b"r", columns=[TColumnIncrement(family=b"f", qualifier=b"s")])
     error = raises_with(lambda: client.increment(t, counter), TIOError)
-    assert error.message.startswith("org.apache.hadoop.hbase.DoNotRetryIOException")  # type: ignore[attr-defined]
+    assert error.message.startswith("org.apache.hadoop.hbase.DoNotRetryIOException")
 
 
 def test_calls_that_answer_no_error(thrift2: Wire2, t: bytes) -> None:
@@ -268,7 +268,7 @@ def _delete_column(row: bytes, family: bytes, qualifier: bytes) -> Any:
 def _refused_single_version(thrift2: Wire2, call: Callable[[], object]) -> None:
     """The engine has no single-version deletes (docs/engine.md): the fake refuses them."""
     error = raises_with(call, TIOError)
-    assert "ranges of versions only" in error.message  # type: ignore[attr-defined]
+    assert "ranges of versions only" in error.message
 
 
 def test_delete_column_removes_the_latest_version(thrift2: Wire2, t: bytes) -> None:

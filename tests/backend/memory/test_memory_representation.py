@@ -63,7 +63,11 @@ class Model:
                 break
             if ttl is not None and now > ts + ttl:
                 continue
-            if family.has_ttl and len(seen) >= family.min_versions and now > ts + family.ttl * 1000:
+            expired = family.has_ttl and now > ts + family.ttl * 1000
+            if expired and len(seen) + 1 >= family.min_versions:
+                # HBase counts the version, then returns it (MIN_VERSIONS) and ends the column.
+                if family.min_versions:
+                    seen.append(Cell(value, ts))
                 break
             seen.append(Cell(value, ts))
         return seen
