@@ -309,3 +309,11 @@ def test_a_data_frame_over_the_limit_closes_the_connection_before_it_is_read(
             assert sock.sock.recv(1) == b""
     finally:
         sock.close()
+
+
+@pytest.mark.parametrize("backend_class", [ThriftBackend, Thrift2Backend])
+def test_sasl_over_http_is_refused_naming_the_option(backend_class: type[Backend]) -> None:
+    """HBase's Thrift HTTP servlet authenticates with SPNEGO, not SASL: refused up front."""
+    with pytest.raises(IllegalArgumentError, match="HTTP") as caught:
+        backend_class("127.0.0.1", 1, http=True, sasl=Plain("u", "p"), autoconnect=False)  # type: ignore[call-arg]
+    assert caught.value.field == "sasl"
