@@ -275,6 +275,7 @@ class SoakFigures(Figures):
     refused_wrote: int = 0
     refused_left_claim_after_fault: int = 0
     refused_entry_repaired: int = 0
+    refused_claim_given_back_by_other: int = 0
     foreign: int = 0
     covering_stale: int = 0
     final_exact: bool = False
@@ -432,6 +433,12 @@ class Soak:
                 if index.unique and not entry.verified and faulted:
                     # Its clean-up (giving the claim back) failed by an injected fault.
                     self.count("refused_left_claim_after_fault")
+                elif index.unique and not entry.verified and self.clock() - entry.tag > GRACE_MS:
+                    # Past the grace (a stall) another write may have taken the claim over,
+                    # so this write's give-back found it gone; that write, refused too, then
+                    # gave back what it had replaced: this claim (docs/indexes.md, "refused
+                    # saves"; the explorer's stall scenarios check the interleaving).
+                    self.count("refused_claim_given_back_by_other")
                 elif index.unique or entry.verified:
                     obj = indexed.load_rows([row])[row]
                     if entry.verified and index.points_at(entry, obj):
