@@ -189,3 +189,19 @@ def test_the_last_put_of_a_cell_wins_whatever_the_ttls(
         ],
     )
     assert backend.get(table, [b"s"])[0].value(b"i:a") == b"3"
+
+
+def test_two_family_deletes_of_one_family_in_one_call_both_apply(
+    backend: Backend, table: str
+) -> None:
+    """Each delete places its marker; the newer one masks the cell.
+
+    HBase's ``Delete.addFamily`` replaces an earlier family delete of the same family in
+    one ``Delete``, so such deletes must travel apart (Thrift2 measured on 2.6.1).
+    """
+    backend.mutate(table, [Put(b"r", b"d:x", b"v", timestamp=10)])
+    backend.mutate(table, [Delete(b"r", b"d", timestamp=20), Delete(b"r", b"d", timestamp=5)])
+    assert backend.get(table, [b"r"]) == []
+    backend.mutate(table, [Put(b"s", b"d:x", b"v", timestamp=10)])
+    backend.mutate(table, [Delete(b"s", b"d"), Delete(b"s", b"d", timestamp=5)])
+    assert backend.get(table, [b"s"]) == []

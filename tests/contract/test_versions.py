@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from hmodel.backend.base import Backend, Cell, Delete, Put
+from hmodel.backend.base import Backend, Cell, Delete, Put, Scan
 from hmodel.clock import system_clock
 from hmodel.errors import IllegalArgumentError
 from hmodel.schema import Family, Table
@@ -137,3 +137,29 @@ def test_min_versions_shows_the_first_expired_version_past_its_count(
     )
     found = backend.get_versions(name, b"r", b"e:c", max_versions=5)
     assert [int(cell.value) for cell in found] == kept
+
+
+@pytest.mark.parametrize(
+    ("columns", "shown"),
+    [((), False), ((b"e",), False), ((b"e:c",), True)],
+    ids=["every-column", "the-family", "the-column"],
+)
+def test_min_versions_shows_filters_that_version_only_for_a_column_asked_for_by_name(
+    backend: Backend,
+    create_or_skip: Callable[[Table], str],
+    columns: tuple[bytes, ...],
+    shown: bool,
+) -> None:
+    """Read with its whole family (HBase's wildcard column tracker), a column past its
+    MIN_VERSIONS hides its expired versions from a filter; asked for by name (the explicit
+    tracker), the first expired one is shown (2.6.1 measured)."""
+    family = Family("e", versions=5, ttl=3600, min_versions=1)
+    name = create_or_skip(Table("minimum", [family]))
+    now = system_clock()
+    ages = {b"live": 10, b"e1": 180, b"e2": 240}
+    backend.mutate(
+        name,
+        [Put(b"r", b"e:c", value, timestamp=now - age * 60_000) for value, age in ages.items()],
+    )
+    found = list(backend.scan(name, Scan(columns=columns, filter="ValueFilter(=, 'binary:e1')")))
+    assert [row.cells[b"e:c"].value for row in found] == ([b"e1"] if shown else [])

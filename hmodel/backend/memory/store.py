@@ -305,13 +305,16 @@ class StoredRow(list[Entry]):
         before: int | None,
         now: int,
     ) -> list[Stored]:
-        """The visible versions of one column, newest first (see :mod:`.version`)."""
+        """The visible versions of one column asked for by name, newest first.
+
+        See :mod:`.version` (``explicit``: HBase's ``ExplicitColumnTracker``).
+        """
         if name not in orders:
             return []
         index = self._find(name, orders)
         if index < 0:
             return []
-        return self._visible(index, families, orders, before=before, now=now)
+        return self._visible(index, families, orders, before=before, now=now, explicit=True)
 
     def _visible(
         self,
@@ -321,6 +324,7 @@ class StoredRow(list[Entry]):
         *,
         before: int | None,
         now: int,
+        explicit: bool = False,
     ) -> list[Stored]:
         name = self.names[index]
         family_name = orders[name][0]
@@ -332,7 +336,12 @@ class StoredRow(list[Entry]):
             else deletion_horizon(markers.of(name, family_name), family=family, before=before)
         )
         return visible_versions(
-            _versions(self[index]), family, horizon=horizon, before=before, now=now
+            _versions(self[index]),
+            family,
+            horizon=horizon,
+            before=before,
+            now=now,
+            explicit=explicit,
         )
 
     def _selected(self, selection: Selection, orders: Mapping[bytes, ColumnKey]) -> list[int]:
@@ -392,10 +401,20 @@ class StoredRow(list[Entry]):
         before: int | None,
         now: int,
     ) -> History:
-        """Every selected column with all its visible versions, in column order."""
+        """Every selected column with all its visible versions, in column order.
+
+        A column asked for by name (its family not asked for whole) is read as HBase's
+        ``ExplicitColumnTracker`` reads it, the others as its wildcard tracker (which
+        differ in the expired versions ``MIN_VERSIONS`` shows, see :mod:`.version`).
+        """
         found: History = []
+        everything, names, whole = selection.everything, selection.names, selection.families
         for index in self._selected(selection, orders):
-            versions = self._visible(index, families, orders, before=before, now=now)
+            name = self.names[index]
+            explicit = not everything and name in names and orders[name][0] not in whole
+            versions = self._visible(
+                index, families, orders, before=before, now=now, explicit=explicit
+            )
             if versions:
                 found.append((self.names[index], [as_cell(v) for v in versions]))
         return found

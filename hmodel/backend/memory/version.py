@@ -135,17 +135,20 @@ def visible_versions(
     horizon: int,
     before: int | None,
     now: int,
+    explicit: bool = False,
 ) -> list[Stored]:
     """Return the versions a read sees, newest first, following HBase's read path.
 
     In order, as HBase's ``UserScanQueryMatcher`` decides: versions with a timestamp
     ``>= before`` are skipped; versions ``<= horizon`` are deleted (and so is everything
     older); versions past their per-cell TTL are skipped; then versions past the family TTL
-    are cut off, except that with ``MIN_VERSIONS`` the versions still standing are kept up
-    to and including the first expired one that is at least the ``MIN_VERSIONS``-th (HBase's
-    column tracker counts it, then includes it and ends the column:
-    ``INCLUDE_AND_SEEK_NEXT_COL``; 2.6.1 measured). The per-cell TTL is not softened by
-    ``MIN_VERSIONS`` (HBase checks it before counting versions).
+    are cut off, except that the first ``MIN_VERSIONS`` of the versions still standing are
+    kept however old they are (``ScanWildcardColumnTracker``: a column read with its whole
+    family); a column asked for by name (``explicit``: ``ExplicitColumnTracker``) also
+    keeps the first expired version at or past that count, which that tracker counts,
+    returns and ends the column on (``INCLUDE_AND_SEEK_NEXT_COL``; both measured on
+    2.6.1). The per-cell TTL is not softened by ``MIN_VERSIONS`` (HBase checks it before
+    counting versions).
 
     Args:
         versions: Stored versions, newest first, at most ``VERSIONS`` of them.
@@ -153,6 +156,7 @@ def visible_versions(
         horizon: From :func:`deletion_horizon`.
         before: Exclusive upper bound of the timestamps read, or ``None``.
         now: The current time in epoch milliseconds, for TTLs.
+        explicit: The column was asked for by name, not with its whole family.
     """
     family_ttl = family.ttl * 1000 if family.has_ttl else None
     min_versions = family.min_versions
@@ -165,13 +169,12 @@ def visible_versions(
             break
         if type(version) is Version and now > timestamp + version.ttl:
             continue  # the per-cell TTL has run out: now > timestamp + ttl (HBase's test)
-        if (
-            family_ttl is not None
-            and len(seen) + 1 >= min_versions
-            and now > timestamp + family_ttl
-        ):
-            if min_versions:
-                seen.append(version)  # HBase returns the version that ends the column
-            break
+        if family_ttl is not None and now > timestamp + family_ttl:
+            if not explicit or not min_versions:
+                if len(seen) >= min_versions:
+                    break
+            elif len(seen) + 1 >= min_versions:
+                seen.append(version)  # the explicit tracker returns the version it ends on
+                break
         seen.append(version)
     return seen

@@ -200,10 +200,14 @@ def to_tdeletes(deletes: Sequence[Delete]) -> list[Any]:
     ``b"f:q"`` is ``DELETE_COLUMNS`` (every version ``<= timestamp``), a bare family
     ``DELETE_FAMILY``, and a whole-row delete a ``TDelete`` without columns whose own
     timestamp bounds the versions deleted (HBase ignores ``TDelete.timestamp`` when columns
-    are given, so a column's timestamp travels in its ``TColumn``).
+    are given, so a column's timestamp travels in its ``TColumn``). A second delete of a
+    family already in a row's ``TDelete`` goes in another one: HBase's
+    ``Delete.addFamily`` would replace the first.
     """
-    grouped: dict[tuple[bytes, int], list[Any]] = {}
+    grouped: dict[tuple[bytes, int, int], list[Any]] = {}
     whole_rows: list[Any] = []
+    # Per (row, family): how many family deletes of it were grouped so far.
+    seen: dict[tuple[bytes, bytes], int] = {}
     for delete in deletes:
         if delete.column is None:
             whole_rows.append(TDelete(row=delete.row, timestamp=delete.timestamp))
@@ -212,13 +216,16 @@ def to_tdeletes(deletes: Sequence[Delete]) -> list[Any]:
         if qualifier is None:
             kind = TDeleteType.DELETE_FAMILY
             tcolumn = TColumn(family=family, timestamp=delete.timestamp)
+            apart = seen.get((delete.row, family), 0)
+            seen[(delete.row, family)] = apart + 1
         else:
             kind = TDeleteType.DELETE_COLUMNS
             tcolumn = TColumn(family=family, qualifier=qualifier, timestamp=delete.timestamp)
-        grouped.setdefault((delete.row, kind), []).append(tcolumn)
+            apart = 0
+        grouped.setdefault((delete.row, kind, apart), []).append(tcolumn)
     return [
         TDelete(row=row, columns=columns, deleteType=kind)
-        for (row, kind), columns in grouped.items()
+        for (row, kind, _), columns in grouped.items()
     ] + whole_rows
 
 

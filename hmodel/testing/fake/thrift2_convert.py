@@ -121,8 +121,9 @@ def deletes_of(tdelete: Any, api: str) -> list[Delete]:
 
     No columns: the whole row (up to ``TDelete.timestamp``). ``DELETE_COLUMNS`` (also
     when unset): each column's versions up to its timestamp; a family-only column means
-    its empty qualifier. ``DELETE_FAMILY``: the family, the qualifier ignored.
-    ``TDelete.timestamp`` is ignored when columns are given.
+    its empty qualifier. ``DELETE_FAMILY``: the family, the qualifier ignored; of two
+    columns of one family the later one counts (HBase's ``Delete.addFamily`` replaces the
+    family's earlier delete). ``TDelete.timestamp`` is ignored when columns are given.
 
     Raises:
         TApplicationException: An empty row, or ``DELETE_FAMILY_VERSION`` without a
@@ -136,9 +137,10 @@ def deletes_of(tdelete: Any, api: str) -> list[Delete]:
     kind = tdelete.deleteType
     kinds = HBASE2.TDeleteType
     deletes = []
+    families: dict[bytes, Delete] = {}
     for tcolumn in tdelete.columns:
         if kind == kinds.DELETE_FAMILY:
-            deletes.append(Delete(row, tcolumn.family, timestamp=tcolumn.timestamp))
+            families[tcolumn.family] = Delete(row, tcolumn.family, timestamp=tcolumn.timestamp)
         elif kind is None or kind == kinds.DELETE_COLUMNS:
             column = tcolumn.family + b":" + (tcolumn.qualifier or b"")
             deletes.append(Delete(row, column, timestamp=tcolumn.timestamp))
@@ -149,7 +151,7 @@ def deletes_of(tdelete: Any, api: str) -> list[Delete]:
                 message="java.io.IOException: hmodel's fake server deletes ranges of versions "
                 "only (DELETE_COLUMNS, DELETE_FAMILY), not single versions"
             )
-    return deletes
+    return deletes or list(families.values())
 
 
 def result_of(row: bytes, cells: Iterable[tuple[bytes, Cell]]) -> Any:

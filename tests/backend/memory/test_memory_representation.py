@@ -46,7 +46,9 @@ class Model:
         for old in sorted(cell, reverse=True)[keep:]:
             del cell[old]
 
-    def visible(self, row: bytes, column: bytes, *, before: int | None, now: int) -> list[Cell]:
+    def visible(
+        self, row: bytes, column: bytes, *, before: int | None, now: int, explicit: bool = False
+    ) -> list[Cell]:
         family_name = column.partition(b":")[0]
         family = FAMILIES[family_name]
         markers = self.column_markers.get((row, column), set()) | self.family_markers.get(
@@ -64,11 +66,14 @@ class Model:
             if ttl is not None and now > ts + ttl:
                 continue
             expired = family.has_ttl and now > ts + family.ttl * 1000
-            if expired and len(seen) + 1 >= family.min_versions:
-                # HBase counts the version, then returns it (MIN_VERSIONS) and ends the column.
-                if family.min_versions:
+            if expired and explicit and family.min_versions:
+                # HBase's explicit column tracker: it counts this version, returns it if
+                # MIN_VERSIONS are reached with it, and ends the column there.
+                if len(seen) + 1 >= family.min_versions:
                     seen.append(Cell(value, ts))
-                break
+                    break
+            elif expired and len(seen) >= family.min_versions:
+                break  # read with the whole family: HBase's wildcard column tracker
             seen.append(Cell(value, ts))
         return seen
 
@@ -144,7 +149,7 @@ def _check(engine: MemoryBackend, model: Model, now: int, families: list[bytes])
     for row in ROWS:
         for column in present:
             assert engine.get_versions("t", row, column, max_versions=5) == model.visible(
-                row, column, before=None, now=now
+                row, column, before=None, now=now, explicit=True
             )
 
 

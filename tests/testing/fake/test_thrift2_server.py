@@ -378,3 +378,13 @@ def test_a_failed_check_answers_false_before_the_family_is_looked_at(client: Any
     with pytest.raises(TIOError) as caught:
         client.checkAndPut(T, b"r", b"f", b"v", b"1", bad)
     assert "NoSuchColumnFamilyException" in caught.value.message
+
+
+def test_a_second_family_delete_of_one_family_replaces_the_first(client: Any) -> None:
+    """In one TDelete, HBase's ``Delete.addFamily`` keeps the family's last delete only
+    (2.6.1 measured): deletes up to 20 then up to 5 delete up to 5."""
+    client.put(T, _put(b"r", (b"g", b"a", b"1", 10)))
+    family = HBASE2.TDeleteType.DELETE_FAMILY
+    columns = [TColumn(family=b"g", timestamp=20), TColumn(family=b"g", timestamp=5)]
+    client.deleteSingle(T, TDelete(row=b"r", columns=columns, deleteType=family))
+    assert [c[0] for c in _cells(client.get(T, TGet(row=b"r")))] == [b"g:a"]
