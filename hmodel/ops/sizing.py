@@ -289,10 +289,56 @@ def _shell(points: Sequence[bytes]) -> str:
     return "SPLITS => [" + ", ".join(binary_literal(p) for p in points) + "]"
 
 
-def _sample(backend: Backend, table: Table, limit: int) -> list[bytes]:
-    """Up to ``limit`` rowkeys of the live ``table``, keys only (sorted, as scanned)."""
-    scan = Scan(filter=_KEYS_ONLY, limit=limit)
-    return [row.row for row in backend.scan(table.full_name, scan)]
+def _scan_keys(backend: Backend, table: str, start: bytes, stop: bytes, limit: int) -> list[bytes]:
+    scan = Scan(start=start, stop=stop, filter=_KEYS_ONLY, limit=limit)
+    return [row.row for row in backend.scan(table, scan)]
+
+
+@attrs.define
+class _Sample:
+    """Rowkeys of a live table, read once and only when a layout needs them.
+
+    The first ``limit`` rows of a table are only its lowest keys, so a table holding more
+    than ``limit`` rows is read region by region instead: the first ``limit / regions``
+    keys of each live region. HBase splits a region at its middle when it outgrows
+    ``MAX_FILESIZE``, so the live regions of a grown table hold comparable shares; that
+    sample is an approximation, and the plan says so.
+    """
+
+    backend: Backend | None
+    table: Table
+    limit: int
+    _keys: list[bytes] | None = None
+    complete: bool = True
+
+    def keys(self) -> list[bytes] | None:
+        """The sampled rowkeys, or ``None`` without a live backend."""
+        if self.backend is None:
+            return None
+        if self._keys is None:
+            name = self.table.full_name
+            keys = _scan_keys(self.backend, name, b"", b"", self.limit + 1)
+            if len(keys) > self.limit:
+                self.complete = False
+                regions = self.backend.regions(name)
+                per = max(1, self.limit // len(regions))
+                keys = [
+                    key
+                    for region in regions
+                    for key in _scan_keys(self.backend, name, region.start, region.end, per)
+                ]
+            self._keys = keys
+        return self._keys
+
+    def caveat(self) -> str | None:
+        """What to know about an incomplete sample, or ``None``."""
+        if self.complete:
+            return None
+        return (
+            f"the live table holds more than {self.limit:,} rows: the points come from the "
+            "first rows of each of its live regions, an approximation; raise --sample-rows "
+            "(sample-rows) to its row count for exact points"
+        )
 
 
 @attrs.define
@@ -312,7 +358,7 @@ def _salted(
     lead: bytes,
     after: Component | None,
     needed: int,
-    keys: list[bytes] | None,
+    sample: _Sample,
 ) -> _Derivation:
     """Bucket boundaries, and points inside each bucket when more regions than buckets."""
     buckets = salt.buckets
@@ -334,7 +380,7 @@ def _salted(
         width = min(after.nbytes, _UNIFORM_WIDTH)
         inner = [_uniform(prefixes[b], per_bucket[b], width) for b in range(buckets)]
         layout = "salt"
-    elif keys:
+    elif keys := sample.keys():
         inner = [
             quantile_points([k for k in keys if k.startswith(prefixes[b])], per_bucket[b])
             for b in range(buckets)
@@ -361,7 +407,13 @@ def _salted(
             f"the sample gave {len(points) + 1} of the {needed} regions: some buckets hold "
             "too few distinct live keys to split further"
         )
+    if layout == "sample":
+        note = _joined(note, sample.caveat())
     return _Derivation(layout, points, f"splits={_python_list(points)}", note)
+
+
+def _joined(*notes: str | None) -> str | None:
+    return "; ".join(n for n in notes if n) or None
 
 
 def _spread_evenly(
@@ -388,7 +440,7 @@ def _spread_evenly(
     return None
 
 
-def _derive(ctx: Context, table: Table, needed: int, keys: list[bytes] | None) -> _Derivation:
+def _derive(ctx: Context, table: Table, needed: int, sample: _Sample) -> _Derivation:
     """The split points of ``table``'s key layout for ``needed`` regions."""
     models = ctx.inventory.models_on(table)
     layouts = {info.key for info in models}
@@ -398,7 +450,7 @@ def _derive(ctx: Context, table: Table, needed: int, keys: list[bytes] | None) -
         first = key.components[index] if index < len(key.components) else None
         after = key.components[index + 1] if index + 1 < len(key.components) else None
         if isinstance(first, Salt):
-            return _salted(first, lead, after, needed, keys)
+            return _salted(first, lead, after, needed, sample)
         if needed == 1:
             return _Derivation("none", [], None)
         space = ctx.config.key_spaces.get(models[0].name)
@@ -412,12 +464,22 @@ def _derive(ctx: Context, table: Table, needed: int, keys: list[bytes] | None) -
         why = f"{len(layouts)} key layouts share the table"
     if needed == 1:
         return _Derivation("none", [], None)
-    if not keys:
+    keys = sample.keys()
+    if keys is None:
         return _Derivation("unknown", None, None, f"split points for {why} {_NO_LAYOUT}")
+    if not keys:
+        return _Derivation(
+            "unknown",
+            None,
+            None,
+            f"split points for {why} cannot be derived from the layout, and the live table "
+            "holds no rows to sample",
+        )
     points = quantile_points(keys, needed)
     note = None
     if len(points) + 1 < needed:
         note = f"the live table has too few distinct rows for {needed} regions"
+    note = _joined(note, sample.caveat())
     return _Derivation("sample", points, f"splits={_python_list(points)}", note)
 
 
@@ -445,10 +507,8 @@ def _plan(ctx: Context, table: Table, data: int) -> SplitPlan:
         (b for info in ctx.inventory.models_on(table) if (b := info.key.buckets)), default=1
     )
     needed = max(needed, buckets)
-    keys = None
-    if ctx.backend is not None and needed > 1:
-        keys = _sample(ctx.backend, table, config.sample_rows)
-    derived = _derive(ctx, table, needed, keys)
+    sample = _Sample(ctx.backend, table, config.sample_rows)
+    derived = _derive(ctx, table, needed, sample)
     points = derived.points
     return SplitPlan(
         table=table.full_name,

@@ -268,6 +268,25 @@ def test_a_live_sample_splits_a_text_key_evenly(backend: Backend, layouts: Inven
     Table("check", list(table.families), splits=list(plan.points))  # pastes as declared
 
 
+def test_a_large_live_table_is_sampled_region_by_region(layouts: Inventory) -> None:
+    from hmodel.backend.memory import MemoryBackend
+
+    (table,) = [t for t in layouts.tables if t.full_name == "plain"]
+    backend = MemoryBackend()
+    live = Table("plain", list(table.families), splits=[b"k"])  # two live regions
+    _fill(backend, live, [f"{c}{i:03d}".encode() for c in "ab" + "kl" for i in range(100)])
+    config = CheckConfig(volumes={"plain": TableVolume(volume=40 * 1024**3)}, sample_rows=100)
+    plan = check(layouts, config, select=["HM-S3"], backend=backend).sizing.tables[0]  # type: ignore[union-attr]
+    assert plan.points == (b"a025", b"k", b"k025")  # from a000-a049 and k000-k049
+    assert plan.note is not None and "more than 100 rows" in plan.note
+    assert "approximation" in plan.note
+    empty = MemoryBackend()
+    empty.create_table(table)
+    plan = check(layouts, config, select=["HM-S3"], backend=empty).sizing.tables[0]  # type: ignore[union-attr]
+    assert plan.points is None and plan.note is not None
+    assert plan.note.endswith("the live table holds no rows to sample")
+
+
 def test_a_live_sample_splits_inside_salt_buckets(user_module: Callable[[str], str]) -> None:
     from hmodel.backend.memory import MemoryBackend
     from hmodel.model import model_info
