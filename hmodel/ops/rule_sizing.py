@@ -89,7 +89,7 @@ def _pre_split(plan: SplitPlan) -> str:
             f"declare the {len(plan.points)} split points of the sizing plan (printed as "
             "Table(splits=[...]) and SPLITS => [...])"
         )
-    return f"pre-split into {plan.needed} regions; {plan.note}"
+    return f"pre-split into {plan.needed} regions: {plan.note}"
 
 
 def check_s3(ctx: Context) -> Iterator[Finding]:

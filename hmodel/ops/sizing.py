@@ -392,8 +392,9 @@ def _salted(
             "salt",
             prefixes[1:],
             f"splits=SaltSplits({buckets})" if not lead and salt.nbytes == 1 else None,
-            f"{needed} regions are needed but the key has {buckets} salt buckets; the points "
-            f"inside a bucket (after {what}) {_NO_LAYOUT}, or salt into {needed} buckets "
+            f"the key has {buckets} salt buckets, so SaltSplits({buckets}) makes {buckets} "
+            f"regions; the points inside a bucket (after {what}) {_NO_LAYOUT}, or salt into "
+            f"{needed} buckets "
             "(a new key layout: a data migration)",
         )
     points = []
