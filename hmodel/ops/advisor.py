@@ -83,6 +83,12 @@ def _notes(config: CheckConfig, inventory: Inventory) -> list[str]:
             "HM-S1/HM-S3 volume checks not run: give an expected volume per table "
             "(--volume TABLE=2TB, or --rows and --row-bytes)"
         )
+    declared = {t.full_name for t in inventory.tables}
+    for name in sorted(set(config.volumes) - declared):
+        notes.append(
+            f"a volume is given for table {name!r}, which the checked modules do not declare "
+            f"(they declare {', '.join(sorted(declared))})"
+        )
     return notes
 
 

@@ -205,7 +205,9 @@ def add_check(commands: Any) -> None:
         "models declared on those tables), and check them against the pattern catalogue:\n"
         "monotonic key leads (K8), long keys (K10), split points that miss the key space\n"
         "(K11), family count and names (F1, F2), versions (F7), cell size (F11), regions\n"
-        "against expected volume (S1, S3) and MemStore demand (S2).",
+        "against expected volume (S1, S3) and MemStore demand (S2). With an expected\n"
+        "volume (--volume TABLE=SIZE) it prints a sizing plan: regions, the split points\n"
+        "of the declared key layout to paste, and whether the MemStore budget holds.",
         epilog=_CHECK_EPILOG.format(codes=", ".join(rule.code for rule, _ in RULES)),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

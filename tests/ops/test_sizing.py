@@ -358,6 +358,15 @@ def test_s2_says_whether_the_budget_holds_and_what_would(layouts: Inventory) -> 
     )
 
 
+def test_a_volume_for_an_undeclared_table_is_noted() -> None:
+    report = check(_example(), CheckConfig(volumes={"ordr": TableVolume(volume=TB)}))
+    assert report.notes[-1] == (
+        "a volume is given for table 'ordr', which the checked modules do not declare "
+        "(they declare customer, customer_order, goods, order)"
+    )
+    assert report.sizing is None
+
+
 def test_no_volume_no_plan_and_no_sizing_rule_no_plan() -> None:
     assert check(_example(), CheckConfig()).sizing is None
     config = CheckConfig(volumes={"order": TableVolume(volume=TB)})
