@@ -310,6 +310,7 @@ class _Sample:
     limit: int
     _keys: list[bytes] | None = None
     complete: bool = True
+    regions: int = 1
 
     def keys(self) -> list[bytes] | None:
         """The sampled rowkeys, or ``None`` without a live backend."""
@@ -321,6 +322,7 @@ class _Sample:
             if len(keys) > self.limit:
                 self.complete = False
                 regions = self.backend.regions(name)
+                self.regions = len(regions)
                 per = max(1, self.limit // len(regions))
                 keys = [
                     key
@@ -334,10 +336,15 @@ class _Sample:
         """What to know about an incomplete sample, or ``None``."""
         if self.complete:
             return None
+        where = (
+            "the first rows of each of its live regions, an approximation"
+            if self.regions > 1
+            else f"its first {self.limit:,} rows only (one live region): they cover the "
+            "lowest keys, not the whole table"
+        )
         return (
-            f"the live table holds more than {self.limit:,} rows: the points come from the "
-            "first rows of each of its live regions, an approximation; raise --sample-rows "
-            "(sample-rows) to its row count for exact points"
+            f"the live table holds more than {self.limit:,} rows: the points come from "
+            f"{where}; raise --sample-rows (sample-rows) to its row count for exact points"
         )
 
 

@@ -280,6 +280,11 @@ def test_a_large_live_table_is_sampled_region_by_region(layouts: Inventory) -> N
     assert plan.points == (b"a025", b"k", b"k025")  # from a000-a049 and k000-k049
     assert plan.note is not None and "more than 100 rows" in plan.note
     assert "approximation" in plan.note
+    one = MemoryBackend()
+    _fill(one, table, [f"{c}{i:03d}".encode() for c in "ab" for i in range(100)])
+    plan = check(layouts, config, select=["HM-S3"], backend=one).sizing.tables[0]  # type: ignore[union-attr]
+    assert plan.points == (b"a025", b"a05", b"a075")  # the lowest 100 keys only
+    assert plan.note is not None and "(one live region): they cover the lowest keys" in plan.note
     empty = MemoryBackend()
     empty.create_table(table)
     plan = check(layouts, config, select=["HM-S3"], backend=empty).sizing.tables[0]  # type: ignore[union-attr]
