@@ -7,6 +7,7 @@ from hmodel.ops.finding import Finding, Rule, Severity, Subject
 from hmodel.ops.inventory import Inventory
 from hmodel.ops.report import render_json, render_text
 from hmodel.ops.sample import spread_of
+from hmodel.ops.sizing import MemstorePlan, SizingPlan, SplitPlan, quantile_points
 from hmodel.ops.spread import RegionLoad, Spread, measure, render_spread
 
 __all__ = [
@@ -16,10 +17,13 @@ __all__ = [
     "Finding",
     "Ignored",
     "Inventory",
+    "MemstorePlan",
     "RegionLoad",
     "Report",
     "Rule",
     "Severity",
+    "SizingPlan",
+    "SplitPlan",
     "Spread",
     "Subject",
     "TableDiff",
@@ -30,6 +34,7 @@ __all__ = [
     "load_config",
     "measure",
     "parse_size",
+    "quantile_points",
     "render_json",
     "render_spread",
     "render_text",

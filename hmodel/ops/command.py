@@ -10,9 +10,10 @@ from typing import Any
 
 import attrs
 
-from hmodel.errors import CheckConfigError, MonotonicKeyWarning
+from hmodel.backend.base import Backend
+from hmodel.errors import CheckConfigError, InputError, MonotonicKeyWarning
 from hmodel.ops.advisor import RULES, check
-from hmodel.ops.config import CheckConfig, TableVolume, load_config, parse_size
+from hmodel.ops.config import CheckConfig, TableVolume, load_config, parse_size, volume_of
 from hmodel.ops.diff_command import configure as configure_diff
 from hmodel.ops.finding import Severity
 from hmodel.ops.inventory import Inventory
@@ -56,7 +57,14 @@ def _config(args: argparse.Namespace) -> CheckConfig:
         for table, text in _pairs(getattr(args, option), option.replace("_", "-")).items():
             number = parse_size(text, f"--{option.replace('_', '-')} {table}")
             volumes[table] = attrs.evolve(volumes.get(table, TableVolume()), **{option: number})
+    for table, text in _pairs(args.volume, "volume").items():
+        size = volume_of(text, table, "--volume")
+        volumes[table] = attrs.evolve(volumes.get(table, TableVolume()), volume=size)
     changes["volumes"] = volumes
+    if args.sample_rows is not None:
+        if args.sample_rows < 1:
+            raise CheckConfigError("--sample-rows must be at least 1", value=args.sample_rows)
+        changes["sample_rows"] = args.sample_rows
     return attrs.evolve(config, **changes)
 
 
@@ -105,6 +113,27 @@ def resolve_codes(select: Iterable[str] | None, ignore: Iterable[str] | None) ->
     return [code for code in codes if code in wanted]
 
 
+def _live_backend(args: argparse.Namespace) -> Backend | None:
+    """The Thrift1 (``--hbase``) or Thrift2 (``--hbase2``) backend to sample, or ``None``.
+
+    Raises:
+        InputError: Both options, or an address that is not ``HOST:PORT``.
+    """
+    from hmodel.ops.live import parse_address
+
+    if args.hbase is not None and args.hbase2 is not None:
+        raise InputError("give one of --hbase and --hbase2")
+    if args.hbase is not None:
+        from hmodel.backend.thrift import ThriftBackend  # a live cluster is read only here
+
+        return ThriftBackend(*parse_address(args.hbase))
+    if args.hbase2 is not None:
+        from hmodel.backend.thrift2 import Thrift2Backend
+
+        return Thrift2Backend(*parse_address(args.hbase2))
+    return None
+
+
 def run_check(args: argparse.Namespace) -> int:
     """Run ``hmodel check``; return 0, or 1 when a finding reaches ``--fail-on``.
 
@@ -112,8 +141,12 @@ def run_check(args: argparse.Namespace) -> int:
     too (:class:`~hmodel.errors.MonotonicKeyWarning` under ``HM-K8``, MIN_VERSIONS
     without a TTL under ``HM-F7``): the finding says the same, with its line and fix.
 
+    With ``--hbase``/``--hbase2`` the tables whose key layout does not tell their split
+    points are sampled on that cluster (keys only).
+
     Raises:
         OperationsError: A module cannot be imported, a setting is invalid.
+        BackendError: The live cluster cannot be reached or a table scanned.
     """
     config = _config(args)
     codes = resolve_codes(args.select, args.ignore)
@@ -125,7 +158,12 @@ def run_check(args: argparse.Namespace) -> int:
                 "ignore", "family .*: MIN_VERSIONS without a TTL", SchemaWarning
             )
         inventory = Inventory.from_modules(args.modules)
-    report = check(inventory, config, select=codes)
+    backend = _live_backend(args)
+    if backend is None:
+        report = check(inventory, config, select=codes)
+    else:
+        with backend:
+            report = check(inventory, config, select=codes, backend=backend)
     print(render(report, args.output_format, verbose=args.verbose))
     return 1 if report.fails(config.fail_on) else 0
 
@@ -137,14 +175,21 @@ Numbers and silences may also come from [tool.hmodel.check] in pyproject.toml:
   [tool.hmodel.check]
   region-servers = 5
   heap = "32GiB"
-  [tool.hmodel.check.tables.order]
-  rows = 2_000_000_000
-  row-bytes = 600
+  [tool.hmodel.check.volume]
+  order = "2 TB"
+  [tool.hmodel.check.tables.customer]
+  rows = 50_000_000
+  row-bytes = 300
   [tool.hmodel.check.ignore]
   "model:Event" = {{ "HM-K8" = "a 100-row audit table, never hot" }}
 
 --select and --ignore take codes or prefixes (HM-K, HM-F, HM-S, ALL), repeated or
 separated by commas: --select HM-K,HM-F2 --ignore HM-K10.
+
+Sizes take decimal units (B, KB, MB, GB, TB, PB: powers of 1000) or binary ones (KiB,
+MiB, GiB, TiB, PiB: powers of 1024). With a volume, the sizing plan lists each table's
+regions (10-50 GB each, at most --max-regions), the split points of its key layout as
+Table(splits=...) and as SPLITS => [...], and the MemStore budget (S2).
 
 exit status: 0 no finding at or above --fail-on, 1 findings, 2 the check could not run
 (a module that does not import or has a syntax error, an unknown code, a bad setting).
@@ -160,7 +205,9 @@ def add_check(commands: Any) -> None:
         "models declared on those tables), and check them against the pattern catalogue:\n"
         "monotonic key leads (K8), long keys (K10), split points that miss the key space\n"
         "(K11), family count and names (F1, F2), versions (F7), cell size (F11), regions\n"
-        "against expected volume (S1, S3) and MemStore demand (S2).",
+        "against expected volume (S1, S3) and MemStore demand (S2). With an expected\n"
+        "volume (--volume TABLE=SIZE) it prints a sizing plan: regions, the split points\n"
+        "of the declared key layout to paste, and whether the MemStore budget holds.",
         epilog=_CHECK_EPILOG.format(codes=", ".join(rule.code for rule, _ in RULES)),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -199,6 +246,26 @@ def add_check(commands: Any) -> None:
     parser.add_argument("--heap", metavar="SIZE", help="heap of one region server, e.g. 32GiB")
     parser.add_argument("--memstore-fraction", type=float, metavar="F", help="default 0.4")
     parser.add_argument("--flush-size", metavar="SIZE", help="default 128MiB")
+    parser.add_argument(
+        "--volume",
+        action="append",
+        default=[],
+        metavar="TABLE=SIZE",
+        help="expected data of TABLE, e.g. order=2TB (repeatable; wins over --rows)",
+    )
+    parser.add_argument(
+        "--hbase",
+        metavar="HOST:PORT",
+        help="sample live rowkeys over HBase's Thrift1 API for split points a key layout "
+        "does not tell (text, numeric or reversed keys); keys only, nothing written",
+    )
+    parser.add_argument("--hbase2", metavar="HOST:PORT", help="the same over Thrift2")
+    parser.add_argument(
+        "--sample-rows",
+        type=int,
+        metavar="N",
+        help="rowkeys read per live table, at most (default 100000)",
+    )
     for option, text in (
         ("--rows", "expected rows of TABLE"),
         ("--row-bytes", "average row size of TABLE (default 1KiB)"),

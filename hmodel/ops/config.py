@@ -25,6 +25,7 @@ __all__ = [
     "ignore_codes",
     "load_config",
     "parse_size",
+    "volume_of",
 ]
 
 #: The model class attribute that silences codes beside the declaration:
@@ -43,6 +44,8 @@ _UNITS = {
     "mib": 1024**2,
     "gib": 1024**3,
     "tib": 1024**4,
+    "pb": 1000**5,
+    "pib": 1024**5,
 }
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*\Z")
 _CODE = re.compile(r"^HM-[KFRIS]\d+\Z")
@@ -51,14 +54,16 @@ _CODE = re.compile(r"^HM-[KFRIS]\d+\Z")
 def parse_size(value: object, label: str) -> int:
     """Return a byte count from an integer or a string such as ``"32GiB"`` or ``"100 KB"``.
 
-    Units are B, KB/MB/GB/TB (powers of 1000) and KiB/MiB/GiB/TiB (powers of 1024), in
-    any case.
+    Units are B, KB/MB/GB/TB/PB (decimal: powers of 1000) and KiB/MiB/GiB/TiB/PiB
+    (binary: powers of 1024), in any case, with or without a space; no unit means bytes.
+    ``"2 TB"`` is 2,000,000,000,000 bytes, ``"2TiB"`` 2,199,023,255,552.
 
     >>> parse_size("128MiB", "flush-size")
     134217728
 
     Raises:
-        CheckConfigError: Not a non-negative number with a known unit.
+        CheckConfigError: Not a non-negative number with a known unit; the message starts
+            with ``label`` (which names the setting and table) and quotes the bad text.
     """
     if isinstance(value, bool):
         raise CheckConfigError(f"{label} must be a size in bytes", value=value)
@@ -69,9 +74,15 @@ def parse_size(value: object, label: str) -> int:
     elif isinstance(value, str) and (match := _SIZE.match(value)):
         number, unit = float(match.group(1)), match.group(2).lower()
     else:
-        raise CheckConfigError(f"{label} must be a size such as 32GiB or 100KB", value=value)
+        raise CheckConfigError(
+            f"{label} must be a size such as 2TB, 32GiB or 100KB, not {value!r}", value=value
+        )
     if unit not in _UNITS or number < 0:
-        raise CheckConfigError(f"{label}: unknown unit or negative size", value=value)
+        raise CheckConfigError(
+            f"{label}: {value!r} has an unknown unit (B, KB, MB, GB, TB, PB decimal; "
+            "KiB, MiB, GiB, TiB, PiB binary)",
+            value=value,
+        )
     return int(number * _UNITS[unit])
 
 
@@ -106,15 +117,20 @@ class TableVolume:
         rows: Expected rows, or ``None`` when not declared.
         row_bytes: Average bytes per row (key, families, qualifiers and values).
         cell_bytes: The largest cell expected, or ``None`` when not declared (F11).
+        volume: The expected data in bytes (``volume = "2 TB"``), or ``None``; when
+            given it wins over ``rows * row_bytes``.
     """
 
     rows: int | None = None
     row_bytes: int = 1024
     cell_bytes: int | None = None
+    volume: int | None = None
 
     @property
     def data_bytes(self) -> int | None:
-        """``rows * row_bytes``, or ``None`` without a row count."""
+        """``volume`` when given, else ``rows * row_bytes``, else ``None``."""
+        if self.volume is not None:
+            return self.volume
         return None if self.rows is None else self.rows * self.row_bytes
 
 
@@ -124,6 +140,8 @@ class CheckConfig:
 
     Attributes:
         volumes: Expected volume per table full name.
+        sample_rows: Rowkeys read from a live table, at most, to derive split points for a
+            key layout that does not tell them (default 100,000).
         region_servers: Region servers in the cluster (S2), or ``None``.
         heap: Heap of one region server in bytes (S2), or ``None``.
         memstore_fraction: ``hbase.regionserver.global.memstore.size`` (default 0.4).
@@ -147,6 +165,7 @@ class CheckConfig:
     flush_size: int = 128 * 1024**2
     region_size: int = 10 * _GIB
     max_regions: int = 100
+    sample_rows: int = 100_000
     monotonic_fields: frozenset[str] = frozenset()
     key_spaces: Mapping[str, str] = attrs.Factory(dict)
     ignore: Mapping[str, Mapping[str, str]] = attrs.Factory(dict)
@@ -170,12 +189,14 @@ class CheckConfig:
         """
         known = {
             "tables",
+            "volume",
             "region-servers",
             "heap",
             "memstore-fraction",
             "flush-size",
             "region-size",
             "max-regions",
+            "sample-rows",
             "monotonic-fields",
             "key-spaces",
             "ignore",
@@ -186,7 +207,9 @@ class CheckConfig:
             raise CheckConfigError(
                 f"unknown [tool.hmodel.check] setting {unknown[0]!r}", value=sorted(known)
             )
-        kwargs: dict[str, Any] = {"volumes": _volumes(data.get("tables", {}))}
+        kwargs: dict[str, Any] = {
+            "volumes": _volumes(data.get("tables", {}), data.get("volume", {}))
+        }
         if "region-servers" in data:
             kwargs["region_servers"] = _count(data["region-servers"], "region-servers", 1)
         if "heap" in data:
@@ -198,6 +221,8 @@ class CheckConfig:
                 kwargs[key.replace("-", "_")] = max(1, parse_size(data[key], key))
         if "max-regions" in data:
             kwargs["max_regions"] = _count(data["max-regions"], "max-regions", 1)
+        if "sample-rows" in data:
+            kwargs["sample_rows"] = _count(data["sample-rows"], "sample-rows", 1)
         fields = data.get("monotonic-fields", [])
         if not isinstance(fields, list) or not all(isinstance(f, str) for f in fields):
             raise CheckConfigError("monotonic-fields must be a list of field names", value=fields)
@@ -209,18 +234,40 @@ class CheckConfig:
         return cls(**kwargs)
 
 
-def _volumes(tables: object) -> dict[str, TableVolume]:
+def volume_of(text: object, table: str, label: str) -> int:
+    """Return the expected volume of ``table`` in bytes, from ``"2 TB"`` or a byte count.
+
+    Raises:
+        CheckConfigError: Not a size; the error names the table (``table``) and the text.
+    """
+    try:
+        return parse_size(text, f"{label} of table {table!r}")
+    except CheckConfigError as exc:
+        raise CheckConfigError(exc.message, table=table, value=text) from None
+
+
+def _volumes(tables: object, shorthand: object) -> dict[str, TableVolume]:
     if not isinstance(tables, Mapping):
         raise CheckConfigError("tables must map table names to their volume", value=tables)
+    if not isinstance(shorthand, Mapping):
+        raise CheckConfigError(
+            'volume must map table names to sizes: [tool.hmodel.check.volume] order = "2 TB"',
+            value=shorthand,
+        )
     volumes = {}
     for name, spec in tables.items():
         if not isinstance(spec, Mapping):
             raise CheckConfigError(f"tables.{name} must be a table of numbers", value=spec)
-        extra = sorted(set(spec) - {"rows", "row-bytes", "cell-bytes"})
+        extra = sorted(set(spec) - {"rows", "row-bytes", "cell-bytes", "volume"})
         if extra:
             raise CheckConfigError(f"tables.{name}: unknown setting {extra[0]!r}", value=extra)
         rows = spec.get("rows")
         volumes[str(name)] = TableVolume(
+            volume=(
+                None
+                if "volume" not in spec
+                else volume_of(spec["volume"], str(name), f"tables.{name}.volume")
+            ),
             rows=None if rows is None else _count(rows, f"tables.{name}.rows"),
             row_bytes=max(1, parse_size(spec.get("row-bytes", 1024), f"tables.{name}.row-bytes")),
             cell_bytes=(
@@ -229,6 +276,9 @@ def _volumes(tables: object) -> dict[str, TableVolume]:
                 else parse_size(spec["cell-bytes"], f"tables.{name}.cell-bytes")
             ),
         )
+    for name, text in shorthand.items():
+        size = volume_of(text, str(name), "volume")
+        volumes[str(name)] = attrs.evolve(volumes.get(str(name), TableVolume()), volume=size)
     return volumes
 
 

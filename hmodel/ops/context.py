@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 
+from hmodel.backend.base import Backend
 from hmodel.model import ModelInfo
 from hmodel.ops.config import CheckConfig
 from hmodel.ops.finding import Finding, Rule, Severity, Subject
@@ -21,10 +24,15 @@ class Context:
     Attributes:
         inventory: The tables and models checked.
         config: The numbers and silences.
+        backend: A live cluster to sample rowkeys from when a key layout does not tell
+            its split points (S3), or ``None``.
+        memo: Results computed once per check and shared by the rules (the sizing plans).
     """
 
     inventory: Inventory
     config: CheckConfig
+    backend: Backend | None = None
+    memo: dict[str, Any] = attrs.field(factory=dict, eq=False, repr=False)
 
     def for_model(
         self, rule: Rule, severity: Severity, info: ModelInfo, message: str, fix: str

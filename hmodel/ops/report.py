@@ -4,6 +4,12 @@ The formats are ruff's: ``text`` prints ``file:line: CODE severity subject: mess
 ``github`` prints workflow commands that annotate the declaration's line in a pull
 request; ``sarif`` is SARIF 2.1.0 for code scanning; ``junit`` is a JUnit XML report,
 one test case per finding.
+
+The sizing plan (regions, split points, MemStore budget of the tables with an expected
+volume; S1, S2, S3) is in every format: a ``sizing`` section of the text and of the JSON
+document, ``notice`` annotations on GitHub, the run's ``properties.sizing`` in SARIF and
+a passing test suite ``hmodel sizing`` in JUnit. It is never a finding: only findings
+set the exit status.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from hmodel import __version__
 from hmodel.ops.advisor import RULES, Report
 from hmodel.ops.finding import Finding, Severity
 from hmodel.ops.locate import Location
+from hmodel.ops.sizing import SizingPlan, SplitPlan, format_bytes
 
 __all__ = [
     "FORMATS",
@@ -45,8 +52,54 @@ def _where(finding: Finding) -> str:
     return "" if location is None else f"{_display(location)}:{location.line}: "
 
 
+def _decimal(size: int) -> str:
+    """``size`` with a decimal unit, as volumes are given: ``2.0 TB``."""
+    value = float(size)
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if value < 1000 or unit == "TB":
+            return f"{value:,.0f} {unit}" if unit == "B" else f"{value:,.1f} {unit}"
+        value /= 1000
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _plan_heading(plan: SplitPlan) -> str:
+    where = "" if plan.location is None else f"{_display(plan.location)}:{plan.location.line}: "
+    return (
+        f"{where}table:{plan.table}: {_decimal(plan.data_bytes)} "
+        f"({format_bytes(plan.data_bytes)}) expected: {plan.needed} regions of "
+        f"{format_bytes(plan.region_bytes)} (declared: {plan.declared})"
+    )
+
+
+def _plan_lines(plan: SplitPlan) -> list[str]:
+    """The text of one table's plan: heading, split points as Python and shell, note."""
+    lines = [_plan_heading(plan)]
+    if plan.points is not None and plan.needed > 1:
+        lines.append(
+            f"    split points ({plan.layout}): {len(plan.points)}, "
+            f"for {len(plan.points) + 1} regions"
+        )
+    if plan.declaration is not None:
+        lines.append(f"    Table: {plan.declaration}")
+    if plan.shell is not None:
+        lines.append(f"    shell: {plan.shell}")
+    if plan.note is not None:
+        lines.append(f"    note: {plan.note}")
+    return lines
+
+
+def render_sizing(sizing: SizingPlan) -> list[str]:
+    """Return the sizing plan as text lines: one block per table, then the MemStore sums."""
+    lines = ["sizing (S1, S3; 10-50 GB a region, at most max-regions a table):"]
+    for plan in sizing.tables:
+        lines += ["  " + line for line in _plan_lines(plan)]
+    if sizing.memstore is not None:
+        lines.append(f"  memstore (S2): {sizing.memstore.advice}")
+    return lines
+
+
 def render_text(report: Report, *, verbose: bool = False) -> str:
-    """Return the report as text: one block per finding, then a summary line.
+    """Return the report as text: one block per finding, the sizing plan, a summary line.
 
     Each block is ``file:line: CODE severity subject: message`` (no ``file:line`` for
     the cluster), then the fix and, with ``verbose``, the reason with its pattern id
@@ -66,6 +119,8 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
     for item in report.ignored:
         if verbose:
             lines.append(f"ignored {item.finding.code} {item.finding.subject}: {item.reason}")
+    if report.sizing is not None:
+        lines += render_sizing(report.sizing)
     lines += [f"note: {note}" for note in report.notes]
     counts = report.counts()
     inventory = report.inventory
@@ -78,7 +133,12 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
 
 
 def render_json(report: Report) -> str:
-    """Return the report as a JSON document (``findings``, ``ignored``, ``summary``...)."""
+    """Return the report as a JSON document (``findings``, ``ignored``, ``sizing``...).
+
+    ``sizing`` is ``null`` without a volume, else ``{"tables": [...], "memstore": ...}``:
+    per table the needed and declared regions, the key ``layout``, the ``points`` as
+    shell literals, the ``declaration`` and ``shell`` text and a ``note``.
+    """
     inventory = report.inventory
     document = {
         "tables": [t.full_name for t in inventory.tables],
@@ -86,6 +146,7 @@ def render_json(report: Report) -> str:
         "findings": [f.as_dict() for f in report.findings],
         "ignored": [{**i.finding.as_dict(), "ignore_reason": i.reason} for i in report.ignored],
         "notes": list(report.notes),
+        "sizing": None if report.sizing is None else report.sizing.as_dict(),
         "summary": {**report.counts(), "ignored": len(report.ignored)},
     }
     return json.dumps(document, indent=2, ensure_ascii=False)
@@ -106,8 +167,9 @@ def render_github(report: Report) -> str:
     """Return one GitHub Actions workflow command per finding (``::error file=...``).
 
     Errors are ``error``, warnings ``warning`` and infos ``notice`` annotations; a
-    finding with a location annotates its declaration's line. Nothing else is printed,
-    so an empty report is an empty string.
+    finding with a location annotates its declaration's line. The sizing plan adds one
+    ``notice`` per table (at the table's line) and one for the MemStore budget. Nothing
+    else is printed, so a report without findings or sizing is an empty string.
     """
     lines = []
     for finding in report.findings:
@@ -120,6 +182,18 @@ def render_github(report: Report) -> str:
         lines.append(
             f"::{_GITHUB_LEVEL[finding.severity]} {','.join(properties)}::{_escape_data(text)}"
         )
+    if report.sizing is not None:
+        for plan in report.sizing.tables:
+            properties = [f"title={_escape_property(f'hmodel sizing (table:{plan.table})')}"]
+            if plan.location is not None:
+                properties.append(f"file={_escape_property(_display(plan.location))}")
+                properties.append(f"line={plan.location.line}")
+            text = "\n".join(_plan_lines(plan))
+            lines.append(f"::notice {','.join(properties)}::{_escape_data(text)}")
+        if report.sizing.memstore is not None:
+            title = _escape_property("hmodel sizing (memstore)")
+            advice = _escape_data(report.sizing.memstore.advice)
+            lines.append(f"::notice title={title}::{advice}")
     return "\n".join(lines)
 
 
@@ -139,7 +213,8 @@ def render_sarif(report: Report) -> str:
     """Return the report as a SARIF 2.1.0 log, for GitHub code scanning and other tools.
 
     One run of the tool ``hmodel`` listing every rule (id, title, reason, pattern and
-    sources); one result per finding, at its declaration's line when known.
+    sources); one result per finding, at its declaration's line when known. The sizing
+    plan, when there is one, is the run's property ``sizing`` (as in the JSON document).
     """
     rules = [rule for rule, _ in RULES]
     index = {rule.code: i for i, rule in enumerate(rules)}
@@ -177,17 +252,14 @@ def render_sarif(report: Report) -> str:
             for rule in rules
         ],
     }
-    document = {
-        "$schema": _SARIF_SCHEMA,
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {"driver": driver},
-                "originalUriBaseIds": {"%SRCROOT%": {"uri": Path.cwd().as_uri() + "/"}},
-                "results": results,
-            }
-        ],
+    run: dict[str, object] = {
+        "tool": {"driver": driver},
+        "originalUriBaseIds": {"%SRCROOT%": {"uri": Path.cwd().as_uri() + "/"}},
+        "results": results,
     }
+    if report.sizing is not None:
+        run["properties"] = {"sizing": report.sizing.as_dict()}
+    document = {"$schema": _SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
     return json.dumps(document, indent=2, ensure_ascii=False)
 
 
@@ -195,7 +267,9 @@ def render_junit(report: Report) -> str:
     """Return the report as JUnit XML: one test suite per file, one failing case per finding.
 
     Findings without a file (the cluster) form the suite ``hmodel``. A report without
-    findings is one passing test case, so CI shows that the check ran.
+    findings is one passing test case, so CI shows that the check ran. The sizing plan,
+    when there is one, is the suite ``hmodel sizing``: one passing case per table (and
+    one for the MemStore budget) whose ``system-out`` holds its text.
     """
     suites: dict[str, list[Finding]] = {}
     for finding in report.findings:
@@ -232,9 +306,25 @@ def render_junit(report: Report) -> str:
                 f"{where}{finding.severity.value} {finding.subject}: {finding.message}\n"
                 f"fix: {finding.fix}"
             )
+    if report.sizing is not None:
+        _junit_sizing(root, report.sizing)
     ElementTree.indent(root)
     body = ElementTree.tostring(root, encoding="unicode")
     return f'<?xml version="1.0" encoding="UTF-8"?>\n{body}'
+
+
+def _junit_sizing(root: ElementTree.Element, sizing: SizingPlan) -> None:
+    cases = [(f"table:{plan.table}", "\n".join(_plan_lines(plan))) for plan in sizing.tables]
+    if sizing.memstore is not None:
+        cases.append(("memstore", sizing.memstore.advice))
+    count = str(len(cases))
+    suite = ElementTree.SubElement(
+        root, "testsuite", name="hmodel sizing", tests=count, failures="0", errors="0"
+    )
+    for name, text in cases:
+        case = ElementTree.SubElement(suite, "testcase", name=f"sizing {name}", classname="hmodel")
+        ElementTree.SubElement(case, "system-out").text = text
+    root.set("tests", str(int(root.get("tests", "0")) + len(cases)))
 
 
 #: Every ``--output-format`` and its renderer (``verbose`` matters to ``text`` only).

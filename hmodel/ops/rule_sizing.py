@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from hmodel.ops.context import Context
 from hmodel.ops.finding import Finding, Rule, Severity, Subject
+from hmodel.ops.sizing import SplitPlan, format_bytes, memstore_advice, memstore_demand, plan_for
 
 __all__ = ["S1", "S2", "S3", "check_s1", "check_s2", "check_s3", "format_bytes"]
 
@@ -46,18 +47,12 @@ S3 = Rule(
 _GB = 1024**3
 _S1_MAX_REGION = 50 * _GB
 
-
-def format_bytes(size: float) -> str:
-    """Return ``size`` with a binary unit: ``1.5 GiB``."""
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if size < 1024 or unit == "TiB":
-            return f"{size:,.0f} {unit}" if unit == "B" else f"{size:,.1f} {unit}"
-        size /= 1024
-    raise AssertionError("unreachable")  # pragma: no cover
+#: A ``splits=...`` declaration longer than this is left to the sizing plan, not the fix.
+_SHORT_DECLARATION = 60
 
 
 def check_s1(ctx: Context) -> Iterator[Finding]:
-    """More than ``max-regions`` regions; regions that will outgrow 50 GB or stay tiny."""
+    """More than ``max-regions`` regions; regions that will outgrow 50 GB at that limit."""
     for table in ctx.inventory.tables:
         regions = ctx.regions(table)
         limit = ctx.config.max_regions
@@ -72,60 +67,63 @@ def check_s1(ctx: Context) -> Iterator[Finding]:
         data = ctx.config.volume(table.full_name).data_bytes
         if data is None:
             continue
-        size = data / regions
-        if size > _S1_MAX_REGION and regions >= limit:
+        size = data / max(regions, limit)
+        if size > _S1_MAX_REGION:
             yield ctx.for_table(
                 S1,
                 Severity.WARNING,
                 table,
-                f"{format_bytes(data)} over {regions} regions is {format_bytes(size)} a "
-                "region, over 50 GB even at the region limit",
+                f"{format_bytes(data)} over {max(regions, limit)} regions is "
+                f"{format_bytes(size)} a region, over 50 GB even at the region limit",
                 "split the data over several tables (e.g. one per time period)",
             )
-        elif regions > 1 and size < _GB:
-            yield ctx.for_table(
-                S1,
-                Severity.INFO,
-                table,
-                f"{format_bytes(data)} over {regions} regions is only {format_bytes(size)} "
-                "a region (10-50 GB is the aim)",
-                "fewer regions are enough for this volume; keep them if the splits "
-                "spread writes (salt buckets)",
-            )
+
+
+def _pre_split(plan: SplitPlan) -> str:
+    """What to declare: the short ``splits=...`` itself, or where the plan prints it."""
+    complete = plan.points is not None and len(plan.points) + 1 >= plan.needed
+    if complete and plan.declaration is not None and len(plan.declaration) <= _SHORT_DECLARATION:
+        return f"declare {plan.declaration}"
+    if complete and plan.points:
+        return (
+            f"declare the {len(plan.points)} split points of the sizing plan (printed as "
+            "Table(splits=[...]) and SPLITS => [...])"
+        )
+    return f"pre-split into {plan.needed} regions: {plan.note}"
 
 
 def check_s3(ctx: Context) -> Iterator[Finding]:
-    """Fewer regions at creation than the expected volume needs."""
+    """Fewer regions at creation than the expected volume needs, or many more."""
     for table in ctx.inventory.tables:
-        needed = ctx.needed_regions(table)
-        regions = ctx.regions(table)
-        if needed is None or needed <= regions:
+        plan = plan_for(ctx, table)
+        if plan is None:
             continue
-        data = ctx.config.volume(table.full_name).data_bytes or 0
-        state = "is not pre-split" if regions == 1 else f"starts with {regions} regions"
-        yield ctx.for_table(
-            S3,
-            Severity.WARNING,
-            table,
-            f"{format_bytes(data)} expected needs about {needed} regions of "
-            f"{format_bytes(ctx.config.region_size)}, and the table {state}",
-            f"pre-split into {needed} regions from the key space (e.g. SaltSplits({needed}) "
-            f"with a Salt of {needed} buckets, or HexSplits({needed}))",
-        )
-
-
-def memstore_demand(ctx: Context) -> list[tuple[str, int, int, int, int]]:
-    """Per table: name, flush size, regions, families and their product (S2).
-
-    Regions are the larger of those at creation and those the expected volume needs.
-    """
-    rows = []
-    for table in ctx.inventory.tables:
-        flush = table.memstore_flushsize or ctx.config.flush_size
-        regions = max(ctx.regions(table), ctx.needed_regions(table) or 1)
-        families = len(table.families)
-        rows.append((table.full_name, flush, regions, families, flush * regions * families))
-    return rows
+        regions = plan.declared
+        data = format_bytes(plan.data_bytes)
+        if plan.needed > regions:
+            state = "is not pre-split" if regions == 1 else f"starts with {regions} regions"
+            yield ctx.for_table(
+                S3,
+                Severity.WARNING,
+                table,
+                f"{data} expected needs about {plan.needed} regions of "
+                f"{format_bytes(plan.region_bytes)}, and the table {state}",
+                _pre_split(plan),
+            )
+        elif regions >= 2 * plan.needed:
+            yield ctx.for_table(
+                S3,
+                Severity.INFO,
+                table,
+                f"the table starts with {regions} regions of "
+                f"{format_bytes(plan.data_bytes / regions)} for the {data} expected; about "
+                f"{plan.needed} would do (10-50 GB a region)",
+                f"{_pre_split(plan)}: every region costs a MemStore per family and its "
+                "own flushes and compactions (S1, S2)"
+                if plan.needed > 1
+                else "do not pre-split: every region costs a MemStore per family and its "
+                "own flushes and compactions (S1, S2)",
+            )
 
 
 def check_s2(ctx: Context) -> Iterator[Finding]:
@@ -133,20 +131,18 @@ def check_s2(ctx: Context) -> Iterator[Finding]:
     config = ctx.config
     if config.heap is None or config.region_servers is None:
         return
-    rows = memstore_demand(ctx)
-    demand = sum(row[-1] for row in rows)
+    shares = memstore_demand(ctx)
+    demand = sum(share.demand for share in shares)
     supply = int(config.heap * config.memstore_fraction) * config.region_servers
     if demand <= supply:
         return
-    top = max(rows, key=lambda row: row[-1])
+    top = max(shares, key=lambda share: share.demand)
+    advice = memstore_advice(config, shares)
     yield Finding(
         S2,
         Severity.WARNING,
         Subject("cluster", "cluster"),
-        f"MemStore demand {format_bytes(demand)} exceeds the budget {format_bytes(supply)} "
-        f"({config.region_servers} region servers x {format_bytes(config.heap)} heap x "
-        f"{config.memstore_fraction}); the largest share is table {top[0]!r}: "
-        f"{format_bytes(top[1])} x {top[2]} regions x {top[3]} families",
-        "use fewer regions or families, a smaller MEMSTORE_FLUSHSIZE, or more region "
-        "servers / heap",
+        f"{advice.partition(': use ')[0]}; the largest share is table {top.table!r}: "
+        f"{format_bytes(top.flush_size)} x {top.regions} regions x {top.families} families",
+        "use " + advice.partition(": use ")[2],
     )

@@ -5,7 +5,13 @@ import importlib
 
 import pytest
 
-MODULES = ["hmodel.ops.command", "hmodel.ops.config", "hmodel.ops.spread", "hmodel.ops.tracing"]
+MODULES = [
+    "hmodel.ops.command",
+    "hmodel.ops.config",
+    "hmodel.ops.sizing",
+    "hmodel.ops.spread",
+    "hmodel.ops.tracing",
+]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -69,7 +69,7 @@ def test_a_declared_hex_key_space_is_checked(user_module: Callable[[str], str]) 
     assert "14 of 16 regions" in finding.message
 
 
-def test_too_many_and_tiny_regions_are_s1(user_module: Callable[[str], str]) -> None:
+def test_too_many_regions_are_s1_and_tiny_ones_s3(user_module: Callable[[str], str]) -> None:
     name = user_module(
         """
         from hmodel.schema import Family, HexSplits, Table
@@ -79,5 +79,8 @@ def test_too_many_and_tiny_regions_are_s1(user_module: Callable[[str], str]) -> 
     inventory = Inventory.from_modules([name])
     report = check(inventory, CheckConfig(volumes={"big": TableVolume(rows=1000)}))
     messages = [f.message for f in report.findings if f.code == "HM-S1"]
-    assert messages[0] == "120 regions at creation (more than 100 per table)"
-    assert "only" in messages[1]
+    assert messages == ["120 regions at creation (more than 100 per table)"]
+    (s3,) = [f for f in report.findings if f.code == "HM-S3"]
+    assert s3.severity.value == "info"
+    assert s3.message.startswith("the table starts with 120 regions of 8.3 KiB")
+    assert s3.fix.startswith("do not pre-split")
