@@ -12,8 +12,8 @@ from hmodel.backend.base import Backend, RowResult
 from hmodel.clock import Clock, system_clock
 from hmodel.errors import DecodeError
 from hmodel.jobs.model import Shard, ShardWork, Tally, Target
-from hmodel.patterns import Copy, Index, IndexedRepository, Relation
-from hmodel.patterns.index_job import COUNTS, Job, process_batch
+from hmodel.patterns import Copy, Index, IndexedRepository, Relation, process_batch
+from hmodel.patterns.index_job import COUNTS, Job
 from hmodel.repository import Repository
 
 __all__ = ["CopyTask", "IndexTask", "RelationTask"]
