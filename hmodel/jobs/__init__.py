@@ -15,6 +15,7 @@ from hmodel.jobs.checkpoints import (
     Checkpoint,
     CheckpointStore,
     DirectoryCheckpoints,
+    Plan,
     TableCheckpoints,
 )
 from hmodel.jobs.executors import (
@@ -54,6 +55,7 @@ __all__ = [
     "InlineExecutor",
     "JobError",
     "JobReport",
+    "Plan",
     "ProcessExecutor",
     "Progress",
     "RateLimit",

@@ -7,7 +7,7 @@ import fcntl
 import json
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -23,6 +23,7 @@ __all__ = [
     "Checkpoint",
     "CheckpointStore",
     "DirectoryCheckpoints",
+    "Plan",
     "TableCheckpoints",
 ]
 
@@ -96,18 +97,47 @@ class Checkpoint:
         )
 
 
-def _encode_plan(shards: Sequence[Shard]) -> bytes:
-    return json.dumps(
-        [[s.job, s.number, s.table, s.start.hex(), s.stop.hex(), s.phase, s.part] for s in shards],
-        separators=(",", ":"),
-    ).encode()
+@attrs.frozen
+class Plan:
+    """A job as first planned: its shards, and its task's name and problem kinds.
 
+    Attributes:
+        job: The job id.
+        shards: The shards, by number.
+        task: The task's name.
+        problems: The task's problem kinds.
+    """
 
-def _decode_plan(data: bytes) -> list[Shard]:
-    return [
-        Shard(job, number, table, bytes.fromhex(start), bytes.fromhex(stop), phase, part)
-        for job, number, table, start, stop, phase, part in json.loads(data)
-    ]
+    job: str
+    shards: tuple[Shard, ...]
+    task: str = ""
+    problems: tuple[str, ...] = ()
+
+    def encode(self) -> bytes:
+        """The plan as JSON bytes (rows in hex)."""
+        return json.dumps(
+            {
+                "job": self.job,
+                "task": self.task,
+                "problems": list(self.problems),
+                "shards": [
+                    [s.number, s.table, s.start.hex(), s.stop.hex(), s.phase, s.part]
+                    for s in self.shards
+                ],
+            },
+            separators=(",", ":"),
+        ).encode()
+
+    @classmethod
+    def decode(cls, data: bytes) -> Plan:
+        """Read a plan :meth:`encode` wrote."""
+        raw = json.loads(data)
+        job = raw["job"]
+        shards = tuple(
+            Shard(job, number, table, bytes.fromhex(start), bytes.fromhex(stop), phase, part)
+            for number, table, start, stop, phase, part in raw["shards"]
+        )
+        return cls(job, shards, raw["task"], tuple(raw["problems"]))
 
 
 class CheckpointStore(Protocol):
@@ -123,11 +153,11 @@ class CheckpointStore(Protocol):
         """This store, using ``backend`` where it needs one (in the process running a shard)."""
         ...  # pragma: no cover
 
-    def record_plan(self, job: str, shards: Sequence[Shard]) -> list[Shard]:
-        """Record ``shards`` as ``job``'s plan unless one is recorded; return the recorded one."""
+    def record_plan(self, plan: Plan) -> Plan:
+        """Record ``plan`` unless one is recorded for its job; return the recorded one."""
         ...  # pragma: no cover
 
-    def plan(self, job: str) -> list[Shard] | None:
+    def plan(self, job: str) -> Plan | None:
         """``job``'s recorded plan (``None``: no such job)."""
         ...  # pragma: no cover
 
@@ -191,20 +221,20 @@ class DirectoryCheckpoints:
             os.fsync(out.fileno())
         aside.replace(path)
 
-    def record_plan(self, job: str, shards: Sequence[Shard]) -> list[Shard]:
+    def record_plan(self, plan: Plan) -> Plan:
         """See :meth:`CheckpointStore.record_plan`."""
-        with self._locked(job) as path:
-            plan = path / "plan.json"
-            if plan.exists():
-                return _decode_plan(plan.read_bytes())
-            self._write(plan, _encode_plan(shards))
-            return list(shards)
+        with self._locked(plan.job) as path:
+            recorded = path / "plan.json"
+            if recorded.exists():
+                return Plan.decode(recorded.read_bytes())
+            self._write(recorded, plan.encode())
+            return plan
 
-    def plan(self, job: str) -> list[Shard] | None:
+    def plan(self, job: str) -> Plan | None:
         """See :meth:`CheckpointStore.plan`."""
         check_job_id(job)
-        plan = self.directory / job / "plan.json"
-        return _decode_plan(plan.read_bytes()) if plan.exists() else None
+        recorded = self.directory / job / "plan.json"
+        return Plan.decode(recorded.read_bytes()) if recorded.exists() else None
 
     def load(self, job: str, number: int) -> Checkpoint | None:
         """See :meth:`CheckpointStore.load`."""
@@ -298,17 +328,18 @@ class TableCheckpoints:
             self._create()
             return self._backend().check_and_put(self.table, row, self.column, expected, put)
 
-    def record_plan(self, job: str, shards: Sequence[Shard]) -> list[Shard]:
+    def record_plan(self, plan: Plan) -> Plan:
         """See :meth:`CheckpointStore.record_plan`."""
-        self._check_and_put(self._row(job), None, _encode_plan(shards))
-        recorded = self.plan(job)
-        assert recorded is not None
+        self._check_and_put(self._row(plan.job), None, plan.encode())
+        recorded = self.plan(plan.job)
+        if recorded is None:  # pragma: no cover - a forget racing the record
+            raise JobError(f"job {plan.job!r}'s plan vanished as it was recorded", table=self.table)
         return recorded
 
-    def plan(self, job: str) -> list[Shard] | None:
+    def plan(self, job: str) -> Plan | None:
         """See :meth:`CheckpointStore.plan`."""
         data = self._get(self._row(job))
-        return None if data is None else _decode_plan(data)
+        return None if data is None else Plan.decode(data)
 
     def load(self, job: str, number: int) -> Checkpoint | None:
         """See :meth:`CheckpointStore.load`."""

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from hmodel.backend.base import Backend, RowResult, Scan
-from hmodel.jobs.checkpoints import Checkpoint, CheckpointStore, check_job_id
+from hmodel.jobs.checkpoints import Checkpoint, CheckpointStore, Plan, check_job_id
 from hmodel.jobs.limit import RateLimit, TokenBucket
 from hmodel.jobs.model import (
     CheckpointConflictError,
@@ -234,10 +234,11 @@ def run_job(
     check_job_id(job)
     runner = InlineExecutor() if executor is None else executor
     bound = store.bind(backend)
-    shards = bound.plan(job)
-    if shards is None:
+    plan = bound.plan(job)
+    if plan is None:
         planned = plan_shards(backend, job, task.plan(backend), sharding or Sharding())
-        shards = bound.record_plan(job, planned)
+        plan = bound.record_plan(Plan(job, tuple(planned), task.name, tuple(task.problems)))
+    shards = plan.shards
     reports: dict[int, ShardReport] = {}
     for phase in sorted({s.phase for s in shards}):
         part = [s for s in shards if s.phase == phase]
@@ -262,14 +263,15 @@ def run_job(
     return JobReport.of(job, task.name, reports.values(), task.problems)
 
 
-def job_status(backend: Backend, store: CheckpointStore, job: str, task: str = "") -> JobReport:
+def job_status(backend: Backend, store: CheckpointStore, job: str) -> JobReport:
     """Job ``job``'s report as recorded so far (shards not started count nothing).
 
     Raises:
         JobError: No plan is recorded for ``job``.
     """
     bound = store.bind(backend)
-    shards = bound.plan(job)
-    if shards is None:
+    plan = bound.plan(job)
+    if plan is None:
         raise JobError(f"no job {job!r} is recorded", field="job")
-    return JobReport.of(job, task, (_report(s, bound.load(job, s.number)) for s in shards))
+    reports = (_report(s, bound.load(job, s.number)) for s in plan.shards)
+    return JobReport.of(job, plan.task, reports, plan.problems)

@@ -9,11 +9,11 @@ import attrs
 
 from hmodel import Query, Store
 from hmodel.backend.base import Backend
-from hmodel.jobs import Shard
+from hmodel.jobs import IndexTask, Shard
 from hmodel.patterns import Copy, Relation
 from hmodel.repository import Repository
 from hmodel.schema import Family, Table
-from tests.patterns.index_models import ITEMS_BY_COLOUR, Item
+from tests.patterns.index_models import ITEMS_BY_COLOUR, Item, colour_index
 from tests.patterns.shared_models import Line, Shipping, User
 
 
@@ -70,3 +70,12 @@ class Crash:
         if self.kill:
             os.kill(os.getpid(), signal.SIGKILL)
         raise RuntimeError(f"crashed in shard {shard.number} after {read} rows")
+
+
+def colour_job(job: str = "backfill") -> IndexTask:
+    """The colour index's job: what ``hmodel job run tests.jobs.models:colour_job`` runs."""
+    return IndexTask(colour_index(), job)  # type: ignore[arg-type]
+
+
+def colour_verify() -> IndexTask:
+    return colour_job("verify")

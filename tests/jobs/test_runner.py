@@ -21,6 +21,7 @@ from hmodel.jobs import (
     DirectoryCheckpoints,
     IndexTask,
     JobError,
+    Plan,
     RateLimit,
     RelationTask,
     Sharding,
@@ -141,7 +142,8 @@ def test_two_runners_of_one_shard_cannot_both_advance_it(
     stock(backend, 4)
     task = IndexTask(colour_index(), "verify")
     bound = store.bind(backend)
-    (shard, *_) = bound.record_plan("race", plan_shards(backend, "race", task.plan(backend)))
+    plan = Plan("race", tuple(plan_shards(backend, "race", task.plan(backend))))
+    (shard, *_) = bound.record_plan(plan).shards
     first = Checkpoint("race", 0, None, {"rows": 0}, {}, False, 1)
     assert bound.advance(None, first)
     assert not bound.advance(None, Checkpoint("race", 0, b"y", {"rows": 1}, {}, False, 1))
