@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import multiprocessing.context
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
@@ -128,6 +129,11 @@ class ProcessExecutor:
         )
 
 
+def _distributed() -> Any:
+    """The ``distributed`` package (the ``hmodel[dask]`` extra), imported when first used."""
+    return importlib.import_module("distributed")
+
+
 class DaskExecutor:
     """Shards as tasks of a Dask distributed cluster (the ``hmodel[dask]`` extra).
 
@@ -143,9 +149,7 @@ class DaskExecutor:
 
     def __init__(self, client: Any, *, retries: int = 0) -> None:
         if isinstance(client, str):
-            from distributed import Client
-
-            client = Client(client)  # type: ignore[no-untyped-call]
+            client = _distributed().Client(client)
         self.client = client
         self.retries = retries
 
@@ -163,12 +167,10 @@ class DaskExecutor:
         progress: Progress | None,
     ) -> Iterator[ShardReport]:
         """See :meth:`Executor.run` (``progress`` after every shard)."""
-        from distributed import as_completed
-
         futures = [
             self.client.submit(call, shard, pure=False, retries=self.retries) for shard in shards
         ]
-        done = as_completed(futures, with_results=True)  # type: ignore[no-untyped-call]
+        done = _distributed().as_completed(futures, with_results=True)
         for _, report in done:
             if progress is not None:
                 progress(report.shard, report)

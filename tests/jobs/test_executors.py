@@ -18,6 +18,7 @@ from hmodel.jobs import (
     Executor,
     IndexTask,
     InlineExecutor,
+    JobError,
     JobReport,
     ProcessExecutor,
     RateLimit,
@@ -28,7 +29,7 @@ from hmodel.jobs import (
     run_job,
 )
 from hmodel.jobs.model import Task
-from tests.jobs.models import Crash, drop_all, ship_to, stock
+from tests.jobs.models import Crash, always_die, drop_all, ship_to, stock
 from tests.patterns.index_models import colour_index
 from tests.patterns.shared_models import Line, Shipping
 
@@ -139,3 +140,18 @@ def test_a_copy_sync_runs_on_every_executor(
         assert (report.count("sources"), report.count("written")) == (8, 8)
         verify = run_job(backend, CopyTask(ship_to, "verify"), _store(kind, tmp_path), job="v")
         assert verify.problems == 0
+
+
+def test_a_pool_whose_workers_keep_dying_gives_up_and_the_job_resumes_later(
+    factory: Callable[[], Backend], tmp_path: Path
+) -> None:
+    store = DirectoryCheckpoints(tmp_path)
+    with factory() as backend:
+        stock(backend, 8, (b"i04",))
+        task = IndexTask(colour_index(), "backfill")
+        pool = ProcessExecutor(1, mp_context="spawn", attempts=2)
+        with pytest.raises(JobError, match="kept dying: shards \\[0, 1\\] did not finish in 2"):
+            run_job(backend, task, store, job="j", executor=pool, factory=factory, hook=always_die)
+        assert not job_status(backend, store, "j").done
+        report = run_job(backend, task, store, job="j", executor=pool, factory=factory)
+        assert report.done and report.count("written") == 8
