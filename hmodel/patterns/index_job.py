@@ -22,6 +22,7 @@ __all__ = [
     "Shard",
     "ShardReport",
     "plan_shards",
+    "process_batch",
     "run_job",
     "run_shard",
     "run_shard_with",
@@ -120,7 +121,8 @@ class ShardReport:
         return self.missing + self.stale + self.orphans + self.duplicates
 
 
-_COUNTS = (
+#: Every count a shard reports, by name (:class:`ShardReport`'s count attributes).
+COUNTS: tuple[str, ...] = (
     "rows",
     "ok",
     "missing",
@@ -154,7 +156,7 @@ class JobReport:
     def of(cls, job: Job, reports: Iterable[ShardReport]) -> JobReport:
         """Sum ``reports``."""
         shards = tuple(sorted(reports, key=lambda r: (r.shard.side, r.shard.number)))
-        counts = {name: sum(getattr(r, name) for r in shards) for name in _COUNTS}
+        counts = {name: sum(getattr(r, name) for r in shards) for name in COUNTS}
         samples: dict[str, tuple[bytes, ...]] = {}
         for report in shards:
             for kind, rows in report.samples.items():
@@ -202,7 +204,7 @@ def plan_shards(
 class _Tally:
     """A mutable shard report while a shard runs."""
 
-    counts: dict[str, int] = attrs.field(factory=lambda: dict.fromkeys(_COUNTS, 0))
+    counts: dict[str, int] = attrs.field(factory=lambda: dict.fromkeys(COUNTS, 0))
     samples: dict[str, list[bytes]] = attrs.field(factory=dict)
 
     def add(self, kind: str, row: bytes | None = None) -> None:
@@ -285,6 +287,7 @@ def run_shard(
                     break
             if not chunk:
                 break
+            tally.counts["rows"] += len(chunk)
             if shard.side == "data":
                 _data_batch(indexed, index, shard.job, chunk, tally)
             else:
@@ -367,6 +370,33 @@ def run_job(
 # --- one batch ------------------------------------------------------------------------------
 
 
+def process_batch(
+    indexed: IndexedRepository[Any],
+    index: Index[Any],
+    job: Job,
+    side: Literal["data", "index"],
+    chunk: Sequence[RowResult],
+    *,
+    counts: dict[str, int],
+    samples: dict[str, list[bytes]],
+) -> None:
+    """Check (and fix, by ``job``) one batch of rows of one side, as :func:`run_shard` does.
+
+    For a runner that scans and checkpoints itself (:mod:`hmodel.jobs`): ``chunk`` is the
+    next rows of a scan of the data table (``side="data"``, with the columns of the
+    repository's plan) or of the index table (``side="index"``, the index's family).
+    The rows are not counted (``counts["rows"]`` is the caller's); every other count of
+    :data:`COUNTS` is added to ``counts`` (which must hold them all), and up to 10 rowkeys
+    per problem kind to ``samples``. Writes as :func:`run_shard` describes: repeating a
+    batch whose writes were made is safe (it finds them made).
+    """
+    tally = _Tally(counts, samples)
+    if side == "data":
+        _data_batch(indexed, index, job, chunk, tally)
+    else:
+        _index_batch(indexed, index, job, chunk, tally)
+
+
 def _stamp(result: RowResult) -> int:
     return max((cell.timestamp for cell in result.cells.values()), default=1)
 
@@ -383,7 +413,6 @@ def _data_batch(
     backend = indexed.backend
     wanted: list[tuple[RowResult, Any, bytes]] = []
     for result in chunk:
-        tally.counts["rows"] += 1
         try:
             # As every reader decodes a row: a locked row deleted over Thrift1, or whose
             # first save is in flight, is no row.
@@ -484,7 +513,6 @@ def _index_batch(
     """Check (and with rebuild delete) entries no data row calls for."""
     entries: list[Entry] = []
     for result in chunk:
-        tally.counts["rows"] += 1
         entry = _parse(index, result, tally)
         if entry is not None:
             entries.append(entry)

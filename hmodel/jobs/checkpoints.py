@@ -1,0 +1,361 @@
+"""Where a job records its plan and each shard's progress, so a killed job resumes."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import re
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
+import attrs
+
+from hmodel.backend.base import Backend, Delete, Put, Scan
+from hmodel.errors import TableExistsError, TableNotFoundError, ValidationError
+from hmodel.jobs.model import JobError, Shard
+from hmodel.schema import Family, Table
+
+__all__ = [
+    "JOBS_TABLE",
+    "Checkpoint",
+    "CheckpointStore",
+    "DirectoryCheckpoints",
+    "Plan",
+    "TableCheckpoints",
+]
+
+#: The table :class:`TableCheckpoints` keeps its records in by default.
+JOBS_TABLE = "hmodel_jobs"
+
+_JOB_ID = re.compile(r"[A-Za-z0-9_.\-]{1,200}")
+
+
+def check_job_id(job: str) -> None:
+    """Refuse a job id that is not 1-200 letters, digits, ``_``, ``.`` or ``-``.
+
+    Raises:
+        ValidationError: Naming the id.
+    """
+    if not isinstance(job, str) or not _JOB_ID.fullmatch(job):
+        raise ValidationError(
+            "a job id is 1-200 ASCII letters, digits, '_', '.' or '-'", field="job", value=job
+        )
+
+
+@attrs.frozen
+class Checkpoint:
+    """One shard's progress as recorded: its counts and its last row, written together.
+
+    Attributes:
+        job: The job id.
+        number: The shard's number.
+        last: The last row done (``None``: none yet).
+        counts: Every count of every batch done, by kind.
+        samples: Up to 10 rowkeys per kind.
+        done: Whether the shard's range is exhausted.
+        seq: How many times the record was advanced (``1`` for the first record).
+    """
+
+    job: str
+    number: int
+    last: bytes | None = None
+    counts: Mapping[str, int] = attrs.field(factory=dict)
+    samples: Mapping[str, tuple[bytes, ...]] = attrs.field(factory=dict)
+    done: bool = False
+    seq: int = 0
+
+    def encode(self) -> bytes:
+        """The record as JSON bytes (rows in hex)."""
+        return json.dumps(
+            {
+                "job": self.job,
+                "number": self.number,
+                "last": None if self.last is None else self.last.hex(),
+                "counts": dict(sorted(self.counts.items())),
+                "samples": {k: [r.hex() for r in v] for k, v in sorted(self.samples.items())},
+                "done": self.done,
+                "seq": self.seq,
+            },
+            separators=(",", ":"),
+        ).encode()
+
+    @classmethod
+    def decode(cls, data: bytes) -> Checkpoint:
+        """Read a record :meth:`encode` wrote."""
+        raw = json.loads(data)
+        return cls(
+            raw["job"],
+            raw["number"],
+            None if raw["last"] is None else bytes.fromhex(raw["last"]),
+            dict(raw["counts"]),
+            {k: tuple(bytes.fromhex(r) for r in v) for k, v in raw["samples"].items()},
+            raw["done"],
+            raw["seq"],
+        )
+
+
+@attrs.frozen
+class Plan:
+    """A job as first planned: its shards, and its task's name and problem kinds.
+
+    Attributes:
+        job: The job id.
+        shards: The shards, by number.
+        task: The task's name.
+        problems: The task's problem kinds.
+    """
+
+    job: str
+    shards: tuple[Shard, ...]
+    task: str = ""
+    problems: tuple[str, ...] = ()
+
+    def encode(self) -> bytes:
+        """The plan as JSON bytes (rows in hex)."""
+        return json.dumps(
+            {
+                "job": self.job,
+                "task": self.task,
+                "problems": list(self.problems),
+                "shards": [
+                    [s.number, s.table, s.start.hex(), s.stop.hex(), s.phase, s.part]
+                    for s in self.shards
+                ],
+            },
+            separators=(",", ":"),
+        ).encode()
+
+    @classmethod
+    def decode(cls, data: bytes) -> Plan:
+        """Read a plan :meth:`encode` wrote."""
+        raw = json.loads(data)
+        job = raw["job"]
+        shards = tuple(
+            Shard(job, number, table, bytes.fromhex(start), bytes.fromhex(stop), phase, part)
+            for number, table, start, stop, phase, part in raw["shards"]
+        )
+        return cls(job, shards, raw["task"], tuple(raw["problems"]))
+
+
+class CheckpointStore(Protocol):
+    """Where a job's plan and its shards' checkpoints are kept. Picklable.
+
+    Every method is atomic per record: :meth:`record_plan` keeps the first plan recorded
+    for a job id, and :meth:`advance` replaces a shard's record only if it is still the
+    one the caller read (compare-and-set), so two runners of one shard cannot both
+    advance it.
+    """
+
+    def bind(self, backend: Backend) -> CheckpointStore:
+        """This store, using ``backend`` where it needs one (in the process running a shard)."""
+        ...  # pragma: no cover
+
+    def record_plan(self, plan: Plan) -> Plan:
+        """Record ``plan`` unless one is recorded for its job; return the recorded one."""
+        ...  # pragma: no cover
+
+    def plan(self, job: str) -> Plan | None:
+        """``job``'s recorded plan (``None``: no such job)."""
+        ...  # pragma: no cover
+
+    def load(self, job: str, number: int) -> Checkpoint | None:
+        """Shard ``number``'s record (``None``: never advanced)."""
+        ...  # pragma: no cover
+
+    def advance(self, previous: Checkpoint | None, new: Checkpoint) -> bool:
+        """Replace ``previous`` (``None``: no record) with ``new``; ``False`` if it changed."""
+        ...  # pragma: no cover
+
+    def forget(self, job: str) -> None:
+        """Remove ``job``'s plan and records (a later run with the id starts afresh)."""
+        ...  # pragma: no cover
+
+
+class DirectoryCheckpoints:
+    """Checkpoints as JSON files in a local directory: for jobs on one machine.
+
+    ``<directory>/<job>/plan.json`` holds the plan and ``<job>/<number>.json`` each
+    shard's record, replaced atomically (written aside, then renamed) under an exclusive
+    ``flock`` of ``<job>/.lock``. Worker processes of one machine may share it; machines
+    that do not share the directory must use :class:`TableCheckpoints`.
+
+    Args:
+        directory: Where the files go (created when needed).
+    """
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        self.directory = Path(directory)
+
+    def __repr__(self) -> str:
+        return f"DirectoryCheckpoints({str(self.directory)!r})"
+
+    def bind(self, backend: Backend) -> DirectoryCheckpoints:
+        """This store (it needs no backend)."""
+        return self
+
+    def _dir(self, job: str) -> Path:
+        check_job_id(job)
+        path = self.directory / job
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    @contextlib.contextmanager
+    def _locked(self, job: str) -> Iterator[Path]:
+        path = self._dir(job)
+        with (path / ".lock").open("a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                yield path
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+    @staticmethod
+    def _write(path: Path, data: bytes) -> None:
+        aside = path.with_suffix(f".{os.getpid()}.tmp")
+        with aside.open("wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        aside.replace(path)
+
+    def record_plan(self, plan: Plan) -> Plan:
+        """See :meth:`CheckpointStore.record_plan`."""
+        with self._locked(plan.job) as path:
+            recorded = path / "plan.json"
+            if recorded.exists():
+                return Plan.decode(recorded.read_bytes())
+            self._write(recorded, plan.encode())
+            return plan
+
+    def plan(self, job: str) -> Plan | None:
+        """See :meth:`CheckpointStore.plan`."""
+        check_job_id(job)
+        recorded = self.directory / job / "plan.json"
+        return Plan.decode(recorded.read_bytes()) if recorded.exists() else None
+
+    def load(self, job: str, number: int) -> Checkpoint | None:
+        """See :meth:`CheckpointStore.load`."""
+        check_job_id(job)
+        path = self.directory / job / f"{number}.json"
+        return Checkpoint.decode(path.read_bytes()) if path.exists() else None
+
+    def advance(self, previous: Checkpoint | None, new: Checkpoint) -> bool:
+        """See :meth:`CheckpointStore.advance`."""
+        with self._locked(new.job) as path:
+            if self.load(new.job, new.number) != previous:
+                return False
+            self._write(path / f"{new.number}.json", new.encode())
+            return True
+
+    def forget(self, job: str) -> None:
+        """See :meth:`CheckpointStore.forget`."""
+        with self._locked(job) as path:
+            for child in path.iterdir():
+                if child.name != ".lock":
+                    child.unlink()
+
+
+class TableCheckpoints:
+    r"""Checkpoints in an HBase table of their own: for jobs whose workers span machines.
+
+    One row per job id and shard (``<job>\\x00`` and 4 bytes of the shard number, big
+    endian) and one for the plan (``<job>\\x00``), each one JSON cell ``c:state``. A
+    record is advanced by one ``check_and_put`` comparing the whole cell with the record
+    read (HBase's ``checkAndMutate``: atomic on the row), so the counts and the last row
+    are written together and two runners of one shard cannot both advance it. The table
+    (one family ``c``, one version) is created by the first write if missing.
+
+    Picklable: the backend is not pickled; each worker binds its own (:meth:`bind`).
+
+    Args:
+        backend: Where the table is (``None``: bound later, in the worker).
+        table: The table's name.
+    """
+
+    family = b"c"
+    column = b"c:state"
+
+    def __init__(self, backend: Backend | None = None, table: str = JOBS_TABLE) -> None:
+        self.backend = backend
+        self.table = table
+
+    def __repr__(self) -> str:
+        return f"TableCheckpoints(table={self.table!r})"
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"table": self.table}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.backend = None
+        self.table = state["table"]
+
+    def bind(self, backend: Backend) -> TableCheckpoints:
+        """This store's table on ``backend``."""
+        return TableCheckpoints(backend, self.table)
+
+    def _backend(self) -> Backend:
+        if self.backend is None:
+            raise JobError("TableCheckpoints used before bind(backend)", table=self.table)
+        return self.backend
+
+    @staticmethod
+    def _row(job: str, number: int | None = None) -> bytes:
+        check_job_id(job)
+        tail = b"" if number is None else number.to_bytes(4, "big")
+        return job.encode() + b"\x00" + tail
+
+    def _get(self, row: bytes) -> bytes | None:
+        try:
+            found = self._backend().get(self.table, [row], columns=[self.column])
+        except TableNotFoundError:
+            return None
+        return found[0].value(self.column) if found else None
+
+    def _create(self) -> None:
+        backend = self._backend()
+        if not backend.table_exists(self.table):
+            with contextlib.suppress(TableExistsError):  # another runner created it first
+                backend.create_table(Table(self.table, [Family("c", versions=1)]))
+
+    def _check_and_put(self, row: bytes, expected: bytes | None, value: bytes) -> bool:
+        put = Put(row, self.column, value)
+        try:
+            return self._backend().check_and_put(self.table, row, self.column, expected, put)
+        except TableNotFoundError:
+            self._create()
+            return self._backend().check_and_put(self.table, row, self.column, expected, put)
+
+    def record_plan(self, plan: Plan) -> Plan:
+        """See :meth:`CheckpointStore.record_plan`."""
+        self._check_and_put(self._row(plan.job), None, plan.encode())
+        recorded = self.plan(plan.job)
+        if recorded is None:  # pragma: no cover - a forget racing the record
+            raise JobError(f"job {plan.job!r}'s plan vanished as it was recorded", table=self.table)
+        return recorded
+
+    def plan(self, job: str) -> Plan | None:
+        """See :meth:`CheckpointStore.plan`."""
+        data = self._get(self._row(job))
+        return None if data is None else Plan.decode(data)
+
+    def load(self, job: str, number: int) -> Checkpoint | None:
+        """See :meth:`CheckpointStore.load`."""
+        data = self._get(self._row(job, number))
+        return None if data is None else Checkpoint.decode(data)
+
+    def advance(self, previous: Checkpoint | None, new: Checkpoint) -> bool:
+        """See :meth:`CheckpointStore.advance`."""
+        expected = None if previous is None else previous.encode()
+        return self._check_and_put(self._row(new.job, new.number), expected, new.encode())
+
+    def forget(self, job: str) -> None:
+        """See :meth:`CheckpointStore.forget`."""
+        backend = self._backend()
+        if not backend.table_exists(self.table):
+            return
+        rows = [r.row for r in backend.scan(self.table, Scan.prefix(self._row(job)))]
+        if rows:
+            backend.mutate(self.table, [Delete(row) for row in rows])

@@ -1,0 +1,86 @@
+"""What the job tests run: picklable tasks' factories and the hooks that crash a shard."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import attrs
+
+from hmodel import Query, Store
+from hmodel.backend.base import Backend
+from hmodel.jobs import IndexTask, Shard
+from hmodel.patterns import Copy, Relation
+from hmodel.repository import Repository
+from hmodel.schema import Family, Table
+from tests.patterns.index_models import ITEMS_BY_COLOUR, Item, colour_index
+from tests.patterns.shared_models import Line, Shipping, User
+
+
+def stock(backend: Backend, count: int, splits: tuple[bytes, ...] = ()) -> None:
+    """``count`` items written before their colour index existed (over ``splits``)."""
+    backend.create_table(Table("item", [Family("i")], splits=list(splits)))
+    Repository(Item, backend).save_many(
+        [Item(item_id=f"i{n:02d}", colour=("red", "blue")[n % 2], size=n) for n in range(count)]
+    )
+    backend.create_table(ITEMS_BY_COLOUR)
+
+
+def drop_all(backend: Backend) -> None:
+    for name in backend.list_tables():
+        backend.delete_table(name)
+
+
+def _lines_of(shipping: Shipping) -> Query:
+    return Query({"order_id": shipping.order_id, "ship": shipping.ship})
+
+
+def ship_to(backend: Backend) -> Copy[Shipping, Line]:
+    """The shipping city copied into each line (R3)."""
+    return Copy(Store(backend), Shipping, Line, fields={"ship_city": "city"}, locate=_lines_of)
+
+
+def follows(backend: Backend) -> Relation[User, User]:
+    """Who follows whom, kept on both sides (R6)."""
+    return Relation(Store(backend), User, "follows", User, "fans")
+
+
+@attrs.frozen
+class Crash:
+    """A hook: once shard ``number`` has read ``after`` rows, crash its process.
+
+    ``kill``: ``SIGKILL`` the worker process (it dies mid-shard, before the batch is
+    processed); else raise ``RuntimeError`` (the inline executor's "kill"). Only once per
+    ``marker`` file, created when it fires, so the retried shard runs through.
+    """
+
+    marker: str
+    number: int = 0
+    after: int = 1
+    kill: bool = True
+
+    def __call__(self, shard: Shard, read: int) -> None:
+        if shard.number != self.number or read < self.after:
+            return
+        try:
+            fd = os.open(self.marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            return
+        os.close(fd)
+        if self.kill:
+            os.kill(os.getpid(), signal.SIGKILL)
+        raise RuntimeError(f"crashed in shard {shard.number} after {read} rows")
+
+
+def colour_job(job: str = "backfill") -> IndexTask:
+    """The colour index's job: what ``hmodel job run tests.jobs.models:colour_job`` runs."""
+    return IndexTask(colour_index(), job)  # type: ignore[arg-type]
+
+
+def colour_verify() -> IndexTask:
+    return colour_job("verify")
+
+
+def always_die(shard: Shard, read: int) -> None:
+    """A hook: every worker dies at its first batch (a job that cannot make progress)."""
+    os.kill(os.getpid(), signal.SIGKILL)
