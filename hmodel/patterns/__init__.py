@@ -2,7 +2,8 @@
 
 Each module uses only the public repository API (an import contract checks it):
 ``records`` (R1, R2), ``copies`` (R3, R7), ``relation`` (R6), ``ids`` (K9),
-``timebucket`` (R9), ``index`` (I1-I3: the declaration and its rows),
+``timebucket`` (R9), ``summary`` (I3: summary tables kept by counters), ``index``
+(I1-I3: the declaration and its rows),
 ``index_repository`` (I1: the writes that keep indexes consistent), ``index_job``
 (I2, I3: backfill, verify and rebuild), and ``guard`` (the row guard copies and
 relations write through).
@@ -26,12 +27,22 @@ from hmodel.patterns.index_job import (
 from hmodel.patterns.index_repository import IndexedRepository, IndexStats, parse_result
 from hmodel.patterns.records import Aggregate, RecordTypes
 from hmodel.patterns.relation import OneSidedLink, Relation
+from hmodel.patterns.summary import (
+    Count,
+    Sum,
+    SummarizedRepository,
+    Summary,
+    SummaryReport,
+    Tally,
+    WrongGroup,
+)
 from hmodel.patterns.timebucket import Point, TimeBuckets, TimeSeries
 
 __all__ = [
     "Aggregate",
     "Copy",
     "CopyReport",
+    "Count",
     "Entry",
     "IdAllocator",
     "Index",
@@ -49,8 +60,14 @@ __all__ = [
     "Shard",
     "ShardReport",
     "StaleCopy",
+    "Sum",
+    "SummarizedRepository",
+    "Summary",
+    "SummaryReport",
+    "Tally",
     "TimeBuckets",
     "TimeSeries",
+    "WrongGroup",
     "id_table",
     "parse_result",
     "plan_shards",
