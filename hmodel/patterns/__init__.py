@@ -1,7 +1,7 @@
-"""The schema-design patterns as declarations, one module per pattern family (R1-R10, I1-I3, K9).
+"""The schema-design patterns as declarations, one module per pattern family (R1-R11, I1-I3, K9).
 
 Each module uses only the public repository API (an import contract checks it):
-``records`` (R1, R2), ``copies`` (R3, R7), ``relation`` (R6), ``ids`` (K9),
+``records`` (R1, R2), ``copies`` (R3, R7), ``relation`` (R6), ``taxonomy`` (R11), ``ids`` (K9),
 ``timebucket`` (R9), ``summary`` (I3: summary tables kept by counters), ``index``
 (I1-I3: the declaration and its rows),
 ``index_repository`` (I1: the writes that keep indexes consistent), ``index_job``
@@ -36,6 +36,7 @@ from hmodel.patterns.summary import (
     Tally,
     WrongGroup,
 )
+from hmodel.patterns.taxonomy import Taxonomy
 from hmodel.patterns.timebucket import Point, TimeBuckets, TimeSeries
 
 __all__ = [
@@ -65,6 +66,7 @@ __all__ = [
     "Summary",
     "SummaryReport",
     "Tally",
+    "Taxonomy",
     "TimeBuckets",
     "TimeSeries",
     "WrongGroup",
