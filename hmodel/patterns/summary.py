@@ -117,7 +117,7 @@ class SummaryReport:
 
 @attrs.define
 class Tally:
-    """A recount of some data rows: per summary rowkey, per measure, the total.
+    r"""A recount of some data rows: per summary rowkey, per measure, the total.
 
     The result of :meth:`Summary.tally_range` over one key range of the data table; the
     tallies of disjoint ranges add up (``a + b``) to the tally of their union, so a job
@@ -127,11 +127,15 @@ class Tally:
         counts: Summary rowkey -> measure -> total.
         rows: Data rows counted.
         undecodable: Data rows that did not decode.
+        last: The last data row read, when :meth:`Summary.tally_range` stopped at its
+            ``limit`` before the end of its range (resume from ``last + b"\x00"``);
+            ``None`` when it read the range to its end (and for a sum).
     """
 
     counts: dict[bytes, dict[str, int]] = attrs.field(factory=dict)
     rows: int = 0
     undecodable: int = 0
+    last: bytes | None = None
 
     def add(self, deltas: Mapping[bytes, Mapping[str, int]]) -> None:
         """Add per-group amounts to the totals."""
@@ -334,7 +338,12 @@ class Summary(Generic[M, S]):
     # --- recount, verify and rebuild ------------------------------------------------------
 
     def tally_range(
-        self, start: bytes = b"", stop: bytes = b"", *, batch_size: int = BATCH
+        self,
+        start: bytes = b"",
+        stop: bytes = b"",
+        *,
+        limit: int | None = None,
+        batch_size: int = BATCH,
     ) -> Tally:
         """Recount the data rows of one key range of the data table.
 
@@ -345,17 +354,29 @@ class Summary(Generic[M, S]):
         shard's tally alone cannot check or set a counter. Only reads: a shard that
         failed is simply counted again.
 
+        Args:
+            start: First data rowkey, inclusive.
+            stop: Data rowkey to stop at, exclusive.
+            limit: Read at most this many rows (a piece of a resumable count): the tally's
+                ``last`` then says where to go on from (``None``: the range is done; a
+                piece that ended exactly at the range's end also has one, and the next
+                piece is empty).
+            batch_size: Rows per round trip.
+
         Round trips: one scan (one per ``batch_size`` rows), reading the data model's
         columns.
         """
         tally = Tally()
         columns = self.data.plan().columns
-        rows = self.store.backend.scan(
-            self.data.table, Scan(start=start, stop=stop, columns=columns, batch_size=batch_size)
-        )
+        scan = Scan(start=start, stop=stop, columns=columns, batch_size=batch_size, limit=limit)
+        rows = self.store.backend.scan(self.data.table, scan)
+        read = 0
         try:
             for result in rows:
                 self._count(result, tally)
+                read += 1
+                if read == limit:
+                    tally.last = result.row
         finally:
             close = getattr(rows, "close", None)
             if close is not None:

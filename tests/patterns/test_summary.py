@@ -13,8 +13,9 @@ from hmodel import Family, Key, Store, Str, Table, counter, field, model
 from hmodel.backend.base import Backend
 from hmodel.backend.memory import MemoryBackend
 from hmodel.clock import ManualClock
-from hmodel.errors import ConflictError, DeclarationError, ValidationError
+from hmodel.errors import ConflictError, DeclarationError, OutcomeUnknownError, ValidationError
 from hmodel.patterns import Count, Sum, SummarizedRepository, Summary, Tally
+from hmodel.testing.fault import FaultyBackend
 from tests.patterns.summary_models import DailyOrders, LockedOrder, Order, at, daily, day_of
 
 
@@ -197,3 +198,44 @@ def test_a_customers_days_are_one_prefix_scan_in_order(
         assert [s.day for s in scanned] == sorted(days)
         assert {s.day: (s.orders, s.revenue) for s in scanned} == days
     assert summary.verify().ok
+
+
+def test_a_count_in_resumable_pieces_adds_up(store: Store) -> None:
+    """``limit`` cuts a range into pieces; each resumes after the last row of the one before."""
+    summary = daily(store)
+    orders = SummarizedRepository(store.repository(Order), [summary])
+    for n in range(7):
+        orders.save(Order(order_id=f"o{n}", customer_id="ann", placed_at=at(1 + n % 3), total=n))
+    pieces: list[Tally] = []
+    start = b""
+    while True:
+        piece = summary.tally_range(start, b"", limit=3, batch_size=2)
+        pieces.append(piece)
+        if piece.last is None:
+            break
+        start = piece.last + b"\x00"
+    assert [p.rows for p in pieces] == [3, 3, 1]
+    total = Tally()
+    for piece in pieces:
+        total += piece
+    assert total.counts == summary.tally_range().counts and total.last is None
+    assert summary.verify(total).ok
+
+
+def test_an_increment_of_unknown_outcome_is_found_and_fixed(backend: Backend) -> None:
+    """The data is written, the reply to the increments lost: a retry counts twice."""
+    faulty = FaultyBackend(backend)
+    store = Store(faulty, clock=ManualClock())
+    store.create_tables(Order, DailyOrders)
+    summary = daily(store)
+    orders = SummarizedRepository(store.repository(Order), [summary])
+    order = Order(order_id="o1", customer_id="ann", placed_at=at(1), total=5)
+    faulty.on("increment_many", fail=OutcomeUnknownError("reply lost"), fail_after=True)
+    with pytest.raises(OutcomeUnknownError):
+        orders.save(order)
+    assert store.repository(Order).get(order_id="o1") == order
+    summary.apply(summary.deltas(None, order))  # a blind retry
+    drift = summary.verify()
+    assert drift.samples[0].stored == {"orders": 2, "revenue": 10}
+    assert summary.rebuild().fixed == 1
+    assert _counts(summary, "ann") == {"2026-11-01": (1, 5)}
