@@ -190,7 +190,8 @@ class Summary(Generic[M, S]):
     Raises:
         DeclarationError: ``by`` does not name every key field of the summary model
             (and nothing else), ``measures`` not exactly its counter fields, the summary
-            model has other fields, or a field named is not one of the data model's.
+            model has other fields, or a field named is not one of the data model's or
+            is a counter or the version field of it (they change without a save).
     """
 
     def __init__(
@@ -241,10 +242,18 @@ class Summary(Generic[M, S]):
         named += [
             m.of for m in self.measures.values() if isinstance(m, Sum) and isinstance(m.of, str)
         ]
+        server_side = set(data.counters) | {data.version_field} - {None}
         for name in named:
             if name not in known:
                 raise DeclarationError(
                     f"{name!r} is not a field of {data.name}", table=self.data.table, field=name
+                )
+            if name in server_side:
+                raise DeclarationError(
+                    f"{data.name}.{name} changes without a save (a counter or the version): "
+                    "a summary cannot follow it",
+                    table=self.data.table,
+                    field=name,
                 )
 
     def create_table(self, *, exist_ok: bool = False) -> None:

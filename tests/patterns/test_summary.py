@@ -168,6 +168,14 @@ def test_declarations_are_checked() -> None:
         Summary(
             store, Order, WithANote, by={"customer_id": "customer_id"}, measures={"orders": Count()}
         )
+    with pytest.raises(DeclarationError, match=r"LockedOrder.version changes without a save"):
+        Summary(
+            store,
+            LockedOrder,
+            DailyOrders,
+            by=by,
+            measures={"orders": Count(), "revenue": Sum("version")},
+        )
     summary = daily(store)
     with pytest.raises(ValidationError, match="summary DailyOrders is of Order"):
         SummarizedRepository(store.repository(LockedOrder), [summary])
