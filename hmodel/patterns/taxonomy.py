@@ -58,8 +58,8 @@ class Taxonomy(Generic[N]):
         ``parent.children[child] = value`` and ``child.parents[parent] = child_value``
         (``value`` when not given). Idempotent.
 
-        Round trips: one ``get_many`` per level of the parent's ancestors, then those of
-        :meth:`Relation.link`.
+        Round trips: the walk of the parent's ancestors (one multi-get of the parent's
+        row, then one per level of its ancestors), then those of :meth:`Relation.link`.
 
         Raises:
             CycleError: ``child`` is ``parent`` or one of its ancestors; nothing written.
@@ -96,7 +96,8 @@ class Taxonomy(Generic[N]):
 
         ``node`` itself only if it is on a cycle (see :meth:`cycles`).
 
-        One ``get_many`` per level (no read per node).
+        One multi-get per level, ``node``'s own row first (no read per node): a node
+        with ``d`` levels of ancestors costs ``d + 1`` round trips.
         """
         return self._walk(node, self.relation.of_right_many)
 
@@ -105,7 +106,7 @@ class Taxonomy(Generic[N]):
 
         ``node`` itself only if it is on a cycle.
 
-        One ``get_many`` per level (no read per node).
+        One multi-get per level, ``node``'s own row first (no read per node).
         """
         return self._walk(node, self.relation.of_left_many)
 
