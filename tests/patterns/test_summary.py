@@ -247,3 +247,34 @@ def test_an_increment_of_unknown_outcome_is_found_and_fixed(backend: Backend) ->
     assert drift.samples[0].stored == {"orders": 2, "revenue": 10}
     assert summary.rebuild().fixed == 1
     assert _counts(summary, "ann") == {"2026-11-01": (1, 5)}
+
+
+@model(Table("sm_customer_total", [Family("s")]), key=Key(Str("customer_id")))
+class CustomerTotals:
+    """A second rollup of the same orders: per customer, all days."""
+
+    customer_id: str
+    orders: int = counter("s:n")
+
+
+def test_one_write_keeps_several_summaries(store: Store, backend: Backend) -> None:
+    """One get, the save, one increment_many per summary table."""
+    store.create_tables(CustomerTotals)
+    per_day = daily(store)
+    totals = Summary(
+        store,
+        Order,
+        CustomerTotals,
+        by={"customer_id": "customer_id"},
+        measures={"orders": Count()},
+    )
+    orders = SummarizedRepository(store.repository(Order), [per_day, totals])
+    before = backend.round_trips
+    orders.save(Order(order_id="o1", customer_id="ann", placed_at=at(1), total=5))
+    assert backend.round_trips - before == 4
+    orders.save(Order(order_id="o2", customer_id="ann", placed_at=at(2), total=6))
+    orders.save(Order(order_id="o2", customer_id="bob", placed_at=at(2), total=6))
+    assert totals.get(customer_id="ann") == CustomerTotals(customer_id="ann", orders=1)
+    assert totals.get(customer_id="bob") == CustomerTotals(customer_id="bob", orders=1)
+    assert _counts(per_day, "bob") == {"2026-11-02": (1, 6)}
+    assert per_day.verify().ok and totals.verify().ok
