@@ -16,6 +16,7 @@ __all__ = [
     "ConflictError",
     "ConnectionLostError",
     "CounterError",
+    "CycleError",
     "DeclarationError",
     "DecodeError",
     "EncodeError",
@@ -173,6 +174,14 @@ class CellTooLargeError(ValidationError):
 
 class QueryError(ValidationError):
     """A query is invalid: unknown field in a condition, bounds on a non-key field, ..."""
+
+
+class CycleError(ValidationError):
+    """A taxonomy link (R11) would make a node its own ancestor; nothing was written.
+
+    ``row`` is the parent's rowkey and ``value`` the child's rowkey: the child is the
+    parent itself or one of its ancestors.
+    """
 
 
 class TokenError(ValidationError):

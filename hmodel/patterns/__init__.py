@@ -1,8 +1,9 @@
-"""The schema-design patterns as declarations, one module per pattern family (R1-R10, I1-I3, K9).
+"""The schema-design patterns as declarations, one module per pattern family (R1-R11, I1-I3, K9).
 
 Each module uses only the public repository API (an import contract checks it):
-``records`` (R1, R2), ``copies`` (R3, R7), ``relation`` (R6), ``ids`` (K9),
-``timebucket`` (R9), ``index`` (I1-I3: the declaration and its rows),
+``records`` (R1, R2), ``copies`` (R3, R7), ``relation`` (R6), ``taxonomy`` (R11), ``ids`` (K9),
+``timebucket`` (R9), ``summary`` (I3: summary tables kept by counters), ``index``
+(I1-I3: the declaration and its rows),
 ``index_repository`` (I1: the writes that keep indexes consistent), ``index_job``
 (I2, I3: backfill, verify and rebuild), and ``guard`` (the row guard copies and
 relations write through).
@@ -27,12 +28,23 @@ from hmodel.patterns.index_job import (
 from hmodel.patterns.index_repository import IndexedRepository, IndexStats, parse_result
 from hmodel.patterns.records import Aggregate, RecordTypes
 from hmodel.patterns.relation import OneSidedLink, Relation
+from hmodel.patterns.summary import (
+    Count,
+    Sum,
+    SummarizedRepository,
+    Summary,
+    SummaryReport,
+    Tally,
+    WrongGroup,
+)
+from hmodel.patterns.taxonomy import Taxonomy
 from hmodel.patterns.timebucket import Point, TimeBuckets, TimeSeries
 
 __all__ = [
     "Aggregate",
     "Copy",
     "CopyReport",
+    "Count",
     "Entry",
     "IdAllocator",
     "Index",
@@ -50,8 +62,15 @@ __all__ = [
     "Shard",
     "ShardReport",
     "StaleCopy",
+    "Sum",
+    "SummarizedRepository",
+    "Summary",
+    "SummaryReport",
+    "Tally",
+    "Taxonomy",
     "TimeBuckets",
     "TimeSeries",
+    "WrongGroup",
     "id_table",
     "parse_result",
     "plan_shards",

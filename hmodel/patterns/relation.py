@@ -353,6 +353,14 @@ class Relation(Generic[L, R]):
 
     # --- reads --------------------------------------------------------------------------
 
+    def left_id(self, left_id: Any) -> Any:
+        """``left_id`` as reads give ids back: the value of a one-field key, else a tuple."""
+        return self._ident(self._l, left_id)
+
+    def left_row(self, left_id: Any) -> bytes:
+        """The rowkey of the left row ``left_id`` names."""
+        return self._l.row(left_id)
+
     def of_left(self, left_id: Any) -> dict[Any, Any]:
         """The links of one left row: right id -> value (one round trip)."""
         entries = self.left.get_entries(self._l.key(left_id), self.left_field)
@@ -362,6 +370,24 @@ class Relation(Generic[L, R]):
         """The links of one right row: left id -> value (one round trip)."""
         entries = self.right.get_entries(self._r.key(right_id), self.right_field)
         return {self._l.ident(k): v for k, v in entries.items()}
+
+    def of_left_many(self, left_ids: Sequence[Any]) -> list[dict[Any, Any]]:
+        """The links of several left rows, aligned with ``left_ids`` (one ``get_many``).
+
+        A missing row has no links (``{}``).
+        """
+        return _entries_of(self._l, self._r, left_ids)
+
+    def of_right_many(self, right_ids: Sequence[Any]) -> list[dict[Any, Any]]:
+        """The links of several right rows, aligned with ``right_ids`` (one ``get_many``)."""
+        return _entries_of(self._r, self._l, right_ids)
+
+    def all_of_left(self) -> dict[Any, dict[Any, Any]]:
+        """Every left row's links: left id -> right id -> value (rows with none left out).
+
+        One scan of the left table, reading only the relation's family.
+        """
+        return _all_entries(self._l, self._r)
 
     def verify(self, left_ids: Iterable[Any] | None = None) -> list[OneSidedLink]:
         """Links present on one side only.
@@ -431,6 +457,20 @@ class Relation(Generic[L, R]):
                 self.unlink(left_id, right_id)
             count += 1
         return count
+
+
+def _entries_of(side: _Side, other: _Side, ids: Sequence[Any]) -> list[dict[Any, Any]]:
+    """One side's map of each row named: one multi-get of only the map's columns."""
+    if not ids:
+        return []
+    repository = side.repository
+    mapper = repository.mapper
+    rows = [side.row(ident) for ident in ids]
+    results = repository.backend.get(
+        repository.table, list(dict.fromkeys(rows)), columns=mapper.map_columns(side.field)
+    )
+    found = {r.row: mapper.map_entries(side.field, r) for r in results}
+    return [{other.ident(k): v for k, v in found.get(row, {}).items()} for row in rows]
 
 
 def _all_entries(side: _Side, other: _Side) -> dict[Any, dict[Any, Any]]:
