@@ -1,7 +1,8 @@
 """The job runner: every bulk operation in resumable shards, on any executor.
 
 A job is a :class:`Task` (what to do with rows: an index backfill, verify or rebuild;
-a copy sync, verify or repair; a relation verify or repair) and its shards (key ranges
+a copy sync, verify or repair; a relation verify or repair; a summary table's
+recount) and its shards (key ranges
 of the task's tables, one or more per region). :func:`run_job` plans the shards,
 records the plan and every shard's progress in a :class:`CheckpointStore` (a local
 directory, or an HBase table of its own), runs the unfinished shards on an executor
@@ -39,10 +40,12 @@ from hmodel.jobs.model import (
 )
 from hmodel.jobs.runner import Hook, Progress, ShardCall, job_status, run_job, run_shard
 from hmodel.jobs.sharding import Sharding, plan_shards, split_range
+from hmodel.jobs.summary_task import TALLIES_TABLE, SummaryTask, run_summary_job
 from hmodel.jobs.tasks import CopyTask, IndexTask, RelationTask
 
 __all__ = [
     "JOBS_TABLE",
+    "TALLIES_TABLE",
     "Checkpoint",
     "CheckpointConflictError",
     "CheckpointStore",
@@ -66,6 +69,7 @@ __all__ = [
     "ShardWork",
     "Sharding",
     "SparkExecutor",
+    "SummaryTask",
     "TableCheckpoints",
     "Tally",
     "Target",
@@ -75,5 +79,6 @@ __all__ = [
     "plan_shards",
     "run_job",
     "run_shard",
+    "run_summary_job",
     "split_range",
 ]

@@ -119,6 +119,11 @@ class ShardWork(Protocol):
 
         A batch may be processed again after a crash (the checkpoint is written after
         it): its writes must be idempotent (a repeated batch finds them made).
+
+        A work may also define ``resume(last: bytes | None) -> None``: the runner calls
+        it once, before the first batch, with the shard's recorded last row (``None``:
+        from the shard's start), so a work can key what it writes per batch by where the
+        batch's scan starts (a batch run again starts there again).
         """
         ...  # pragma: no cover
 

@@ -85,6 +85,9 @@ def run_shard(
     if previous is not None and previous.done:
         return _report(shard, previous)
     work = task.open(backend, shard)
+    resume = getattr(work, "resume", None)
+    if resume is not None:
+        resume(previous.last if previous else None)
     tally = Tally(
         dict(previous.counts) if previous else {"rows": 0},
         {k: list(v) for k, v in previous.samples.items()} if previous else {},

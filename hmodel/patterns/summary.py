@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import timedelta
 from typing import Any, Generic, TypeVar
 
@@ -390,6 +390,17 @@ class Summary(Generic[M, S]):
             close = getattr(rows, "close", None)
             if close is not None:
                 close()
+        return tally
+
+    def tally_rows(self, rows: Iterable[RowResult]) -> Tally:
+        """Recount data rows already read (a job's batch), as :meth:`tally_range` counts them.
+
+        Rows of other record types sharing the table are left out; undecodable ones are
+        counted in ``undecodable``. No I/O.
+        """
+        tally = Tally()
+        for result in rows:
+            self._count(result, tally)
         return tally
 
     def _count(self, result: RowResult, tally: Tally) -> None:

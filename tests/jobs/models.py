@@ -10,11 +10,12 @@ import attrs
 from hmodel import Query, Store
 from hmodel.backend.base import Backend
 from hmodel.jobs import IndexTask, Shard
-from hmodel.patterns import Copy, Relation
+from hmodel.patterns import Copy, Relation, Summary
 from hmodel.repository import Repository
 from hmodel.schema import Family, Table
 from tests.patterns.index_models import ITEMS_BY_COLOUR, Item, colour_index
 from tests.patterns.shared_models import Line, Shipping, User
+from tests.patterns.summary_models import DAILY, ORDERS, DailyOrders, Order, at, daily
 
 
 def stock(backend: Backend, count: int, splits: tuple[bytes, ...] = ()) -> None:
@@ -84,3 +85,20 @@ def colour_verify() -> IndexTask:
 def always_die(shard: Shard, read: int) -> None:
     """A hook: every worker dies at its first batch (a job that cannot make progress)."""
     os.kill(os.getpid(), signal.SIGKILL)
+
+
+def orders_daily(backend: Backend) -> Summary[object, DailyOrders]:
+    """Orders per customer per day (I3), on a worker's backend."""
+    return daily(Store(backend))
+
+
+def stock_orders(backend: Backend, count: int, splits: tuple[bytes, ...] = ()) -> None:
+    """``count`` orders over ``splits``, saved without their summary (its counters empty)."""
+    backend.create_table(Table(ORDERS.name, list(ORDERS.families), splits=list(splits)))
+    backend.create_table(DAILY)
+    Repository(Order, backend).save_many(
+        [
+            Order(order_id=f"o{n:02d}", customer_id=f"c{n % 3}", placed_at=at(1 + n % 4), total=n)
+            for n in range(count)
+        ]
+    )
