@@ -2,7 +2,8 @@
 
 Each module uses only the public repository API (an import contract checks it):
 ``records`` (R1, R2), ``copies`` (R3, R7), ``relation`` (R6), ``ids`` (K9),
-``timebucket`` (R9), ``index`` (I1-I3: the declaration and its rows),
+``timebucket`` (R9), ``migration`` and ``revision`` (online data migrations and
+their revision table), ``index`` (I1-I3: the declaration and its rows),
 ``index_repository`` (I1: the writes that keep indexes consistent), ``index_job``
 (I2, I3: backfill, verify and rebuild), and ``guard`` (the row guard copies and
 relations write through).
@@ -24,14 +25,24 @@ from hmodel.patterns.index_job import (
     run_shard_with,
 )
 from hmodel.patterns.index_repository import IndexedRepository, IndexStats, parse_result
+from hmodel.patterns.migration import (
+    DataMigration,
+    MigratingRepository,
+    MigrationReport,
+    Migrator,
+    VerifyReport,
+)
 from hmodel.patterns.records import Aggregate, RecordTypes
 from hmodel.patterns.relation import OneSidedLink, Relation
+from hmodel.patterns.revision import PHASES, RevisionState, RevisionTable
 from hmodel.patterns.timebucket import Point, TimeBuckets, TimeSeries
 
 __all__ = [
+    "PHASES",
     "Aggregate",
     "Copy",
     "CopyReport",
+    "DataMigration",
     "Entry",
     "IdAllocator",
     "Index",
@@ -39,18 +50,24 @@ __all__ = [
     "IndexedRepository",
     "Job",
     "JobReport",
+    "MigratingRepository",
+    "MigrationReport",
+    "Migrator",
     "OneSidedLink",
     "Outcome",
     "Point",
     "Progress",
     "RecordTypes",
     "Relation",
+    "RevisionState",
+    "RevisionTable",
     "RowGuard",
     "Shard",
     "ShardReport",
     "StaleCopy",
     "TimeBuckets",
     "TimeSeries",
+    "VerifyReport",
     "id_table",
     "parse_result",
     "plan_shards",
