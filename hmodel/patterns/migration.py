@@ -224,6 +224,8 @@ class MigratingRepository(Generic[O, N]):
         self.migration = migration
         self.old: Repository[O] = store.repository(migration.old)
         self.new: Repository[N] = store.repository(migration.new)
+        self._old_columns = tuple(mapper_for(migration.old).columns(None))
+        self._new_columns = tuple(mapper_for(migration.new).columns(None))
 
     # --- plumbing -------------------------------------------------------------------
 
@@ -237,6 +239,23 @@ class MigratingRepository(Generic[O, N]):
         rows = [self._old_row(k) for k in new_keys]
         found = self.old.get_stamped(rows) if rows else {}
         return [(row, *found[row]) for row in rows]
+
+    def _before_write(self, key: Mapping[str, Any]) -> tuple[bytes, bytes, O | None, int]:
+        """What a write of the new row of ``key`` must be ordered after.
+
+        The new rowkey, the old rowkey, the old instance and the stamp to write after:
+        the old row's newest stamp, or, when the old row is gone (moved already, or never
+        there), the new row's (read second: the migrator deletes the old row only after
+        its copy landed, so a copy at ``s`` is never missed). Without the second read a
+        writer whose clock is behind ``s`` would be hidden behind the copy. The stamp is
+        observed, so every later write stamp of the new row is greater. One or two trips.
+        """
+        row = self.new.mapper.key_of_values(key)
+        ((old_row, old_obj, stamp),) = self._old_rows_stamped([key])
+        if old_obj is None:
+            stamp = max(stamp, self.new.get_stamped([row])[row][1])
+        self.store.stamps.observe(stamp, rows=(row,))
+        return row, old_row, old_obj, stamp
 
     def _copy(self, produced: Iterable[object], stamp: int) -> None:
         """Write instances at ``stamp`` (the old row's): what the migrator would write."""
@@ -259,13 +278,34 @@ class MigratingRepository(Generic[O, N]):
         """Read models by new key fields, aligned with ``keys``; ``None`` where none is.
 
         Round trips: one ``get_many`` of the new layout; if some keys have no new row,
-        one of the old layout; if some have no old row either, one more of the new.
+        one of the old layout; if some have no old row either, one more of the new. A
+        key whose old row is its new row (a migration within the row) is read once, both
+        layouts' columns together: the row is then seen atomically, before or after a
+        write, never as the old columns of one moment and the new of another (the
+        layouts may share columns, which a write of the new layout changes).
 
         Raises:
             DecodeError: A new row read the second time does not decode.
         """
-        found: list[N | None] = list(self.new.get_many(keys, on_error="skip"))
-        missing = [i for i, obj in enumerate(found) if obj is None]
+        found: list[N | None] = [None] * len(keys)
+        rows = [self.new.mapper.key_of_values(k) for k in keys]
+        in_row = [
+            i
+            for i, key in enumerate(keys)
+            if self.old.table == self.new.table and self._old_row(key) == rows[i]
+        ]
+        if in_row:
+            for i, obj in zip(in_row, self._read_in_row([rows[i] for i in in_row]), strict=True):
+                found[i] = obj
+        elsewhere = [i for i in range(len(keys)) if i not in set(in_row)]
+        if not elsewhere:
+            return found
+        first = self.new.get_many([keys[i] for i in elsewhere], on_error="skip")
+        missing = []
+        for i, obj in zip(elsewhere, first, strict=True):
+            found[i] = obj
+            if obj is None:
+                missing.append(i)
         if not missing:
             return found
         old = self._old_rows_stamped([keys[i] for i in missing])
@@ -273,8 +313,7 @@ class MigratingRepository(Generic[O, N]):
         for i, (_, old_obj, _) in zip(missing, old, strict=True):
             obj = None
             if old_obj is not None:
-                row = self.new.mapper.key_of_values(keys[i])
-                obj = self._mine(self.migration.produce(old_obj), row)
+                obj = self._mine(self.migration.produce(old_obj), rows[i])
             if obj is None:
                 again.append(i)
             found[i] = obj
@@ -282,6 +321,28 @@ class MigratingRepository(Generic[O, N]):
             for i, obj in zip(again, self.new.get_many([keys[i] for i in again]), strict=True):
                 found[i] = obj
         return found
+
+    def _read_in_row(self, rows: Sequence[bytes]) -> list[N | None]:
+        """Rows holding both layouts, each read once with both layouts' columns."""
+        columns = sorted({*self._new_columns, *self._old_columns})
+        results = {
+            r.row: r for r in self.store.backend.get(self.new.table, list(rows), columns=columns)
+        }
+        answers: list[N | None] = []
+        for row in rows:
+            result = results.get(row)
+            obj: N | None = None
+            if result is not None:
+                try:
+                    obj = self.new.load(result)
+                except DecodeError:
+                    obj = None  # not moved yet: the new layout's columns are not all there
+                if obj is None:
+                    old_obj = self.old.load(result)
+                    if old_obj is not None:
+                        obj = self._mine(self.migration.produce(old_obj), row)
+            answers.append(obj)
+        return answers
 
     def scan(self, prefix: Mapping[str, Any] | None = None, *, batch: int = 500) -> Iterator[N]:
         """Iterate the models whose new key starts with ``prefix`` (every model: ``None``).
@@ -309,7 +370,10 @@ class MigratingRepository(Generic[O, N]):
                 values = self.new.mapper.key_values(obj)
                 if all(values.get(k) == v for k, v in prefix.items()):
                     waiting[self.new.mapper.rowkey(obj)] = values
-        for new_obj in self.new.scan(prefix or None):
+        # Within a row, a row not moved yet lacks the new layout's columns: it is read
+        # again below, as an old row.
+        same_table = self.old.table == self.new.table
+        for new_obj in self.new.scan(prefix or None, on_error="skip" if same_table else "raise"):
             waiting.pop(self.new.mapper.rowkey(new_obj), None)
             yield new_obj
         keys = list(waiting.values())
@@ -321,26 +385,25 @@ class MigratingRepository(Generic[O, N]):
     # --- writes ---------------------------------------------------------------------
 
     def save(self, obj: N) -> N:
-        """Write the whole new instance to the new layout (two round trips).
+        """Write the whole new instance to the new layout (two or three round trips).
 
-        The old row's stamp is read first (one ``get``), so this write is stamped after
-        it whatever the clocks: a late copy of the old row can never override it.
+        The old row's stamp is read first (and the new row's when the old row is gone),
+        so this write is stamped after it whatever the clocks: a copy of the old row,
+        however late, can never override it.
         """
-        row = self.new.mapper.rowkey(obj)
-        ((_, _, stamp),) = self._old_rows_stamped([self.new.mapper.key_values(obj)])
-        self.store.stamps.observe(stamp, rows=(row,))
+        self._before_write(self.new.mapper.key_values(obj))
         return self.new.save(obj)
 
     def update(self, key: Mapping[str, Any], **changes: Any) -> None:
         """Write some fields of one new row; a row not moved yet is moved first.
 
-        Round trips: a read of the old row; if it is there, the transform written at its
-        stamp (one per new row), then the change at a fresh stamp (one).
+        Round trips: a read of the old row (and of the new when the old is gone); if the
+        old row is there, the transform written at its stamp (one per new row), then the
+        change at a fresh stamp, ordered after it (one).
         """
-        ((_, old_obj, stamp),) = self._old_rows_stamped([key])
+        _, _, old_obj, stamp = self._before_write(key)
         if old_obj is not None:
             self._copy(self.migration.produce(old_obj), stamp)
-        self.store.stamps.observe(stamp, rows=(self.new.mapper.key_of_values(key),))
         self.new.update(key, **changes)
 
     def delete(self, **key: Any) -> None:
@@ -348,10 +411,10 @@ class MigratingRepository(Generic[O, N]):
 
         An old row the transform splits into several records has its other records moved
         first (at the old row's stamp), so deleting one of them keeps the others. Round
-        trips: a read of the old row, the other records' writes, then a delete per layout.
+        trips: a read of the old row (and of the new when the old is gone), the other
+        records' writes, then a delete per layout.
         """
-        row = self.new.mapper.key_of_values(key)
-        ((old_row, old_obj, stamp),) = self._old_rows_stamped([key])
+        row, old_row, old_obj, stamp = self._before_write(key)
         if old_obj is not None:
             others = [
                 o
