@@ -184,10 +184,10 @@ class RevisionTable:
             self.table, row, _PHASE, before, Put(row, _PHASE, phase.encode())
         ):
             current = self.state(migration.revision)
+            now = "not begun" if current is None else repr(current.phase)
+            wanted = "unrecorded" if before is None else repr(before.decode())
             raise ConflictError(
-                f"revision {migration.revision!r} is "
-                f"{'not begun' if current is None else current.phase!r}, not "
-                f"{'unrecorded' if before is None else before.decode()!r}: another runner "
+                f"revision {migration.revision!r} is {now}, not {wanted}: another runner "
                 "may have advanced it",
                 table=self.table,
                 row=row,
