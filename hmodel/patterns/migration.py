@@ -61,6 +61,23 @@ def _refuse_unsupported(cls: type, side: str, revision: str) -> None:
         )
 
 
+def _copy_stamp(old: Repository[Any], result: RowResult, shared: frozenset[bytes]) -> int:
+    """The stamp a copy of the old row ``result`` is written at: its newest write's.
+
+    Within the row (``shared``: the new layout's columns and map families, which share
+    the row), cells of columns the new layout also has do not count: the application
+    writes them through the new layout, and a copy stamped as new as such a write would
+    tie with the application's other cells of that write (a tie HBase settles by arrival).
+    Only when every cell is shared does the newest of all count.
+    """
+    own = [
+        cell.timestamp
+        for column, cell in result.cells.items()
+        if column not in shared and column.partition(b":")[0] not in shared
+    ]
+    return max(own) if own else old.newest_stamp(result)
+
+
 @attrs.frozen
 class DataMigration(Generic[O, N]):
     """One data revision: rows of ``old`` rewritten as rows of ``new`` by ``transform``.
@@ -226,6 +243,7 @@ class MigratingRepository(Generic[O, N]):
         self.new: Repository[N] = store.repository(migration.new)
         self._old_columns = tuple(mapper_for(migration.old).columns(None))
         self._new_columns = tuple(mapper_for(migration.new).columns(None))
+        self._shared = frozenset(self._new_columns)
 
     # --- plumbing -------------------------------------------------------------------
 
@@ -234,27 +252,52 @@ class MigratingRepository(Generic[O, N]):
 
     def _old_rows_stamped(
         self, new_keys: Sequence[Mapping[str, Any]]
-    ) -> list[tuple[bytes, O | None, int]]:
-        """Per new key: its old rowkey, the old instance and its newest stamp (one trip)."""
+    ) -> list[tuple[bytes, O | None, int, int]]:
+        """Per new key: old rowkey, old instance, copy stamp, newest stamp (one trip).
+
+        The old instance is ``None`` for a missing row, or one that does not decode.
+        """
         rows = [self._old_row(k) for k in new_keys]
-        found = self.old.get_stamped(rows) if rows else {}
-        return [(row, *found[row]) for row in rows]
+        unique = list(dict.fromkeys(rows))
+        results = (
+            {
+                r.row: r
+                for r in self.store.backend.get(self.old.table, unique, columns=self._old_columns)
+            }
+            if unique
+            else {}
+        )
+        answers: list[tuple[bytes, O | None, int, int]] = []
+        for key, row in zip(new_keys, rows, strict=True):
+            result = results.get(row)
+            if result is None:
+                answers.append((row, None, 0, 0))
+                continue
+            try:
+                obj = self.old.load(result)
+            except DecodeError:
+                obj = None
+            in_row = self.old.table == self.new.table and row == self.new.mapper.key_of_values(key)
+            shared = self._shared if in_row else frozenset()
+            copy = _copy_stamp(self.old, result, shared)
+            answers.append((row, obj, copy, self.old.newest_stamp(result)))
+        return answers
 
     def _before_write(self, key: Mapping[str, Any]) -> tuple[bytes, bytes, O | None, int]:
         """What a write of the new row of ``key`` must be ordered after.
 
-        The new rowkey, the old rowkey, the old instance and the stamp to write after:
-        the old row's newest stamp, or, when the old row is gone (moved already, or never
-        there), the new row's (read second: the migrator deletes the old row only after
-        its copy landed, so a copy at ``s`` is never missed). Without the second read a
-        writer whose clock is behind ``s`` would be hidden behind the copy. The stamp is
-        observed, so every later write stamp of the new row is greater. One or two trips.
+        The new rowkey, the old rowkey, the old instance and the stamp of its copy. Every
+        later write stamp of the new row is made greater than the old row's newest
+        stamp, or, when the old row is gone (moved already, or never there), the new
+        row's (read second: the migrator deletes the old row only after its copy landed,
+        so a copy at ``s`` is never missed). Without the second read a writer whose clock
+        is behind ``s`` would be hidden behind the copy. One or two round trips.
         """
         row = self.new.mapper.key_of_values(key)
-        ((old_row, old_obj, stamp),) = self._old_rows_stamped([key])
+        ((old_row, old_obj, stamp, newest),) = self._old_rows_stamped([key])
         if old_obj is None:
-            stamp = max(stamp, self.new.get_stamped([row])[row][1])
-        self.store.stamps.observe(stamp, rows=(row,))
+            newest = max(newest, self.new.get_stamped([row])[row][1])
+        self.store.stamps.observe(newest, rows=(row,))
         return row, old_row, old_obj, stamp
 
     def _copy(self, produced: Iterable[object], stamp: int) -> None:
@@ -310,7 +353,7 @@ class MigratingRepository(Generic[O, N]):
             return found
         old = self._old_rows_stamped([keys[i] for i in missing])
         again: list[int] = []
-        for i, (_, old_obj, _) in zip(missing, old, strict=True):
+        for i, (_, old_obj, _, _) in zip(missing, old, strict=True):
             obj = None
             if old_obj is not None:
                 obj = self._mine(self.migration.produce(old_obj), rows[i])
@@ -472,6 +515,15 @@ class Migrator(Generic[O, N]):
         mapper = mapper_for(migration.old)
         self._columns = tuple(mapper.columns(None))
         self._families = tuple(sorted({c.partition(b":")[0] for c in self._columns}))
+        self._shared = frozenset(mapper_for(migration.new).columns(None))
+
+    def _lands_here(self, produced: Iterable[object], row: bytes) -> bool:
+        """Whether a new record lands on the old row itself (a migration within the row)."""
+        for obj in produced:
+            repo: Repository[Any] = self.store.repository(type(obj))
+            if (repo.table, repo.mapper.rowkey(obj)) == (self.old.table, row):
+                return True
+        return False
 
     def _old_rows(self, start: bytes, stop: bytes) -> Iterator[RowResult]:
         scan = Scan(start=start, stop=stop, columns=self._columns, batch_size=self.batch_size)
@@ -506,19 +558,14 @@ class Migrator(Generic[O, N]):
                     samples.append(result.row)
                 continue
             counts["read"] += 1
-            stamp = self.old.newest_stamp(result)
             produced = self.migration.produce(obj)
             if not produced:
                 counts["dropped"] += 1
-            lands_here = False
+            lands_here = self._lands_here(produced, result.row)
+            stamp = _copy_stamp(self.old, result, self._shared if lands_here else frozenset())
             for new_obj in produced:
-                repo = self.store.repository(type(new_obj))
-                repo.save(new_obj, write_stamp=stamp)
+                self.store.repository(type(new_obj)).save(new_obj, write_stamp=stamp)
                 counts["written"] += 1
-                lands_here |= (repo.table, repo.mapper.rowkey(new_obj)) == (
-                    self.old.table,
-                    result.row,
-                )
             if self.delete_old and not lands_here:
                 self.store.backend.mutate(
                     self.old.table,
@@ -595,8 +642,10 @@ class Migrator(Generic[O, N]):
             if obj is None:
                 continue
             counts["old_rows"] += 1
-            stamp = self.old.newest_stamp(result)
-            for new_obj in self.migration.produce(obj):
+            produced = self.migration.produce(obj)
+            in_row = self._lands_here(produced, result.row)
+            stamp = _copy_stamp(self.old, result, self._shared if in_row else frozenset())
+            for new_obj in produced:
                 repo: Repository[Any] = self.store.repository(type(new_obj))
                 key = (repo.table, repo.mapper.rowkey(new_obj))
                 if key in produced_rows:

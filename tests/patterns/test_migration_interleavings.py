@@ -87,9 +87,17 @@ APPLICATION: dict[str, tuple[Act, Callable[[Any], Any]]] = {
         lambda r: r.save(r.migration.new(item_id="i1", colour="blue", size=None)),
         lambda v: attrs.evolve(v, colour="blue", size=None),
     ),
+    "save, shared field": (
+        lambda r: r.save(r.migration.new(item_id="i1", colour="blue", size=5)),
+        lambda v: attrs.evolve(v, colour="blue", size=5),
+    ),
     "update": (
         lambda r: r.update({"item_id": "i1"}, colour="blue"),
         lambda v: attrs.evolve(v, colour="blue"),
+    ),
+    "update, shared field": (
+        lambda r: r.update({"item_id": "i1"}, size=7),
+        lambda v: attrs.evolve(v, size=7),
     ),
     "delete a field": (
         lambda r: r.update({"item_id": "i1"}, size=None),
