@@ -23,6 +23,7 @@ __all__ = [
 
 O = TypeVar("O")  # noqa: E741 -- the old model, as N is the new one
 N = TypeVar("N")
+T = TypeVar("T")
 
 #: A transform's answer: one new instance, several (a record type split in two), or
 #: ``None`` (the old row is dropped).
@@ -127,6 +128,22 @@ class DataMigration(Generic[O, N]):
                 field=sorted(missing)[0],
                 value=self.revision,
             )
+
+    def serving(self, model: type[T]) -> DataMigration[O, T]:
+        """This migration as read and written through another of its new models.
+
+        For a record type split in two: ``MigratingRepository(store, m.serving(Other))``
+        serves the other record; the revision, old model and transform are the same.
+        """
+        return DataMigration(
+            revision=self.revision,
+            down_revision=self.down_revision,
+            old=self.old,
+            new=model,
+            transform=self.transform,
+            old_key=self.old_key,
+            description=self.description,
+        )
 
     def produce(self, old_obj: O) -> list[object]:
         """The new instances of ``old_obj`` (none when the transform drops it)."""
