@@ -10,7 +10,7 @@ from hmodel.backend.base import Backend
 from hmodel.errors import DeclarationError, InputError
 from hmodel.ops.inventory import import_module
 from hmodel.patterns import DataMigration, RevisionTable
-from hmodel.patterns.revision import RevisionState, ordered
+from hmodel.patterns.revision import RevisionState, ordered_revisions
 
 __all__ = ["data_migrations_of", "pending_revisions", "render_pending"]
 
@@ -35,7 +35,7 @@ def pending_revisions(
         for migration in data_migrations_of(import_module(name)):
             found.setdefault(migration.revision, migration)
     try:
-        ordered(found.values())
+        ordered_revisions(found.values())
         return RevisionTable(backend).pending(list(found.values()))
     except DeclarationError as exc:
         raise InputError(f"data revisions of {', '.join(modules)}: {exc}") from exc

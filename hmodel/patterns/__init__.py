@@ -34,11 +34,18 @@ from hmodel.patterns.migration import (
 )
 from hmodel.patterns.records import Aggregate, RecordTypes
 from hmodel.patterns.relation import OneSidedLink, Relation
-from hmodel.patterns.revision import PHASES, RevisionState, RevisionTable
+from hmodel.patterns.revision import (
+    PHASES,
+    REVISION_TABLE,
+    RevisionState,
+    RevisionTable,
+    ordered_revisions,
+)
 from hmodel.patterns.timebucket import Point, TimeBuckets, TimeSeries
 
 __all__ = [
     "PHASES",
+    "REVISION_TABLE",
     "Aggregate",
     "Copy",
     "CopyReport",
@@ -69,6 +76,7 @@ __all__ = [
     "TimeSeries",
     "VerifyReport",
     "id_table",
+    "ordered_revisions",
     "parse_result",
     "plan_shards",
     "run_job",

@@ -15,7 +15,7 @@ from hmodel.errors import ConflictError, DeclarationError, TableExistsError, Val
 from hmodel.patterns.migration import DataMigration
 from hmodel.schema import Family, Table
 
-__all__ = ["PHASES", "REVISION_TABLE", "RevisionState", "RevisionTable", "ordered"]
+__all__ = ["PHASES", "REVISION_TABLE", "RevisionState", "RevisionTable", "ordered_revisions"]
 
 #: The phases of a data revision, in order: the new layout created and the migrating
 #: repository deployed (``expanding``), the job running (``migrating``), old and new
@@ -49,7 +49,9 @@ class RevisionState:
     counts: Mapping[str, int] = attrs.field(factory=dict)
 
 
-def ordered(migrations: Iterable[DataMigration[Any, Any]]) -> list[DataMigration[Any, Any]]:
+def ordered_revisions(
+    migrations: Iterable[DataMigration[Any, Any]],
+) -> list[DataMigration[Any, Any]]:
     """The migrations in revision order: each after its ``down_revision``.
 
     Raises:
@@ -209,7 +211,7 @@ class RevisionTable:
         states = self.states()
         return [
             (m, states.get(m.revision))
-            for m in ordered(migrations)
+            for m in ordered_revisions(migrations)
             if states.get(m.revision) is None or states[m.revision].phase != PHASES[-1]
         ]
 

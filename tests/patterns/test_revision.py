@@ -9,7 +9,7 @@ from hmodel.backend.base import Backend
 from hmodel.clock import ManualClock
 from hmodel.errors import ConflictError, DeclarationError, ValidationError
 from hmodel.patterns import PHASES, DataMigration, RevisionTable
-from hmodel.patterns.revision import ordered
+from hmodel.patterns.revision import ordered_revisions
 from tests.patterns.test_migration_interleavings import NewItem, OldItem, to_new
 
 
@@ -69,13 +69,13 @@ def test_pending_revisions_without_a_table_are_all_of_them(backend: Backend) -> 
 def test_revisions_form_one_chain() -> None:
     first = DataMigration("r1", None, OldItem, NewItem, to_new)
     second = DataMigration("r2", "r1", OldItem, NewItem, to_new)
-    assert ordered([second, first]) == [first, second]
+    assert ordered_revisions([second, first]) == [first, second]
     with pytest.raises(DeclarationError, match="share a revision id"):
-        ordered([first, first])
+        ordered_revisions([first, first])
     with pytest.raises(DeclarationError, match="both follow the same revision"):
-        ordered([first, second, DataMigration("r3", "r1", OldItem, NewItem, to_new)])
+        ordered_revisions([first, second, DataMigration("r3", "r1", OldItem, NewItem, to_new)])
     with pytest.raises(DeclarationError, match="undeclared revision"):
-        ordered([second])
+        ordered_revisions([second])
 
 
 def test_bad_phases_and_revision_ids_are_refused(backend: Backend) -> None:
