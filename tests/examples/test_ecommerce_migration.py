@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable
 from datetime import timedelta
@@ -22,6 +23,7 @@ from examples.ecommerce.migrations import (
 from examples.ecommerce.models import Buyer, Order
 from examples.ecommerce.service import Shop
 from hmodel.backend.base import Backend, Scan
+from hmodel.backend.forwarding import ForwardingBackend
 from hmodel.clock import ManualClock
 from hmodel.patterns import MigratingRepository, Migrator
 from hmodel.repository import Store
@@ -46,49 +48,97 @@ def old_order_rows(backend: Backend) -> int:
     return sum(1 for _ in backend.scan("order", Scan(columns=(b"o",))))
 
 
+def changes(
+    store: Store, mine: list[Order16], expected: dict[str, Order16 | None]
+) -> list[Callable[[], None]]:
+    """An application's writes on the migrating repository: saves, updates, deletes, inserts.
+
+    Each records what it wrote in ``expected`` and reads the order back: every read during
+    the job answers what the application last wrote.
+    """
+    repo = MigratingRepository(store, ORDERS_SALT16)
+
+    def change(n: int, order: Order16) -> None:
+        kind = n % 4
+        if kind == 0:
+            changed = attrs.evolve(order, total=order.total + Decimal("1.00"))
+            repo.save(changed)
+            expected[order.order_id] = changed
+        elif kind == 1:
+            repo.update(key_of(order), quantity=order.quantity + 100)
+            expected[order.order_id] = attrs.evolve(order, quantity=order.quantity + 100)
+        elif kind == 2:
+            repo.delete(**key_of(order))
+            expected[order.order_id] = None
+        else:
+            fresh = attrs.evolve(
+                order,
+                order_id=f"n-{order.order_id}",
+                ordered_at=order.ordered_at + timedelta(days=1),
+            )
+            repo.save(fresh)
+            expected[fresh.order_id] = fresh
+        assert repo.get(**key_of(order)) == expected[order.order_id]
+
+    return [functools.partial(change, n, order) for n, order in enumerate(mine)]
+
+
 def writer(
     store: Store,
     mine: list[Order16],
     expected: dict[str, Order16 | None],
     start: threading.Barrier,
 ) -> Callable[[], None]:
-    """An application process on the migrating repository: saves, updates, deletes, inserts."""
-    repo = MigratingRepository(store, ORDERS_SALT16)
+    """An application process: its changes, in a thread of its own."""
+    steps = changes(store, mine, expected)
 
     def run() -> None:
         start.wait()
-        for n, order in enumerate(mine):
-            kind = n % 4
-            if kind == 0:
-                changed = attrs.evolve(order, total=order.total + Decimal("1.00"))
-                repo.save(changed)
-                expected[order.order_id] = changed
-            elif kind == 1:
-                repo.update(key_of(order), quantity=order.quantity + 100)
-                expected[order.order_id] = attrs.evolve(order, quantity=order.quantity + 100)
-            elif kind == 2:
-                repo.delete(**key_of(order))
-                expected[order.order_id] = None
-            else:
-                fresh = attrs.evolve(
-                    order,
-                    order_id=f"n-{order.order_id}",
-                    ordered_at=order.ordered_at + timedelta(days=1),
-                )
-                repo.save(fresh)
-                expected[fresh.order_id] = fresh
-            # Every read during the job answers what this writer last wrote.
-            assert repo.get(**key_of(order)) == expected[order.order_id]
+        for step in steps:
+            step()
 
     return run
+
+
+class Between(ForwardingBackend):
+    """The job's backend: before each of its writes (a copy or a delete), one change."""
+
+    def __init__(self, inner: Backend, steps: list[Callable[[], None]]) -> None:
+        super().__init__(inner)
+        self.steps = steps
+
+    def _forward(self, method: str, call: Any, /, *args: Any, **kwargs: Any) -> Any:
+        if method == "mutate" and self.steps:
+            self.steps.pop(0)()
+        return call(*args, **kwargs)
+
+
+def check_moved(
+    backend: Backend,
+    store: Store,
+    migrator: Migrator[Order, Order16],
+    expected: dict[str, Order16 | None],
+) -> None:
+    """The new layout is what the application last wrote and every other order, once."""
+    new = {o.order_id: o for o in store.repository(Order16).scan()}
+    wanted = {k: v for k, v in expected.items() if v is not None}
+    assert sorted(new) == sorted(wanted), "rows lost or resurrected"
+    assert new == wanted, "a value is not the one last written"
+    assert sum(1 for _ in store.repository(Order16).scan()) == len(wanted), "duplicates"
+    assert old_order_rows(backend) == 0
+    found = migrator.verify()
+    assert found.clean
+    assert (found.old_rows, found.new_rows, found.new_only) == (0, len(wanted), len(wanted))
+    reader = MigratingRepository(store, ORDERS_SALT16)
+    assert sorted(o.order_id for o in reader.scan()) == sorted(wanted)
 
 
 def test_orders_move_to_16_buckets_while_the_application_writes(
     backend: Backend, loaded: Shop, clock: ManualClock
 ) -> None:
-    """Writers keep saving, updating, deleting and inserting orders during the job; at the
-    end the new layout holds exactly what they last wrote and every other order once, the
-    old layout holds no order, and verify finds nothing wrong.
+    """Writer threads keep saving, updating, deleting and inserting orders during the job;
+    at the end the new layout holds exactly what they last wrote and every other order
+    once, the old layout holds no order, and verify finds nothing wrong.
     """
     create_tables(backend, [ORDER16])
     store = Store(backend, clock=clock)
@@ -131,18 +181,26 @@ def test_orders_move_to_16_buckets_while_the_application_writes(
     assert errors == []
     assert report.problems == 0
     assert report.read <= 120
+    check_moved(backend, store, migrator, expected)
 
-    new = {o.order_id: o for o in store.repository(Order16).scan()}
-    wanted = {k: v for k, v in expected.items() if v is not None}
-    assert sorted(new) == sorted(wanted), "rows lost or resurrected"
-    assert new == wanted, "a value is not the one last written"
-    assert sum(1 for _ in store.repository(Order16).scan()) == len(wanted), "duplicates"
-    assert old_order_rows(backend) == 0
-    found = migrator.verify()
-    assert found.clean
-    assert (found.old_rows, found.new_rows, found.new_only) == (0, len(wanted), len(wanted))
-    reader = MigratingRepository(store, ORDERS_SALT16)
-    assert sorted(o.order_id for o in reader.scan()) == sorted(wanted)
+
+def test_orders_move_while_the_application_writes_between_every_two_writes_of_the_job(
+    backend: Backend, loaded: Shop, clock: ManualClock
+) -> None:
+    """Deterministic: one change before each copy and each delete the job sends, so
+    changes land on orders already moved, half moved (copied, not deleted) and not moved.
+    """
+    create_tables(backend, [ORDER16])
+    store = Store(backend, clock=clock)
+    before = {o.order_id: order16(o) for o in store.repository(Order).scan()}
+    expected: dict[str, Order16 | None] = dict(before)
+    orders = sorted(before.values(), key=lambda o: o.order_id)
+    steps = changes(Store(backend, clock=clock), orders[::3], expected)
+    migrator = Migrator(Store(Between(backend, steps), clock=clock), ORDERS_SALT16)
+    report = migrator.run()
+    assert steps == []  # every change made during the job
+    assert report.problems == 0
+    check_moved(backend, store, migrator, expected)
 
 
 def test_a_copy_only_run_is_verified_then_contracted(
