@@ -12,6 +12,7 @@ from hmodel.ops.inventory import import_module, tables_of
 from hmodel.ops.live import parse_address
 from hmodel.ops.migrate import Migration, current_tables, migrate
 from hmodel.ops.progress import progress
+from hmodel.ops.revisions import pending_revisions, render_pending
 
 __all__ = ["configure", "render_diff", "run_diff", "run_migrate"]
 
@@ -112,8 +113,14 @@ def run_migrate(args: argparse.Namespace) -> int:
     With ``--apply``, differing split points are listed, not changed: the exit status
     is then 1 and the last line says which tables keep their split points.
 
+    Data revisions (:class:`~hmodel.patterns.DataMigration`) declared in the module or
+    in ``--migrations`` modules that the cluster's revision table does not record as
+    contracted are listed first (text output), oldest first, with their phase; they do
+    not change the exit status: their jobs move the data.
+
     Raises:
-        InputError: The module cannot be imported or declares no table.
+        InputError: The module cannot be imported or declares no table, or the data
+            revisions do not form one chain.
         MigrationRefusedError: ``--apply`` would drop a family holding cells without
             ``--allow-drop``.
     """
@@ -126,6 +133,7 @@ def run_migrate(args: argparse.Namespace) -> int:
             allow_drop=args.allow_drop,
             step=lambda tables: progress(tables, label="migrate", total=len(wanted)),
         )
+        pending = pending_revisions(backend, [args.module, *args.migrations])
     if args.output_format == "json":
         document = [
             {
@@ -138,6 +146,8 @@ def run_migrate(args: argparse.Namespace) -> int:
         ]
         print(json.dumps(document, indent=2))
     else:
+        if pending or args.migrations:
+            print(render_pending(pending))
         print(render_diff([m.diff for m in done]))
         for m in done:
             if m.dropped_with_data:
@@ -198,6 +208,14 @@ def configure(commands: Any) -> None:
         "--hbase2", required=True, metavar="HOST:PORT", help="the cluster's Thrift2 server"
     )
     migration.add_argument("--apply", action="store_true", help="make the changes")
+    migration.add_argument(
+        "--migrations",
+        metavar="MODULE",
+        action="append",
+        default=[],
+        help="a module declaring data revisions (DataMigration) to list with their phase "
+        "(repeatable; MODULE's own are listed too)",
+    )
     migration.add_argument(
         "--allow-drop", action="store_true", help="let a change drop families holding cells"
     )

@@ -2,8 +2,9 @@
 
 Each module uses only the public repository API (an import contract checks it):
 ``records`` (R1, R2), ``copies`` (R3, R7), ``relation`` (R6), ``taxonomy`` (R11), ``ids`` (K9),
-``timebucket`` (R9), ``summary`` (I3: summary tables kept by counters), ``index``
-(I1-I3: the declaration and its rows),
+``timebucket`` (R9), ``summary`` (I3: summary tables kept by counters), ``migration`` and
+``revision`` (online data migrations and their revision table), ``index`` (I1-I3: the
+declaration and its rows),
 ``index_repository`` (I1: the writes that keep indexes consistent), ``index_job``
 (I2, I3: backfill, verify and rebuild), and ``guard`` (the row guard copies and
 relations write through).
@@ -26,8 +27,22 @@ from hmodel.patterns.index_job import (
     run_shard_with,
 )
 from hmodel.patterns.index_repository import IndexedRepository, IndexStats, parse_result
+from hmodel.patterns.migration import (
+    DataMigration,
+    MigratingRepository,
+    MigrationReport,
+    Migrator,
+    VerifyReport,
+)
 from hmodel.patterns.records import Aggregate, RecordTypes
 from hmodel.patterns.relation import OneSidedLink, Relation
+from hmodel.patterns.revision import (
+    PHASES,
+    REVISION_TABLE,
+    RevisionState,
+    RevisionTable,
+    ordered_revisions,
+)
 from hmodel.patterns.summary import (
     Count,
     Sum,
@@ -41,10 +56,13 @@ from hmodel.patterns.taxonomy import Taxonomy
 from hmodel.patterns.timebucket import Point, TimeBuckets, TimeSeries
 
 __all__ = [
+    "PHASES",
+    "REVISION_TABLE",
     "Aggregate",
     "Copy",
     "CopyReport",
     "Count",
+    "DataMigration",
     "Entry",
     "IdAllocator",
     "Index",
@@ -52,12 +70,17 @@ __all__ = [
     "IndexedRepository",
     "Job",
     "JobReport",
+    "MigratingRepository",
+    "MigrationReport",
+    "Migrator",
     "OneSidedLink",
     "Outcome",
     "Point",
     "Progress",
     "RecordTypes",
     "Relation",
+    "RevisionState",
+    "RevisionTable",
     "RowGuard",
     "Shard",
     "ShardReport",
@@ -70,8 +93,10 @@ __all__ = [
     "Taxonomy",
     "TimeBuckets",
     "TimeSeries",
+    "VerifyReport",
     "WrongGroup",
     "id_table",
+    "ordered_revisions",
     "parse_result",
     "plan_shards",
     "process_batch",

@@ -128,3 +128,45 @@ def test_apply_does_not_claim_split_points_it_only_listed(
     assert table["applied"] is False
     assert table["left"] == ["splits SPLITS: 2 regions -> 3 regions"]
     assert [r.start for r in live.regions("mig_new")] == [b"", b"m"]  # unchanged
+
+
+def test_migrate_lists_the_pending_data_revisions_with_their_phase(
+    live: Thrift2Backend, fake_hbase_server: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Data revisions of the module (or --migrations) not contracted are listed first."""
+    from examples.ecommerce.migrations import ORDERS_SALT16
+    from hmodel.patterns import PHASES, RevisionTable
+
+    address = f"{fake_hbase_server.host}:{fake_hbase_server.thrift2_port}"
+    revisions = RevisionTable(live)
+    if live.table_exists(revisions.table):
+        live.delete_table(revisions.table)
+    try:
+        assert main(["migrate", "examples.ecommerce.migrations", "--hbase2", address]) == 1
+        out = capsys.readouterr().out.splitlines()
+        assert out[:3] == [
+            "data revisions pending (run their jobs; migrate never moves data):",
+            "  2026_11_orders_salt16 [not begun]: orders: salt of 10 buckets to 16 (table order16)",
+            "  2026_11_buyers_salt16 [not begun]: buyer copies: salt of 10 buckets to 16 "
+            "(table order16)",
+        ]
+        assert "table order16:" in out
+        revisions.create()
+        for phase in PHASES:
+            revisions.advance(ORDERS_SALT16, phase)
+        assert main(["migrate", module_of_shop(), "--hbase2", address,
+                     "--migrations", "examples.ecommerce.migrations"]) in (0, 1)  # fmt: skip
+        out = capsys.readouterr().out.splitlines()
+        assert out[:2] == [
+            "data revisions pending (run their jobs; migrate never moves data):",
+            "  2026_11_buyers_salt16 [not begun]: buyer copies: salt of 10 buckets to 16 "
+            "(table order16)",
+        ]
+    finally:
+        if live.table_exists(revisions.table):
+            live.delete_table(revisions.table)
+
+
+def module_of_shop() -> str:
+    """A module of tables without data revisions: the e-commerce schema."""
+    return "examples.ecommerce.schema"
