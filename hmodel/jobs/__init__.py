@@ -2,7 +2,7 @@
 
 A job is a :class:`Task` (what to do with rows: an index backfill, verify or rebuild;
 a copy sync, verify or repair; a relation verify or repair; a summary table's
-recount) and its shards (key ranges
+recount; a data migration's move or verify) and its shards (key ranges
 of the task's tables, one or more per region). :func:`run_job` plans the shards,
 records the plan and every shard's progress in a :class:`CheckpointStore` (a local
 directory, or an HBase table of its own), runs the unfinished shards on an executor
@@ -41,7 +41,7 @@ from hmodel.jobs.model import (
 from hmodel.jobs.runner import Hook, Progress, ShardCall, job_status, run_job, run_shard
 from hmodel.jobs.sharding import Sharding, plan_shards, split_range
 from hmodel.jobs.summary_task import TALLIES_TABLE, SummaryTask, run_summary_job
-from hmodel.jobs.tasks import CopyTask, IndexTask, RelationTask
+from hmodel.jobs.tasks import CopyTask, IndexTask, MigrationTask, RelationTask
 
 __all__ = [
     "JOBS_TABLE",
@@ -58,6 +58,7 @@ __all__ = [
     "InlineExecutor",
     "JobError",
     "JobReport",
+    "MigrationTask",
     "Plan",
     "ProcessExecutor",
     "Progress",

@@ -1,4 +1,4 @@
-"""The patterns' bulk operations as tasks: indexes (I2, I3), copies (R3), relations (R6)."""
+"""The patterns' bulk operations as tasks: indexes, copies, relations, data migrations."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from hmodel.backend.base import Backend, RowResult
 from hmodel.clock import Clock, system_clock
 from hmodel.errors import DecodeError
 from hmodel.jobs.model import Shard, ShardWork, Tally, Target
-from hmodel.patterns import Copy, Index, IndexedRepository, Relation, process_batch
+from hmodel.patterns import Copy, Index, IndexedRepository, Migrator, Relation, process_batch
 from hmodel.patterns.index_job import COUNTS, Job
 from hmodel.repository import Repository
 
-__all__ = ["CopyTask", "IndexTask", "RelationTask"]
+__all__ = ["CopyTask", "IndexTask", "MigrationTask", "RelationTask"]
 
 
 def _regions(backend: Backend, table: str, phase: int = 0, part: str = "") -> list[Target]:
@@ -247,3 +247,72 @@ class RelationTask:
         relation = self.relation_of(backend)
         columns = relation.left.plan(fields=[relation.left_field]).columns
         return _RelationWork(relation, self.job, columns)
+
+
+# --- data migrations ----------------------------------------------------------------------
+
+
+@attrs.frozen
+class _MigrationWork:
+    migrator: Migrator[Any, Any]
+    job: Literal["migrate", "verify"]
+    columns: Sequence[bytes]
+
+    def batch(self, rows: Sequence[RowResult], tally: Tally) -> None:
+        if self.job == "verify":
+            found = self.migrator.verify_rows(rows)
+            for kind in ("old_rows", "ok", "missing", "differs", "rewritten", "duplicates"):
+                tally.add(kind, amount=getattr(found, kind))
+            for row in found.samples:
+                tally.add("samples", row, amount=0)
+            return
+        done = self.migrator.migrate_rows(rows)
+        for kind in ("read", "written", "deleted", "dropped", "skipped"):
+            tally.add(kind, amount=getattr(done, kind))
+        tally.add("problems", amount=done.problems)
+        for row in done.samples:
+            tally.add("problems", row, amount=0)
+
+
+@attrs.frozen
+class MigrationTask:
+    """An online data migration's job (F5; ``docs/migrations.md``) as a task of the runner.
+
+    Shards over the old layout's table. ``"migrate"`` moves each old row of a batch with
+    :meth:`~hmodel.patterns.Migrator.migrate_rows` (new rows written at the old row's
+    stamp, then the old row deleted at it, unless the migrator copies only): counts
+    ``read``, ``written``, ``deleted``, ``dropped``, ``skipped``, **``problems``** (old rows
+    that do not decode; samples their rowkeys). ``"verify"`` compares with
+    :meth:`~hmodel.patterns.Migrator.verify_rows`: ``old_rows``, ``ok``, **``missing``**,
+    **``differs``**, ``rewritten`` (newer application writes), **``duplicates``** (within a
+    batch); samples under ``samples``. A batch run again after a killed worker is
+    idempotent: its copies land at the same stamps, and old rows it had deleted are no
+    longer read (so ``read`` counts them once, by the run that moved them).
+
+    Attributes:
+        migrator_of: Builds the :class:`~hmodel.patterns.Migrator` on a worker's backend
+            (a module-level function: it must pickle).
+        job: ``"migrate"`` or ``"verify"``.
+    """
+
+    migrator_of: Callable[[Backend], Migrator[Any, Any]]
+    job: Literal["migrate", "verify"] = "migrate"
+
+    @property
+    def name(self) -> str:
+        """``"migration <job>"``."""
+        return f"migration {self.job}"
+
+    @property
+    def problems(self) -> tuple[str, ...]:
+        """``problems`` for a migrate job; ``missing``, ``differs``, ``duplicates`` for verify."""
+        return ("missing", "differs", "duplicates") if self.job == "verify" else ("problems",)
+
+    def plan(self, backend: Backend) -> list[Target]:
+        """The old layout's table's regions."""
+        return _regions(backend, self.migrator_of(backend).old.table, 0, "old")
+
+    def open(self, backend: Backend, shard: Shard) -> ShardWork:
+        """The batch step over old rows."""
+        migrator = self.migrator_of(backend)
+        return _MigrationWork(migrator, self.job, migrator.columns)

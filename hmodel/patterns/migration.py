@@ -557,16 +557,29 @@ class Migrator(Generic[O, N]):
             return None, "skipped"  # another layout's row that happens to decode
         return obj, "ok"
 
+    @property
+    def columns(self) -> tuple[bytes, ...]:
+        """What a scan of the old table must read for :meth:`migrate_rows`."""
+        return tuple(self._columns)
+
     def migrate_range(self, start: bytes, stop: bytes) -> MigrationReport:
         """Move the old rows of ``[start, stop)`` (old layout rowkeys; ``b""``: no bound).
 
         The start row is inclusive, the stop row exclusive. Round trips: one per
         ``batch_size`` rows read, one write per new row, one delete per old row.
         """
+        return self.migrate_rows(self._old_rows(start, stop))
+
+    def migrate_rows(self, rows: Iterable[RowResult]) -> MigrationReport:
+        """Move the old rows among ``rows`` (read from the old table with :attr:`columns`).
+
+        A job runner's batch step (``hmodel.jobs.MigrationTask``). Round trips: one write
+        per new row, one delete per old row.
+        """
         counts = dict.fromkeys(("read", "written", "deleted", "dropped", "skipped", "problems"), 0)
         samples: list[bytes] = []
         last: bytes | None = None
-        for result in self._old_rows(start, stop):
+        for result in rows:
             last = result.row
             obj, kind = self._load(result)
             if obj is None:
@@ -625,6 +638,13 @@ class Migrator(Generic[O, N]):
         new row's stamp is past the old row's) or different. New rowkeys produced twice
         in the range are duplicates.
         """
+        return self.verify_rows(self._old_rows(start, stop))
+
+    def verify_rows(self, rows: Iterable[RowResult]) -> VerifyReport:
+        """:meth:`verify_range` of the old rows among ``rows`` (a job runner's batch step).
+
+        Duplicates are found among ``rows`` only.
+        """
         counts = dict.fromkeys(("old_rows", "ok", "missing", "differs", "rewritten"), 0)
         samples: list[bytes] = []
         produced_rows: set[tuple[str, bytes]] = set()
@@ -654,7 +674,7 @@ class Migrator(Generic[O, N]):
                         samples.append(row)
             batch.clear()
 
-        for result in self._old_rows(start, stop):
+        for result in rows:
             obj, _ = self._load(result)
             if obj is None:
                 continue

@@ -7,10 +7,16 @@ import signal
 
 import attrs
 
+from examples.ecommerce.dataset import generate, load
+from examples.ecommerce.migrations import ORDER16, ORDERS_SALT16, Order16
+from examples.ecommerce.models import Order as EOrder
+from examples.ecommerce.schema import TABLES as SHOP_TABLES
+from examples.ecommerce.service import Shop
 from hmodel import Query, Store
 from hmodel.backend.base import Backend
+from hmodel.clock import ManualClock
 from hmodel.jobs import IndexTask, Shard
-from hmodel.patterns import Copy, Relation, Summary
+from hmodel.patterns import Copy, Migrator, Relation, Summary
 from hmodel.repository import Repository
 from hmodel.schema import Family, Table
 from tests.patterns.index_models import ITEMS_BY_COLOUR, Item, colour_index
@@ -102,3 +108,17 @@ def stock_orders(backend: Backend, count: int, splits: tuple[bytes, ...] = ()) -
             for n in range(count)
         ]
     )
+
+
+def orders_to_16(backend: Backend) -> Migrator[EOrder, Order16]:
+    """The e-commerce orders moved from 10 salt buckets to 16, on a worker's backend."""
+    return Migrator(Store(backend), ORDERS_SALT16, batch_size=7)
+
+
+def shop_with_orders(backend: Backend) -> int:
+    """The e-commerce shop loaded (120 orders) and the 16-bucket table: the orders' count."""
+    for table in (*SHOP_TABLES, ORDER16):
+        backend.create_table(table)
+    clock = ManualClock()
+    load(Shop(backend, clock=clock), generate(7, customers=30, orders=120, days=10), clock)
+    return sum(1 for _ in Repository(EOrder, backend).scan())

@@ -1,0 +1,75 @@
+"""A data migration (the e-commerce orders, 10 salt buckets to 16) on the job runner."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from examples.ecommerce.migrations import Order16
+from hmodel import Store
+from hmodel.backend.base import Backend, Scan
+from hmodel.jobs import (
+    DaskExecutor,
+    DirectoryCheckpoints,
+    Executor,
+    InlineExecutor,
+    MigrationTask,
+    ProcessExecutor,
+    SparkExecutor,
+    TableCheckpoints,
+    run_job,
+)
+from tests.jobs.models import Crash, orders_to_16, shop_with_orders
+
+
+def _executor(kind: str, request: pytest.FixtureRequest) -> Executor:
+    if kind == "inline":
+        return InlineExecutor()
+    if kind == "process":
+        return ProcessExecutor(2, mp_context="spawn")
+    if kind == "dask":
+        return DaskExecutor(request.getfixturevalue("dask_client"))
+    return SparkExecutor(request.getfixturevalue("spark"))
+
+
+def _old_orders(backend: Backend) -> int:
+    return sum(1 for _ in backend.scan("order", Scan(columns=(b"o",))))
+
+
+@pytest.mark.parametrize("kind", ["inline", "process", "dask", "spark"])
+def test_a_migration_moves_every_order_once_with_a_worker_killed(
+    kind: str,
+    factory: Callable[[], Backend],
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+) -> None:
+    """The old table's 10 regions as shards; a worker dies mid-shard (inline: raises, and
+    the job is run again): every order ends in the new layout once, none in the old."""
+    with factory() as backend:
+        orders = shop_with_orders(backend)
+        assert orders == 120 and _old_orders(backend) == 120
+        store = DirectoryCheckpoints(tmp_path / "jobs") if kind == "process" else TableCheckpoints()
+        crash = Crash(str(tmp_path / "killed"), number=3, after=7, kill=kind != "inline")
+        options: dict[str, Any] = {
+            "executor": _executor(kind, request),
+            "factory": factory,
+            "batch_size": 7,
+        }
+        if kind == "inline":
+            with pytest.raises(RuntimeError, match="crashed in shard 3"):
+                run_job(backend, MigrationTask(orders_to_16), store, job="m", hook=crash, **options)
+        report = run_job(
+            backend, MigrationTask(orders_to_16), store, job="m", hook=crash, **options
+        )
+        assert (tmp_path / "killed").exists()
+        assert report.problems == 0 and len(report.shards) == 10
+        assert report.count("read") == report.count("written") == report.count("deleted") == 120
+        assert _old_orders(backend) == 0
+        moved = list(Store(backend).repository(Order16).scan())
+        assert len(moved) == len({o.order_id for o in moved}) == 120
+        verify = run_job(backend, MigrationTask(orders_to_16, "verify"), store, job="v")
+        assert verify.problems == 0 and verify.count("old_rows") == 0
+        assert orders_to_16(backend).verify().clean
