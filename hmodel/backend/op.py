@@ -8,7 +8,7 @@ apart from their sockets. Two thin drivers perform the calls:
 
 * :func:`run` against synchronous objects (a :class:`~hmodel.backend.base.Backend`);
 * :func:`arun` against asynchronous ones (an
-  :class:`~hmodel.backend.asyncio.AsyncBackend`), awaiting each call.
+  :class:`~hmodel.backend.aio.AsyncBackend`), awaiting each call.
 
 A *stream* operation also yields the items it produces, anything that is not a
 :class:`Request`; :func:`iterate` and :func:`aiterate` turn one into an iterator or an

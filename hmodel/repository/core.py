@@ -88,7 +88,7 @@ class RepositoryCore(Generic[M, B]):
     :class:`hmodel.aio.AsyncRepository` (asyncio) are its facades, and take its
     arguments (see :class:`~hmodel.repository.Repository`). ``backend`` is a
     :class:`~hmodel.backend.base.Backend` or an
-    :class:`~hmodel.backend.asyncio.AsyncBackend`; the core only reads its
+    :class:`~hmodel.backend.aio.AsyncBackend`; the core only reads its
     ``round_trips`` and ``capabilities`` and names its methods in the requests its
     operations yield.
     """
