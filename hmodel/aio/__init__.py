@@ -10,11 +10,13 @@ asynchronous so far.
 from hmodel.aio.repository import AsyncRepository
 from hmodel.backend.aio import AsyncBackend, AsyncScanner, InProcessAsyncBackend
 from hmodel.backend.memory import AsyncMemoryBackend
+from hmodel.backend.thrift2 import AsyncThrift2Backend
 
 __all__ = [
     "AsyncBackend",
     "AsyncMemoryBackend",
     "AsyncRepository",
     "AsyncScanner",
+    "AsyncThrift2Backend",
     "InProcessAsyncBackend",
 ]

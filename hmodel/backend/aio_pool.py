@@ -14,6 +14,7 @@ half read), never given back to the pool; its place is freed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from collections.abc import Callable
 from typing import Any
@@ -72,7 +73,8 @@ class _StreamSocket:
 
     def stale(self) -> bool:
         """Whether the server closed this idle connection (end of stream, or bytes unasked)."""
-        return self._writer.is_closing() or self._reader.at_eof() or bool(self._reader._buffer)  # noqa: SLF001 -- asyncio exposes no "bytes waiting"
+        buffered: Any = getattr(self._reader, "_buffer", b"")  # asyncio has no "bytes waiting"
+        return self._writer.is_closing() or self._reader.at_eof() or bool(buffered)
 
 
 class AsyncConnection:
@@ -93,10 +95,8 @@ class AsyncConnection:
 
     def close(self) -> None:
         """Close the connection at once; errors while closing are ignored."""
-        try:
+        with contextlib.suppress(TTransportException, OSError, RuntimeError):  # a closed loop
             self._transport.close()
-        except (TTransportException, OSError, RuntimeError):  # a closed loop, a reset
-            pass
 
 
 class AsyncPooledChannel:
@@ -155,9 +155,17 @@ class AsyncPooledChannel:
         self._timeout = endpoint.timeout_ms / 1000 if endpoint.timeout_ms is not None else None
         self._transport_factory = _TRANSPORTS[endpoint.transport]()
         self._protocol_factory = (
-            TAsyncBinaryProtocolFactory(decode_response=self.decode_response)
+            TAsyncBinaryProtocolFactory(decode_response=self.decode_response)  # type: ignore[no-untyped-call]
             if endpoint.protocol == "binary"
-            else TAsyncCompactProtocolFactory(decode_response=self.decode_response)
+            else TAsyncCompactProtocolFactory(decode_response=self.decode_response)  # type: ignore[no-untyped-call]
+        )
+        #: What a connection that failed raises (asyncio streams raise ``OSError``s and
+        #: timeouts of their own besides the Thrift transport's errors).
+        self._dropped_errors: tuple[type[BaseException], ...] = (
+            OSError,
+            EOFError,
+            asyncio.TimeoutError,
+            *self.transport_errors,
         )
         self._retries = retries
         self._backoff_ms = retry_backoff_ms
@@ -192,8 +200,9 @@ class AsyncPooledChannel:
             ) from exc
         socket = _StreamSocket(reader, writer, self._timeout)
         transport = self._transport_factory.get_transport(socket)
-        protocol = self._protocol_factory.get_protocol(transport)
-        return AsyncConnection(socket, transport, TAsyncClient(self.service, protocol))
+        protocol = self._protocol_factory.get_protocol(transport)  # type: ignore[no-untyped-call]
+        client = TAsyncClient(self.service, protocol)  # type: ignore[no-untyped-call]
+        return AsyncConnection(socket, transport, client)
 
     async def call(
         self,
@@ -284,7 +293,7 @@ class AsyncPooledChannel:
                 table=table,
                 row=row,
             ) from exc
-        except (*self.transport_errors, OSError, EOFError, asyncio.TimeoutError) as exc:
+        except self._dropped_errors as exc:
             stale = True
             raise DroppedError(exc, sent=True) from exc
         except Exception as exc:

@@ -338,15 +338,30 @@ class Thrift2Backend(Thrift2Admin, Backend):
         try:
             return self._channel.call(method, *args, retry=retry, table=table, row=row)
         except SERVER_ERRORS as exc:
-            raise server_error(
-                exc,
-                method=method,
-                table=table,
-                server_table=None if table is None else self._server_name(table).encode(),
-                row=row,
-                column=column,
-                filter_given=filter_given,
+            raise self.server_error(
+                exc, method=method, table=table, row=row, column=column, filter_given=filter_given
             ) from exc
+
+    def server_error(
+        self,
+        exc: BaseException,
+        *,
+        method: str,
+        table: str | None,
+        row: bytes | None,
+        column: bytes | None,
+        filter_given: bool,
+    ) -> BackendError:
+        """The typed error of a server's answer ``exc`` to a call (both edges' translation)."""
+        return server_error(
+            exc,
+            method=method,
+            table=table,
+            server_table=None if table is None else self._server_name(table).encode(),
+            row=row,
+            column=column,
+            filter_given=filter_given,
+        )
 
     def _close_deferred(self) -> None:
         """Close the scanners the garbage collector dropped while a call was running."""
@@ -454,9 +469,9 @@ class Thrift2Backend(Thrift2Admin, Backend):
 
         ``before`` travels as the time range ``[0, before)``. No call for empty ``rows``.
         """
-        return run(self._get_op(table, rows, columns=columns, before=before), self._rpc)
+        return run(self.get_op(table, rows, columns=columns, before=before), self._rpc)
 
-    def _get_op(
+    def get_op(
         self,
         table: str,
         rows: Sequence[bytes],
@@ -500,11 +515,11 @@ class Thrift2Backend(Thrift2Admin, Backend):
     ) -> list[Cell]:
         """Read versions newest first with one ``get`` (``maxVersions``, ``timeRange``)."""
         return run(
-            self._get_versions_op(table, row, column, max_versions=max_versions, before=before),
+            self.get_versions_op(table, row, column, max_versions=max_versions, before=before),
             self._rpc,
         )
 
-    def _get_versions_op(
+    def get_versions_op(
         self,
         table: str,
         row: bytes,
@@ -549,6 +564,23 @@ class Thrift2Backend(Thrift2Admin, Backend):
             TableNotFoundError: No such table.
             FilterError: The server could not parse ``scan.filter``.
         """
+        return ScannerIterator(
+            rpc=self._rpc,
+            table=table,
+            server_table=self.scan_table(table, scan),
+            scan=scan,
+            retries=self._channel.retries,
+            busy_here=self._channel.busy_here,
+            defer_close=self._defer_close,
+        )
+
+    def scan_table(self, table: str, scan: Scan) -> bytes:
+        """Check a scan's arguments (nothing is sent); the table name to send.
+
+        Raises:
+            IllegalArgumentError: ``scan`` is no :class:`Scan`, or holds a malformed bound,
+                column or filter.
+        """
         if not isinstance(scan, Scan):
             raise IllegalArgumentError("expected a Scan", table=table, value=scan)
         require_bytes("start", scan.start, table=table)
@@ -558,15 +590,7 @@ class Thrift2Backend(Thrift2Admin, Backend):
         _require_before(scan.before, table=table)
         if scan.filter is not None and not isinstance(scan.filter, (str, bytes)):
             raise IllegalArgumentError("a filter is a str or bytes", table=table, value=scan.filter)
-        return ScannerIterator(
-            rpc=self._rpc,
-            table=table,
-            server_table=self._data_name(table),
-            scan=scan,
-            retries=self._channel.retries,
-            busy_here=self._channel.busy_here,
-            defer_close=self._defer_close,
-        )
+        return self._data_name(table)
 
     # --- writes ---------------------------------------------------------------------
 
@@ -588,9 +612,9 @@ class Thrift2Backend(Thrift2Admin, Backend):
             ColumnFamilyNotFoundError: A column names an unknown family.
             IllegalArgumentError: A malformed mutation; nothing is sent.
         """
-        run(self._mutate_op(table, mutations), self._rpc)
+        run(self.mutate_op(table, mutations), self._rpc)
 
-    def _mutate_op(self, table: str, mutations: Sequence[Mutation]) -> Op[None]:
+    def mutate_op(self, table: str, mutations: Sequence[Mutation]) -> Op[None]:
         """The operation of :meth:`mutate` (sans-I/O: yields its calls)."""
         if isinstance(mutations, (str, bytes)) or not isinstance(mutations, Sequence):
             raise IllegalArgumentError("mutations must be a sequence", table=table)
@@ -635,9 +659,9 @@ class Thrift2Backend(Thrift2Admin, Backend):
             CounterError: The cell is not an 8-byte long.
             ConnectionLostError: The connection dropped; whether it was applied is unknown.
         """
-        return run(self._increment_op(table, row, column, amount), self._rpc)
+        return run(self.increment_op(table, row, column, amount), self._rpc)
 
-    def _increment_op(self, table: str, row: bytes, column: bytes, amount: int = 1) -> Op[int]:
+    def increment_op(self, table: str, row: bytes, column: bytes, amount: int = 1) -> Op[int]:
         """The operation of :meth:`increment` (sans-I/O: yields its calls)."""
         require_row(row, table=table)
         family, qualifier = require_cell_column(column, table=table, row=row, what="an increment")
@@ -672,9 +696,9 @@ class Thrift2Backend(Thrift2Admin, Backend):
             CounterError: A cell is not an 8-byte long.
             ColumnFamilyNotFoundError: A column names an unknown family.
         """
-        run(self._increment_many_op(table, increments), self._rpc)
+        run(self.increment_many_op(table, increments), self._rpc)
 
-    def _increment_many_op(self, table: str, increments: Sequence[Increment]) -> Op[None]:
+    def increment_many_op(self, table: str, increments: Sequence[Increment]) -> Op[None]:
         """The operation of :meth:`increment_many` (sans-I/O: yields its calls)."""
         if isinstance(increments, (str, bytes)) or not isinstance(increments, Sequence):
             raise IllegalArgumentError("increments must be a sequence", table=table)
@@ -741,9 +765,9 @@ class Thrift2Backend(Thrift2Admin, Backend):
         Raises:
             IllegalArgumentError: ``put`` is on another row, or a malformed argument.
         """
-        return run(self._check_and_put_op(table, row, column, expected, put), self._rpc)
+        return run(self.check_and_put_op(table, row, column, expected, put), self._rpc)
 
-    def _check_and_put_op(
+    def check_and_put_op(
         self, table: str, row: bytes, column: bytes, expected: bytes | None, put: Put
     ) -> Op[bool]:
         """The operation of :meth:`check_and_put` (sans-I/O: yields its calls)."""
@@ -774,9 +798,9 @@ class Thrift2Backend(Thrift2Admin, Backend):
         Raises:
             IllegalArgumentError: ``delete`` is on another row, or a malformed argument.
         """
-        return run(self._check_and_delete_op(table, row, column, expected, delete), self._rpc)
+        return run(self.check_and_delete_op(table, row, column, expected, delete), self._rpc)
 
-    def _check_and_delete_op(
+    def check_and_delete_op(
         self, table: str, row: bytes, column: bytes, expected: bytes | None, delete: Delete
     ) -> Op[bool]:
         """The operation of :meth:`check_and_delete` (sans-I/O: yields its calls)."""
@@ -826,9 +850,9 @@ class Thrift2Backend(Thrift2Admin, Backend):
                 malformed argument; nothing is sent.
             ColumnFamilyNotFoundError: A column names an unknown family.
         """
-        return run(self._check_and_mutate_op(table, row, column, expected, mutations), self._rpc)
+        return run(self.check_and_mutate_op(table, row, column, expected, mutations), self._rpc)
 
-    def _check_and_mutate_op(
+    def check_and_mutate_op(
         self,
         table: str,
         row: bytes,
@@ -891,9 +915,9 @@ class Thrift2Backend(Thrift2Admin, Backend):
 
         No call for empty ``values``.
         """
-        return run(self._append_op(table, row, values), self._rpc)
+        return run(self.append_op(table, row, values), self._rpc)
 
-    def _append_op(
+    def append_op(
         self, table: str, row: bytes, values: Mapping[bytes, bytes]
     ) -> Op[dict[bytes, bytes]]:
         """The operation of :meth:`append` (sans-I/O: yields its calls)."""
