@@ -89,7 +89,7 @@ class AsyncRepository(RepositoryCore[M, AsyncBackend]):
         Raises:
             NotFoundError: ``required`` and no such row.
         """
-        op = self.get_op(required=required, fields=fields, as_of=as_of, key=key)
+        op = self._get_op(required=required, fields=fields, as_of=as_of, key=key)
         return await arun(op, self.backend)
 
     async def get_many(
@@ -101,12 +101,12 @@ class AsyncRepository(RepositoryCore[M, AsyncBackend]):
         on_error: OnError = "raise",
     ) -> list[M | None]:
         """Read several models in one round trip, aligned with ``keys`` (as ``get_many``)."""
-        op = self.get_many_op(keys, fields=fields, as_of=as_of, on_error=on_error)
+        op = self._get_many_op(keys, fields=fields, as_of=as_of, on_error=on_error)
         return await arun(op, self.backend)
 
     async def exists(self, **key: Any) -> bool:
         """Whether the row of these key fields holds this model's data (one round trip)."""
-        return await arun(self.exists_op(key), self.backend)
+        return await arun(self._exists_op(key), self.backend)
 
     # --- scans ----------------------------------------------------------------------
 
@@ -143,7 +143,7 @@ class AsyncRepository(RepositoryCore[M, AsyncBackend]):
             where=where,
             limit=limit,
         )
-        return aiterate(self.scan_op(q, on_error), self.backend)
+        return aiterate(self._scan_op(q, on_error), self.backend)
 
     async def page(
         self,
@@ -180,7 +180,7 @@ class AsyncRepository(RepositoryCore[M, AsyncBackend]):
             fields=fields,
             where=where,
         )
-        return await arun(self.page_op(size, q, token, on_error), self.backend)
+        return await arun(self._page_op(size, q, token, on_error), self.backend)
 
     def pages(
         self,
@@ -213,7 +213,7 @@ class AsyncRepository(RepositoryCore[M, AsyncBackend]):
             fields=fields,
             where=where,
         )
-        return aiterate(self.pages_op(size, q, token, on_error), self.backend)
+        return aiterate(self._pages_op(size, q, token, on_error), self.backend)
 
     # --- writes ---------------------------------------------------------------------
 
@@ -229,11 +229,11 @@ class AsyncRepository(RepositoryCore[M, AsyncBackend]):
         """
         if self._locking is not None:
             raise self._locked_write("save")
-        return await arun(self.save_op(obj, ttl=ttl, write_stamp=write_stamp), self.backend)
+        return await arun(self._save_op(obj, ttl=ttl, write_stamp=write_stamp), self.backend)
 
     async def save_many(self, objs: Sequence[M], *, ttl: timedelta | None = None) -> None:
         """Write several models in one round trip (as ``Repository.save_many``)."""
-        await arun(self.save_many_op(objs, ttl=ttl), self.backend)
+        await arun(self._save_many_op(objs, ttl=ttl), self.backend)
 
     async def delete(
         self, obj: M | None = None, /, *, write_stamp: int | None = None, **key: Any
@@ -246,12 +246,12 @@ class AsyncRepository(RepositoryCore[M, AsyncBackend]):
         """
         if self._locking is not None:
             raise self._locked_write("delete")
-        await arun(self.delete_op(obj, write_stamp=write_stamp, key=key), self.backend)
+        await arun(self._delete_op(obj, write_stamp=write_stamp, key=key), self.backend)
 
     async def delete_many(self, keys: Sequence[Mapping[str, Any]]) -> None:
         """Delete several rows by key fields in one round trip (as ``delete_many``)."""
-        await arun(self.delete_many_op(keys), self.backend)
+        await arun(self._delete_many_op(keys), self.backend)
 
     async def increment(self, key: Mapping[str, Any], **amounts: int) -> dict[str, int]:
         """Add to counter fields of one row; return their new values (F10)."""
-        return await arun(self.increment_op(key, amounts), self.backend)
+        return await arun(self._increment_op(key, amounts), self.backend)

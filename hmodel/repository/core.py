@@ -2,7 +2,7 @@
 
 :class:`RepositoryCore` holds what a repository of one model knows (mapper, write stamps,
 identity map, instrument) and writes each operation once, as a generator of backend
-requests (:mod:`hmodel.backend.op`): :meth:`RepositoryCore.get_op` and the others. The
+requests (:mod:`hmodel.backend.op`): ``RepositoryCore._get_op`` and the others. The
 synchronous :class:`~hmodel.repository.Repository` runs them with
 :func:`~hmodel.backend.op.run`, the asynchronous :class:`hmodel.aio.AsyncRepository`
 with :func:`~hmodel.backend.op.arun`: the logic is the same object in both.
@@ -172,7 +172,7 @@ class RepositoryCore(Generic[M, B]):
         """Check that a model can be built from ``fields``: every field left out has a default.
 
         Raises:
-            QueryError: A required field is left out (use :meth:`get_fields` for arbitrary
+            QueryError: A required field is left out (use ``get_fields`` for arbitrary
                 projections).
         """
         if fields is None:
@@ -511,14 +511,14 @@ class RepositoryCore(Generic[M, B]):
         return mutations
 
     def reserve_stamp(self, obj: M, *, delete: bool = False, rows: Sequence[bytes] = ()) -> int:
-        """Reserve the write stamp of a coming :meth:`save` (or :meth:`delete`) of ``obj``.
+        """Reserve the write stamp of a coming ``save`` (or ``delete``) of ``obj``.
 
         For patterns that write other rows in one protocol with the save (a secondary
         index's entries, I1) and need the data row's cells to carry the same timestamp
         as their own writes: pass the stamp back as ``save(obj, write_stamp=...)``. The stamp is
         ordered after every earlier write of ``obj``'s row and of ``rows``; for a locked
         model it is past the instance's version (and the stamp before it is free for a
-        family clear, as in :meth:`save`). No I/O.
+        family clear, as in ``save``). No I/O.
 
         Raises:
             ValidationError: ``obj`` is not this repository's model, its key fields of a
@@ -548,7 +548,7 @@ class RepositoryCore(Generic[M, B]):
 
     # --- operations (sans-I/O: run by the facades' drivers) ----------------------------
 
-    def get_op(
+    def _get_op(
         self, *, required: bool, fields: Sequence[str] | None, as_of: int | None, key: Any
     ) -> Op[M | None]:
         """The operation of ``get`` (one ``get`` request)."""
@@ -573,7 +573,7 @@ class RepositoryCore(Generic[M, B]):
                 raise NotFoundError("no such row", table=self.table, row=row)
         return obj
 
-    def get_many_op(
+    def _get_many_op(
         self,
         keys: Sequence[Mapping[str, Any]],
         *,
@@ -616,7 +616,7 @@ class RepositoryCore(Generic[M, B]):
                 loaded.append(None)
         return loaded
 
-    def exists_op(self, key: Any) -> Op[bool]:
+    def _exists_op(self, key: Any) -> Op[bool]:
         """The operation of ``exists`` (one ``get`` request)."""
         row = self.mapper.key_of_values(key)
         with self._instrument.call("exists", rows=(row,)) as call:
@@ -627,7 +627,7 @@ class RepositoryCore(Generic[M, B]):
             call.results = int(found)
         return found
 
-    def save_op(self, obj: M, *, ttl: timedelta | None, write_stamp: int | None) -> Op[M]:
+    def _save_op(self, obj: M, *, ttl: timedelta | None, write_stamp: int | None) -> Op[M]:
         """The operation of ``save`` of a model without a version field.
 
         One ``mutate`` request; a ``get`` first for a map with a prefix.
@@ -644,7 +644,7 @@ class RepositoryCore(Generic[M, B]):
             call.results = len(mutations)
         return obj
 
-    def save_many_op(self, objs: Sequence[M], *, ttl: timedelta | None) -> Op[None]:
+    def _save_many_op(self, objs: Sequence[M], *, ttl: timedelta | None) -> Op[None]:
         """The operation of ``save_many`` (one ``mutate``; a ``get`` first for prefixed maps)."""
         if self._locking is not None:
             raise ValidationError(
@@ -677,7 +677,7 @@ class RepositoryCore(Generic[M, B]):
             return self._checked_row(obj)
         return self.mapper.key_of_values(key)
 
-    def delete_op(self, obj: M | None, *, write_stamp: int | None, key: Any) -> Op[None]:
+    def _delete_op(self, obj: M | None, *, write_stamp: int | None, key: Any) -> Op[None]:
         """The operation of ``delete`` of a model without a version field (one ``mutate``)."""
         row = self._row_to_delete(obj, key)
         with self._instrument.call("delete", rows=(row,)) as call:
@@ -687,7 +687,7 @@ class RepositoryCore(Generic[M, B]):
         if obj is not None:
             self._identity.forget(obj)
 
-    def delete_many_op(self, keys: Sequence[Mapping[str, Any]]) -> Op[None]:
+    def _delete_many_op(self, keys: Sequence[Mapping[str, Any]]) -> Op[None]:
         """The operation of ``delete_many`` (one ``mutate``; none for no keys)."""
         if self._locking is not None:
             raise ValidationError("locked models are deleted one by one", table=self.table)
@@ -698,7 +698,7 @@ class RepositoryCore(Generic[M, B]):
                 yield Call("mutate", (self.table, [Delete(r, timestamp=timestamp) for r in rows]))
             call.results = len(rows)
 
-    def increment_op(
+    def _increment_op(
         self, key: Mapping[str, Any], amounts: Mapping[str, int]
     ) -> Op[dict[str, int]]:
         """The operation of ``increment``.
@@ -731,7 +731,7 @@ class RepositoryCore(Generic[M, B]):
             for name, column in columns.items()
         }
 
-    def scan_op(self, query: Query, on_error: OnError) -> Op[None]:
+    def _scan_op(self, query: Query, on_error: OnError) -> Op[None]:
         """The stream operation of ``scan``: yields the models (see ``Repository.scan``).
 
         The query is checked when this is called, before any request.
@@ -764,7 +764,9 @@ class RepositoryCore(Generic[M, B]):
                             return
             yield from cursor.close()
 
-    def page_op(self, size: int, query: Query, token: str | None, on_error: OnError) -> Op[Page[M]]:
+    def _page_op(
+        self, size: int, query: Query, token: str | None, on_error: OnError
+    ) -> Op[Page[M]]:
         """The operation of ``page``: one page and the token of the next (R8).
 
         The query and the token are checked when this is called, before any request.
@@ -803,7 +805,7 @@ class RepositoryCore(Generic[M, B]):
             token_out = self._tokens.encode(fingerprint, first.positions)
         return Page(first.items, token_out, tuple(errors))
 
-    def pages_op(self, size: int, query: Query, token: str | None, on_error: OnError) -> Op[None]:
+    def _pages_op(self, size: int, query: Query, token: str | None, on_error: OnError) -> Op[None]:
         """The stream operation of ``pages``: yields each non-empty :class:`Page`.
 
         The query and the token are checked when this is called, before any request.

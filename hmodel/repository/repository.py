@@ -134,7 +134,7 @@ class Repository(RepositoryCore[M, Backend]):
             **key: Every key field, e.g. ``user_id="u1"``.
         """
         return run(
-            self.get_op(required=required, fields=fields, as_of=as_of, key=key), self.backend
+            self._get_op(required=required, fields=fields, as_of=as_of, key=key), self.backend
         )
 
     def get_many(
@@ -152,7 +152,7 @@ class Repository(RepositoryCore[M, Backend]):
         (``"skip"``, or a function told of each :class:`~hmodel.errors.DecodeError`).
         """
         return run(
-            self.get_many_op(keys, fields=fields, as_of=as_of, on_error=on_error), self.backend
+            self._get_many_op(keys, fields=fields, as_of=as_of, on_error=on_error), self.backend
         )
 
     def get_stamped(self, rows: Sequence[bytes]) -> dict[bytes, tuple[M | None, int]]:
@@ -183,7 +183,7 @@ class Repository(RepositoryCore[M, Backend]):
         For a locked model the version cell alone does not count: a row whose first save
         is in flight, or that was deleted over Thrift1, does not exist.
         """
-        return run(self.exists_op(key), self.backend)
+        return run(self._exists_op(key), self.backend)
 
     def get_fields(self, fields: Sequence[str], **key: Any) -> dict[str, Any] | None:
         """Read some fields of one row as a dict (key fields included), in one round trip.
@@ -259,7 +259,7 @@ class Repository(RepositoryCore[M, Backend]):
             where=where,
             limit=limit,
         )
-        return iterate(self.scan_op(q, on_error), self.backend)
+        return iterate(self._scan_op(q, on_error), self.backend)
 
     def page(
         self,
@@ -300,7 +300,7 @@ class Repository(RepositoryCore[M, Backend]):
             fields=fields,
             where=where,
         )
-        return run(self.page_op(size, q, token, on_error), self.backend)
+        return run(self._page_op(size, q, token, on_error), self.backend)
 
     def pages(
         self,
@@ -338,7 +338,7 @@ class Repository(RepositoryCore[M, Backend]):
             fields=fields,
             where=where,
         )
-        return iterate(self.pages_op(size, q, token, on_error), self.backend)
+        return iterate(self._pages_op(size, q, token, on_error), self.backend)
 
     def save(self, obj: M, *, ttl: timedelta | None = None, write_stamp: int | None = None) -> M:
         """Write the whole model (all fields but counters), and return it.
@@ -378,7 +378,7 @@ class Repository(RepositoryCore[M, Backend]):
                 before retrying.
         """
         if self._locking is None:
-            return run(self.save_op(obj, ttl=ttl, write_stamp=write_stamp), self.backend)
+            return run(self._save_op(obj, ttl=ttl, write_stamp=write_stamp), self.backend)
         row = self._checked_row(obj)
         ttl_ms = self.mapper.ttl_of(ttl)
         with self._instrument.call("save", rows=(row,)) as call:
@@ -405,7 +405,7 @@ class Repository(RepositoryCore[M, Backend]):
         Every instance is validated before anything is sent. Not for models with a version
         field (each needs its own conditional write): use :meth:`save`.
         """
-        run(self.save_many_op(objs, ttl=ttl), self.backend)
+        run(self._save_many_op(objs, ttl=ttl), self.backend)
 
     def update(
         self,
@@ -458,7 +458,7 @@ class Repository(RepositoryCore[M, Backend]):
         commit, after which the version cell stays as ``b""``, which reads as no row).
         """
         if self._locking is None:
-            run(self.delete_op(obj, write_stamp=write_stamp, key=key), self.backend)
+            run(self._delete_op(obj, write_stamp=write_stamp, key=key), self.backend)
             return
         row = self._row_to_delete(obj, key)
         with self._instrument.call("delete", rows=(row,)) as call:
@@ -473,7 +473,7 @@ class Repository(RepositoryCore[M, Backend]):
 
     def delete_many(self, keys: Sequence[Mapping[str, Any]]) -> None:
         """Delete several rows by key fields in one round trip (not for locked models)."""
-        run(self.delete_many_op(keys), self.backend)
+        run(self._delete_many_op(keys), self.backend)
 
     def move(self, obj: M, **new_key: Any) -> M:
         """Change key fields explicitly (K10): a copy under the new key, then a delete.
@@ -514,7 +514,7 @@ class Repository(RepositoryCore[M, Backend]):
         counter: one round trip. Several: one round trip for the increments and one to
         read the values back; the values read may include concurrent increments by others.
         """
-        return run(self.increment_op(key, amounts), self.backend)
+        return run(self._increment_op(key, amounts), self.backend)
 
     def increment_many(self, items: Sequence[tuple[Mapping[str, Any], Mapping[str, int]]]) -> None:
         """Increment counters of many rows in one round trip; each increment is atomic."""

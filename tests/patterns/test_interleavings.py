@@ -373,9 +373,7 @@ class IndexCheck:
         that client's claim: the cell is there because it was restored, not because that
         client left it. Readers treat such a pending claim as a dead writer's.
         """
-        return any(
-            self._gives_back(moment, client, put.row, put.value) for client in moment.calls
-        )
+        return any(self._gives_back(moment, client, put.row, put.value) for client in moment.calls)
 
     def _gives_back(self, moment: Moment, name: str, row: bytes, value: bytes) -> bool:
         own = {p.value for p in self._index_puts(moment, name) if p.row == row}
