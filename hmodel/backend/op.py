@@ -48,6 +48,7 @@ __all__ = [
     "aiterate",
     "arun",
     "iterate",
+    "rpc",
     "run",
 ]
 
@@ -107,6 +108,16 @@ class CloseScan(Request):
 
 #: An operation: yields requests, receives their results, returns ``T``.
 Op = Generator[Any, Any, T]
+
+
+def rpc(method: str, *args: Any, **context: Any) -> Call:
+    """The request to send ``method(*args)`` through a Thrift backend's ``_rpc``.
+
+    An operation of a Thrift backend runs against its ``_rpc`` (a callable: the request
+    calls it); ``context`` is ``_rpc``'s keywords (``retry``, ``table``, ``row``...). The
+    synchronous and the asyncio backends each perform it with their own ``_rpc``.
+    """
+    return Call("__call__", (method, *args), context)
 
 
 def _close_sync(handle: Any) -> None:

@@ -30,7 +30,7 @@ from hmodel.backend.base import (
     wire_cell,
 )
 from hmodel.backend.endpoint import Endpoint, HTTPOption, TLSOption, as_http, as_tls
-from hmodel.backend.op import Call, Op, run
+from hmodel.backend.op import Op, rpc, run
 from hmodel.backend.sasl import Sasl
 from hmodel.backend.thrift2.admin import RegionLocation, Thrift2Admin
 from hmodel.backend.thrift2.channel import Channel, Retry
@@ -73,15 +73,6 @@ _DATA_NAMES_KEPT = 1024
 
 #: The ``column`` of a mutation or an increment.
 _column_of = operator.attrgetter("column")
-
-
-def _rpc(method: str, *args: Any, **context: Any) -> Call:
-    """The request to send ``method(*args)`` through a backend's ``_rpc``.
-
-    ``context`` is ``_rpc``'s keywords (``retry``, ``table``, ``row``...). The synchronous
-    and the asyncio backend perform it each with its own ``_rpc``.
-    """
-    return Call("__call__", (method, *args), context)
 
 
 def _time_range(before: int | None) -> Any:
@@ -415,7 +406,7 @@ class Thrift2Backend(Thrift2Admin, Backend):
         server_name = self._server_name(name)
         families = self._families.get(server_name)
         if families is None:
-            descriptor = yield _rpc(
+            descriptor = yield rpc(
                 "getTableDescriptor", tname(server_name), retry=Retry.IDEMPOTENT, table=name
             )
             families = tuple(bytes(c.name) for c in descriptor.columns or [])
@@ -493,7 +484,7 @@ class Thrift2Backend(Thrift2Admin, Backend):
         # TGet(row, columns, timestamp, timeRange, maxVersions): positional, as it is one
         # struct per row asked for.
         tgets = [TGet(key, tcols, None, trange, 1) for key in keys]
-        results = yield _rpc(
+        results = yield rpc(
             "getMultiple", self._data_name(table), tgets, retry=Retry.IDEMPOTENT, table=table
         )
         found = []
@@ -542,7 +533,7 @@ class Thrift2Backend(Thrift2Admin, Backend):
             timeRange=_time_range(checked_before),
             maxVersions=min(max_versions, 2**31 - 1),
         )
-        result = yield _rpc(
+        result = yield rpc(
             "get", self._data_name(table), tget,
             retry=Retry.IDEMPOTENT, table=table, row=row, column=column,
         )  # fmt: skip
@@ -625,7 +616,7 @@ class Thrift2Backend(Thrift2Admin, Backend):
         first_row = checked[0].row
         if all(m.row == first_row for m in checked):
             row = checked[0].row
-            yield _rpc(
+            yield rpc(
                 "mutateRow", name, TRowMutations(row=row, mutations=to_tmutations(checked)),
                 retry=Retry.IDEMPOTENT, table=table, row=row,
             )  # fmt: skip
@@ -635,9 +626,9 @@ class Thrift2Backend(Thrift2Admin, Backend):
         # A real HBase applies the good actions of a failing batch: check families first.
         yield from self._check_families(table, checked)
         if puts:
-            yield _rpc("putMultiple", name, to_tputs(puts), retry=Retry.IDEMPOTENT, table=table)
+            yield rpc("putMultiple", name, to_tputs(puts), retry=Retry.IDEMPOTENT, table=table)
         if deletes:
-            yield _rpc(
+            yield rpc(
                 "deleteMultiple", name, to_tdeletes(deletes), retry=Retry.IDEMPOTENT, table=table
             )
 
@@ -671,7 +662,7 @@ class Thrift2Backend(Thrift2Admin, Backend):
             columns=[TColumnIncrement(family=family, qualifier=qualifier, amount=amount)],
             returnResults=True,
         )
-        result = yield _rpc(
+        result = yield rpc(
             "increment", self._data_name(table), tincrement,
             retry=Retry.UNSENT, table=table, row=row, column=column,
         )  # fmt: skip
@@ -739,7 +730,7 @@ class Thrift2Backend(Thrift2Admin, Backend):
                     yield from self._increment_quietly(name, table, row, [tcol])
 
     def _increment_quietly(self, name: bytes, table: str, row: bytes, tcols: list[Any]) -> Op[None]:
-        yield _rpc(
+        yield rpc(
             "increment", name, TIncrement(row=row, columns=tcols, returnResults=False),
             retry=Retry.UNSENT, table=table, row=row,
         )  # fmt: skip
@@ -782,7 +773,7 @@ class Thrift2Backend(Thrift2Admin, Backend):
                 "check_and_put's put must be on the checked row", table=table, row=row,
                 value=put.row,
             )  # fmt: skip
-        applied: bool = yield _rpc(
+        applied: bool = yield rpc(
             "checkAndPut", self._data_name(table), checked_row, family, qualifier, value,
             to_tputs([put])[0], retry=Retry.UNSENT, table=table, row=checked_row, column=column,
         )  # fmt: skip
@@ -817,7 +808,7 @@ class Thrift2Backend(Thrift2Admin, Backend):
                 "check_and_delete's delete must be on the checked row", table=table, row=row,
                 value=delete.row,
             )  # fmt: skip
-        applied: bool = yield _rpc(
+        applied: bool = yield rpc(
             "checkAndDelete", self._data_name(table), checked_row, family, qualifier, value,
             to_tdeletes([delete])[0], retry=Retry.UNSENT, table=table, row=checked_row,
             column=column,
@@ -897,12 +888,12 @@ class Thrift2Backend(Thrift2Admin, Backend):
                     table=table,
                     row=checked_row,
                 )
-            applied: bool = yield _rpc(
+            applied: bool = yield rpc(
                 method, name, checked_row, family, qualifier, None, payload,
                 retry=Retry.UNSENT, table=table, row=checked_row, column=column,
             )  # fmt: skip
             return applied
-        applied = yield _rpc(
+        applied = yield rpc(
             "checkAndMutate", name, checked_row, family, qualifier,
             HBASE2.TCompareOperator.EQUAL, value,
             TRowMutations(row=checked_row, mutations=to_tmutations(checked)),
@@ -933,7 +924,7 @@ class Thrift2Backend(Thrift2Admin, Backend):
             family, qualifier = require_cell_column(column, table=table, row=row, what="an append")
             require_bytes("value", value, table=table, row=row)
             tvalues.append(TColumnValue(family=family, qualifier=qualifier, value=value))
-        result = yield _rpc(
+        result = yield rpc(
             "append", self._data_name(table), TAppend(row=row, columns=tvalues, returnResults=True),
             retry=Retry.UNSENT, table=table, row=row,
         )  # fmt: skip

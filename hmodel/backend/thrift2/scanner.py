@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 from hmodel.backend.argument import MAX_ROW_LENGTH
 from hmodel.backend.base import RowResult, Scan
-from hmodel.backend.op import Call, Op, run
+from hmodel.backend.op import Op, rpc, run
 from hmodel.backend.scan_batch import take_batch
 from hmodel.backend.thrift2.channel import Retry
 from hmodel.backend.thrift2.idl import TScan, TTimeRange
@@ -133,14 +133,13 @@ class ScannerCore:
 
     def open_op(self) -> Op[None]:
         """Open the scanner (``openScanner``)."""
-        self._scanner = yield Call(
-            "__call__",
-            ("openScanner", self._server_table, self._tscan()),
-            {
-                "retry": Retry.IDEMPOTENT,
-                "table": self._table,
-                "filter_given": self._scan.filter is not None,
-            },
+        self._scanner = yield rpc(
+            "openScanner",
+            self._server_table,
+            self._tscan(),
+            retry=Retry.IDEMPOTENT,
+            table=self._table,
+            filter_given=self._scan.filter is not None,
         )
 
     def fetch_op(self) -> Op[bool]:
@@ -156,14 +155,13 @@ class ScannerCore:
             if self._scanner is None:
                 yield from self.open_op()
             try:
-                results = yield Call(
-                    "__call__",
-                    ("getScannerRows", self._scanner, wanted),
-                    {
-                        "retry": Retry.READ_UNSENT,
-                        "table": self._table,
-                        "filter_given": self._scan.filter is not None,
-                    },
+                results = yield rpc(
+                    "getScannerRows",
+                    self._scanner,
+                    wanted,
+                    retry=Retry.READ_UNSENT,
+                    table=self._table,
+                    filter_given=self._scan.filter is not None,
                 )
                 break
             except ConnectionLostError:
@@ -198,9 +196,7 @@ class ScannerCore:
     def release_op(self, scanner: int) -> Op[None]:
         """Close ``scanner`` (``closeScanner``); a failure is logged, not raised."""
         try:
-            yield Call(
-                "__call__", ("closeScanner", scanner), {"retry": Retry.UNSENT, "table": self._table}
-            )
+            yield rpc("closeScanner", scanner, retry=Retry.UNSENT, table=self._table)
         except BackendError as exc:
             _log.warning("could not close scanner %s of table %r: %s", scanner, self._table, exc)
 
