@@ -10,6 +10,7 @@ asynchronous so far.
 from hmodel.aio.repository import AsyncRepository
 from hmodel.backend.aio import AsyncBackend, AsyncScanner, InProcessAsyncBackend
 from hmodel.backend.memory import AsyncMemoryBackend
+from hmodel.backend.thrift import AsyncThriftBackend
 from hmodel.backend.thrift2 import AsyncThrift2Backend
 
 __all__ = [
@@ -18,5 +19,6 @@ __all__ = [
     "AsyncRepository",
     "AsyncScanner",
     "AsyncThrift2Backend",
+    "AsyncThriftBackend",
     "InProcessAsyncBackend",
 ]

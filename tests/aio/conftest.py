@@ -3,10 +3,9 @@
 ``edge`` gives a test the repository of its parametrised edge over the test's backend
 target (the kit's ``backend``): the synchronous :class:`Repository`, or
 :class:`AsyncRepository` over the target's async backend (the memory engine, or the
-fake Thrift2 server through :class:`AsyncThrift2Backend`; HBase's Thrift1 API has no
-async backend yet, so the async edge is skipped there). ``edge.call(x)`` awaits ``x`` on
-the test's event loop when it is a coroutine and returns it otherwise; ``edge.list(it)``
-collects an iterator or an async iterator.
+fake server through :class:`AsyncThriftBackend` and :class:`AsyncThrift2Backend`).
+``edge.call(x)`` awaits ``x`` on the test's event loop when it is a coroutine and
+returns it otherwise; ``edge.list(it)`` collects an iterator or an async iterator.
 """
 
 from __future__ import annotations
@@ -18,9 +17,16 @@ from typing import Any, TypeVar
 
 import pytest
 
-from hmodel.aio import AsyncBackend, AsyncMemoryBackend, AsyncRepository, AsyncThrift2Backend
+from hmodel.aio import (
+    AsyncBackend,
+    AsyncMemoryBackend,
+    AsyncRepository,
+    AsyncThrift2Backend,
+    AsyncThriftBackend,
+)
 from hmodel.backend.base import Backend
 from hmodel.backend.memory import MemoryBackend
+from hmodel.backend.thrift import ThriftBackend
 from hmodel.backend.thrift2 import Thrift2Backend
 from hmodel.clock import ManualClock
 from hmodel.errors import UnsupportedOperationError
@@ -36,6 +42,8 @@ def async_backend_of(backend: Backend) -> AsyncBackend | None:
         return AsyncMemoryBackend(backend)
     if isinstance(backend, Thrift2Backend):
         return AsyncThrift2Backend(backend.host, backend.port, table_prefix=backend.table_prefix)
+    if isinstance(backend, ThriftBackend):
+        return AsyncThriftBackend(backend.host, backend.port, table_prefix=backend.table_prefix)
     return None
 
 

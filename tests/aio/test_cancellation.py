@@ -3,7 +3,7 @@
 A write is one request per row operation. Cancelled before the request is sent, nothing
 is written; cancelled once it is out, the server applies it whole (or not at all) and the
 connection it used is closed, never given back to the pool with an answer unread. The
-Thrift2 tests run the async backend through a proxy in front of the session's fake
+Thrift1 and Thrift2 tests run the async backend through a proxy in front of the session's fake
 server that holds the server's answers on demand: the test waits until the server has
 answered (so the request was applied) and cancels then, deterministically, without
 sleeping.
@@ -18,8 +18,14 @@ from typing import Any
 import pytest
 
 from hmodel import Family, Key, Str, Table, field, model
-from hmodel.aio import AsyncMemoryBackend, AsyncRepository, AsyncThrift2Backend
+from hmodel.aio import (
+    AsyncMemoryBackend,
+    AsyncRepository,
+    AsyncThrift2Backend,
+    AsyncThriftBackend,
+)
 from hmodel.backend.memory import MemoryBackend
+from hmodel.backend.thrift import ThriftBackend
 from hmodel.backend.thrift2 import Thrift2Backend
 from hmodel.repository import Repository
 
@@ -104,10 +110,23 @@ def loop() -> Iterator[asyncio.AbstractEventLoop]:
     running.close()
 
 
-@pytest.fixture
-def thrift2(hmodel_thrift2_address: tuple[str, int]) -> Iterator[Thrift2Backend]:
-    """The fake Thrift2 server's synchronous backend, with the notes table."""
-    backend = Thrift2Backend(*hmodel_thrift2_address, table_prefix="aio_cancel")
+@pytest.fixture(params=["thrift", "thrift2"])
+def served(
+    request: pytest.FixtureRequest,
+    hmodel_thrift_address: tuple[str, int],
+    hmodel_thrift2_address: tuple[str, int],
+) -> Iterator[Any]:
+    """A synchronous backend of the fake server (Thrift1, then Thrift2), with the notes table.
+
+    Its ``async_class`` attribute is the matching async backend class.
+    """
+    backend: Any
+    if request.param == "thrift":
+        backend = ThriftBackend(*hmodel_thrift_address, table_prefix="aio_cancel")
+        backend.async_class = AsyncThriftBackend
+    else:
+        backend = Thrift2Backend(*hmodel_thrift2_address, table_prefix="aio_cancel")
+        backend.async_class = AsyncThrift2Backend
     if backend.table_exists(notes.full_name):
         backend.delete_table(notes.full_name)
     backend.create_table(notes)
@@ -145,14 +164,14 @@ def test_a_save_cancelled_before_the_engine_runs_it_writes_nothing(
 
 
 def test_a_save_cancelled_after_the_server_applied_it_leaves_the_whole_row_and_no_pooled_connection(
-    loop: asyncio.AbstractEventLoop, thrift2: Thrift2Backend
+    loop: asyncio.AbstractEventLoop, served: Any
 ) -> None:
     note = Note(note_id="n1", title="title", body="body")
 
     async def scenario() -> None:
-        proxy = HoldingProxy((thrift2.host, thrift2.port))
+        proxy = HoldingProxy((served.host, served.port))
         host, port = await proxy.start()
-        backend = AsyncThrift2Backend(host, port, table_prefix="aio_cancel", pool_size=2)
+        backend = served.async_class(host, port, table_prefix="aio_cancel", pool_size=2)
         repo = AsyncRepository(Note, backend)
         try:
             await repo.get(note_id="warm-up")  # one pooled connection
@@ -167,7 +186,7 @@ def test_a_save_cancelled_after_the_server_applied_it_leaves_the_whole_row_and_n
             proxy.release()
             # The whole row is there, and the next call reads its own answer.
             assert await repo.get(note_id="n1") == note
-            assert Repository(Note, thrift2).get(note_id="n1") == note
+            assert Repository(Note, served).get(note_id="n1") == note
             assert backend.idle_connections == 1
         finally:
             await backend.aclose()
@@ -177,12 +196,12 @@ def test_a_save_cancelled_after_the_server_applied_it_leaves_the_whole_row_and_n
 
 
 def test_a_call_cancelled_while_waiting_for_a_connection_sends_nothing(
-    loop: asyncio.AbstractEventLoop, thrift2: Thrift2Backend
+    loop: asyncio.AbstractEventLoop, served: Any
 ) -> None:
     async def scenario() -> None:
-        proxy = HoldingProxy((thrift2.host, thrift2.port))
+        proxy = HoldingProxy((served.host, served.port))
         host, port = await proxy.start()
-        backend = AsyncThrift2Backend(host, port, table_prefix="aio_cancel", pool_size=1)
+        backend = served.async_class(host, port, table_prefix="aio_cancel", pool_size=1)
         repo = AsyncRepository(Note, backend)
         try:
             proxy.holding = True
@@ -206,14 +225,14 @@ def test_a_call_cancelled_while_waiting_for_a_connection_sends_nothing(
 
 
 def test_a_timeout_ends_a_call_whose_answer_never_comes_and_the_pool_recovers(
-    loop: asyncio.AbstractEventLoop, thrift2: Thrift2Backend
+    loop: asyncio.AbstractEventLoop, served: Any
 ) -> None:
-    Repository(Note, thrift2).save(Note(note_id="n1", title="t", body="b"))
+    Repository(Note, served).save(Note(note_id="n1", title="t", body="b"))
 
     async def scenario() -> None:
-        proxy = HoldingProxy((thrift2.host, thrift2.port))
+        proxy = HoldingProxy((served.host, served.port))
         host, port = await proxy.start()
-        backend = AsyncThrift2Backend(host, port, table_prefix="aio_cancel", pool_size=1)
+        backend = served.async_class(host, port, table_prefix="aio_cancel", pool_size=1)
         repo = AsyncRepository(Note, backend)
         try:
             proxy.holding = True

@@ -214,13 +214,16 @@ def test_counters_increment_one_or_several(edge: Edge) -> None:
 
 def test_each_call_tells_the_listeners_with_its_round_trips(edge: Edge) -> None:
     repo = edge.repo(User)
+    # The first write over Thrift1 may read the table's families once (then cached).
+    edge.call(repo.save(User(user_id="u0", nickname="warm")))
+    edge.events.clear()
     edge.call(repo.save(User(user_id="u1", nickname="bob")))
     edge.call(repo.get(user_id="u1"))
     edge.list(repo.scan())
     kinds = [(e.operation, e.round_trips, e.results) for e in edge.events]
     assert kinds[0][:2] == ("save", 1)
     assert kinds[1] == ("get", 1, 1)
-    assert kinds[2][0] == "scan" and kinds[2][2] == 1
+    assert kinds[2][0] == "scan" and kinds[2][2] == 2
     assert [e.error for e in edge.events] == [None] * 3
 
 

@@ -236,7 +236,11 @@ class ScannerCore:
         """Close the server-side scanner (rows already fetched stay to be served)."""
         scanner = self._detach()
         if scanner is not None:
-            yield from close_scanner_op(scanner, table=self._table)
+            yield from self.close_op(scanner)
+
+    def close_op(self, scanner: int) -> Op[None]:
+        """Close ``scanner`` (see :func:`close_scanner_op`); never raises."""
+        yield from close_scanner_op(scanner, table=self._table)
 
 
 class ScannerIterator(ScannerCore, Iterator[RowResult]):

@@ -142,12 +142,12 @@ class ScannerCore:
             filter_given=self._scan.filter is not None,
         )
 
-    def fetch_op(self) -> Op[bool]:
-        """Fetch the next batch into the buffer; whether the scanner is to be released.
+    def fetch_op(self) -> Op[None]:
+        """Fetch the next batch into the buffer (``getScannerRows``), releasing as needed.
 
         A connection lost between batches reopens the scan just past the last row
-        returned, at most ``retries`` times in a row. Any other failure is raised with
-        the scanner still to release (the edge releases it).
+        returned, at most ``retries`` times in a row. The scanner is closed when the rows
+        run out, the limit is reached, or the fetch fails.
         """
         wanted = self._wanted()
         resumes = 0
@@ -171,9 +171,13 @@ class ScannerCore:
                     raise
                 resumes += 1
                 self._scanner = None
+            except BaseException:
+                yield from self.release_op()
+                raise
         self._size = self._scan.next_batch_size(self._size)  # adaptive caching, if asked
         self._take(results)
-        return len(results) < wanted or self._remaining == 0
+        if len(results) < wanted or self._remaining == 0:
+            yield from self.release_op()
 
     def _take(self, results: list[Any]) -> None:
         self._lower, self._upper, self._remaining = take_batch(
@@ -193,7 +197,13 @@ class ScannerCore:
         scanner, self._scanner = self._scanner, None
         return scanner
 
-    def release_op(self, scanner: int) -> Op[None]:
+    def release_op(self) -> Op[None]:
+        """Close the server-side scanner (rows already fetched stay to be served)."""
+        scanner = self._detach()
+        if scanner is not None:
+            yield from self.close_op(scanner)
+
+    def close_op(self, scanner: int) -> Op[None]:
         """Close ``scanner`` (``closeScanner``); a failure is logged, not raised."""
         try:
             yield rpc("closeScanner", scanner, retry=Retry.UNSENT, table=self._table)
@@ -246,7 +256,7 @@ class ScannerIterator(ScannerCore, Iterator[RowResult]):
         self._lock = threading.Lock()
         if not self._finished:
             run(self.open_op(), self._rpc)
-            self._fetch()
+            run(self.fetch_op(), self._rpc)
 
     def __iter__(self) -> ScannerIterator:
         return self
@@ -255,17 +265,8 @@ class ScannerIterator(ScannerCore, Iterator[RowResult]):
         while not self._buffer:
             if self._finished:
                 raise StopIteration
-            self._fetch()
+            run(self.fetch_op(), self._rpc)
         return self._buffer.popleft()
-
-    def _fetch(self) -> None:
-        try:
-            done = run(self.fetch_op(), self._rpc)
-        except BaseException:
-            self._release()  # nothing to close when the resume budget was spent
-            raise
-        if done:
-            self._release()
 
     def close(self) -> None:
         """Release the server-side scanner; the iterator then yields nothing more.
@@ -283,7 +284,7 @@ class ScannerIterator(ScannerCore, Iterator[RowResult]):
         if self._busy_here():
             self._defer_close(scanner)
             return
-        run(self.release_op(scanner), self._rpc)
+        run(self.close_op(scanner), self._rpc)
 
     def __enter__(self) -> ScannerIterator:
         return self
