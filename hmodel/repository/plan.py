@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Generator, Sequence
 from typing import Any
 
 import attrs
@@ -304,10 +304,15 @@ def execute(
 
 def stream(
     backend: Backend, plan: ScanPlan, *, batch_size: int = 1000, expected: int | None = None
-) -> Iterator[RowResult]:
+) -> Generator[RowResult, None, None]:
     """Run ``plan`` from its start and return its rows merged in key order, without indexes.
 
     As :func:`execute` without positions and limit. Close the result to release the
     scans early.
     """
-    return (row for _, row in execute(backend, plan, batch_size=batch_size, expected=expected))
+    rows = execute(backend, plan, batch_size=batch_size, expected=expected)
+    try:
+        for _, row in rows:
+            yield row
+    finally:
+        rows.close()
