@@ -39,8 +39,10 @@ class _Server:
 
     def __enter__(self) -> _Server:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "hmodel.cli", "fake-hbase", "--host", "127.0.0.1"]
-            + ["--port", "0", "--thrift2-port", "0"],
+            [
+                *(sys.executable, "-m", "hmodel.cli", "fake-hbase"),
+                *("--host", "127.0.0.1", "--port", "0", "--thrift2-port", "0"),
+            ],
             stdout=subprocess.PIPE,
             text=True,
         )
@@ -69,7 +71,6 @@ def run(scale: Scale) -> list[Result]:
     pairs = 5 if scale.repeat < 5 else 9
     gets = scale.count(4000, multiple=200)
     rows = 1000
-    results: list[Result] = []
     with _Server() as server:
         host, port = server.address
         admin = Thrift2Backend(host, port)
@@ -78,53 +79,55 @@ def run(scale: Scale) -> list[Result]:
             [Profile(user_id=f"u{i:04d}", name=f"n{i}", city="c") for i in range(rows)]
         )
         admin.close()
-        for tasks in (8, 32):
-            per_task = gets // tasks
-            keys = [
-                [f"u{(t * per_task + i) % rows:04d}" for i in range(per_task)] for t in range(tasks)
-            ]
-            loop = asyncio.new_event_loop()
-            abackend = AsyncThrift2Backend(host, port, pool_size=tasks)
-            arepo = AsyncRepository(Profile, abackend)
-            backend = Thrift2Backend(host, port, pool_size=tasks)
-            repo = Repository(Profile, backend)
-            pool = ThreadPoolExecutor(tasks)
-
-            async def worker(mine: list[str]) -> None:
-                for user_id in mine:
-                    await arepo.get(user_id=user_id, required=True)
-
-            async def all_tasks() -> None:
-                await asyncio.gather(*(worker(mine) for mine in keys))
-
-            def on_loop(_: int) -> None:
-                loop.run_until_complete(all_tasks())
-
-            def thread_worker(mine: list[str]) -> None:
-                for user_id in mine:
-                    repo.get(user_id=user_id, required=True)
-
-            def on_threads(_: int) -> None:
-                list(pool.map(thread_worker, keys))
-
-            try:
-                wall, cpu = paired_with_cpu(on_loop, on_threads, pairs=pairs)
-            finally:
-                pool.shutdown()
-                backend.close()
-                loop.run_until_complete(abackend.aclose())
-                loop.close()
-            ratio, spread = summary(wall)
-            cpu_ratio, _ = summary(cpu)
-            results.append(
-                Result(
-                    f"async.get_{tasks}",
-                    ratio,
-                    "x",
-                    "higher",
-                    f"{tasks} concurrent gets ({per_task * tasks} in all): threads' time over one "
-                    f"event loop's; client CPU ratio {cpu_ratio:.2f}",
-                    spread,
-                )
-            )
+        results = [
+            _measure(host, port, tasks, gets=gets, rows=rows, pairs=pairs) for tasks in (8, 32)
+        ]
     return results
+
+
+def _measure(host: str, port: int, tasks: int, *, gets: int, rows: int, pairs: int) -> Result:
+    """One ratio: ``tasks`` concurrent workers reading ``gets`` rows in all."""
+    per_task = gets // tasks
+    keys = [[f"u{(t * per_task + i) % rows:04d}" for i in range(per_task)] for t in range(tasks)]
+    loop = asyncio.new_event_loop()
+    abackend = AsyncThrift2Backend(host, port, pool_size=tasks)
+    arepo = AsyncRepository(Profile, abackend)
+    backend = Thrift2Backend(host, port, pool_size=tasks)
+    repo = Repository(Profile, backend)
+    pool = ThreadPoolExecutor(tasks)
+
+    async def worker(mine: list[str]) -> None:
+        for user_id in mine:
+            await arepo.get(user_id=user_id, required=True)
+
+    async def all_tasks() -> None:
+        await asyncio.gather(*(worker(mine) for mine in keys))
+
+    def on_loop(_: int) -> None:
+        loop.run_until_complete(all_tasks())
+
+    def thread_worker(mine: list[str]) -> None:
+        for user_id in mine:
+            repo.get(user_id=user_id, required=True)
+
+    def on_threads(_: int) -> None:
+        list(pool.map(thread_worker, keys))
+
+    try:
+        wall, cpu = paired_with_cpu(on_loop, on_threads, pairs=pairs)
+    finally:
+        pool.shutdown()
+        backend.close()
+        loop.run_until_complete(abackend.aclose())
+        loop.close()
+    ratio, spread = summary(wall)
+    cpu_ratio, _ = summary(cpu)
+    return Result(
+        f"async.get_{tasks}",
+        ratio,
+        "x",
+        "higher",
+        f"{tasks} concurrent gets ({per_task * tasks} in all): threads' time over one "
+        f"event loop's; client CPU ratio {cpu_ratio:.2f}",
+        spread,
+    )
