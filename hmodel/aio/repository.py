@@ -8,7 +8,6 @@ from typing import Any, Literal, TypeVar, overload
 
 from hmodel.backend.aio import AsyncBackend
 from hmodel.backend.op import aiterate, arun
-from hmodel.errors import UnsupportedOperationError
 from hmodel.repository import Condition, Page, Query
 from hmodel.repository.core import OnError, RepositoryCore
 
@@ -30,9 +29,11 @@ class AsyncRepository(RepositoryCore[M, AsyncBackend]):
     Asynchronous so far: :meth:`get`, :meth:`get_many`, :meth:`exists`, :meth:`save`,
     :meth:`save_many`, :meth:`delete`, :meth:`delete_many`, :meth:`increment`,
     :meth:`scan`, :meth:`page`, :meth:`pages`, plus the methods without I/O
-    (:meth:`plan`, :meth:`load`, :meth:`reserve_stamp`...). Models with a version field
-    (optimistic locking) are read, but their saves and deletes are not asynchronous yet
-    (:class:`~hmodel.errors.UnsupportedOperationError`, before anything is sent).
+    (:meth:`plan`, :meth:`load`, :meth:`reserve_stamp`...); models with a version field
+    (optimistic locking, R5) included: one atomic ``check_and_mutate`` on the memory
+    engine and Thrift2, a claim, the data and a commit over Thrift1 (a cancellation
+    between those leaves the row claimed until the lock lease ends, as a dropped
+    connection does).
 
     Cancellation (``task.cancel()``, ``asyncio.timeout()``): a write is one request per
     row operation; cancelled before it is sent, nothing is written; once sent, it is
@@ -46,13 +47,6 @@ class AsyncRepository(RepositoryCore[M, AsyncBackend]):
         async for order in orders.scan({"customer_id": "c1"}, limit=10):
             ...
     """
-
-    def _locked_write(self, what: str) -> UnsupportedOperationError:
-        return UnsupportedOperationError(
-            f"{what} of a model with a version field (optimistic locking) is not asynchronous "
-            "yet; use the synchronous Repository for it",
-            table=self.table,
-        )
 
     # --- reads ----------------------------------------------------------------------
 
@@ -224,11 +218,11 @@ class AsyncRepository(RepositoryCore[M, AsyncBackend]):
 
         Raises:
             ValidationError: An invalid instance; nothing is written.
-            UnsupportedOperationError: The model has a version field (not asynchronous
-                yet); nothing is sent.
+            RowExistsError: A new locked instance (version 0) and the row exists.
+            ConflictError: The stored version is not the one read. Nothing is written.
+            OutcomeUnknownError: The connection dropped (or the call was cancelled) during
+                a non-idempotent step: read the row before retrying.
         """
-        if self._locking is not None:
-            raise self._locked_write("save")
         return await arun(self._save_op(obj, ttl=ttl, write_stamp=write_stamp), self.backend)
 
     async def save_many(self, objs: Sequence[M], *, ttl: timedelta | None = None) -> None:
@@ -240,12 +234,9 @@ class AsyncRepository(RepositoryCore[M, AsyncBackend]):
     ) -> None:
         """Delete a row, given a model instance or its key fields (one round trip).
 
-        Raises:
-            UnsupportedOperationError: The model has a version field (not asynchronous
-                yet); nothing is sent.
+        For a model with a version field pass the instance: the delete succeeds only if
+        the stored version is the one read (``ConflictError`` otherwise).
         """
-        if self._locking is not None:
-            raise self._locked_write("delete")
         await arun(self._delete_op(obj, write_stamp=write_stamp, key=key), self.backend)
 
     async def delete_many(self, keys: Sequence[Mapping[str, Any]]) -> None:

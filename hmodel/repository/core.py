@@ -628,19 +628,39 @@ class RepositoryCore(Generic[M, B]):
         return found
 
     def _save_op(self, obj: M, *, ttl: timedelta | None, write_stamp: int | None) -> Op[M]:
-        """The operation of ``save`` of a model without a version field.
+        """The operation of ``save``.
 
-        One ``mutate`` request; a ``get`` first for a map with a prefix.
+        One ``mutate`` request (a ``get`` first for a map with a prefix). With a version
+        field: one ``check_and_mutate``, or over Thrift1 a claim, the data and a commit
+        (:meth:`Locking.save_op <hmodel.repository.locking.Locking.save_op>`).
         """
         row = self._checked_row(obj)
         ttl_ms = self.mapper.ttl_of(ttl)
         with self._instrument.call("save", rows=(row,)) as call:
-            timestamp = self._write_stamp((row,)) if write_stamp is None else write_stamp
-            mutations = self.mapper.to_mutations(obj, timestamp=timestamp, ttl_ms=ttl_ms, row=row)
-            previous = yield from self._previous([row], None)
-            self._replacing(mutations, previous, row, timestamp)
-            yield Call("mutate", (self.table, mutations))
-            self._identity.remember(obj, row, None)
+            if self._locking is None:
+                timestamp = self._write_stamp((row,)) if write_stamp is None else write_stamp
+                mutations = self.mapper.to_mutations(
+                    obj, timestamp=timestamp, ttl_ms=ttl_ms, row=row
+                )
+                previous = yield from self._previous([row], None)
+                self._replacing(mutations, previous, row, timestamp)
+                yield Call("mutate", (self.table, mutations))
+                self._identity.remember(obj, row, None)
+            else:
+                current, expected, new = self._locking.plan_save(obj, row, at=write_stamp)
+                mutations = self.mapper.to_mutations(obj, timestamp=new, ttl_ms=ttl_ms, row=row)
+                previous = yield from self._previous([row], None)
+                self._replacing(mutations, previous, row, new)
+                committed = yield from self._locking.save_op(
+                    row,
+                    current=current,
+                    expected=expected,
+                    new=new,
+                    mutations=mutations,
+                    ttl_ms=ttl_ms,
+                )
+                setattr(obj, self.info.version_field or "", new)
+                self._identity.remember(obj, row, committed)
             call.results = len(mutations)
         return obj
 
@@ -678,11 +698,23 @@ class RepositoryCore(Generic[M, B]):
         return self.mapper.key_of_values(key)
 
     def _delete_op(self, obj: M | None, *, write_stamp: int | None, key: Any) -> Op[None]:
-        """The operation of ``delete`` of a model without a version field (one ``mutate``)."""
+        """The operation of ``delete``: one ``mutate``.
+
+        With a version field, see
+        :meth:`Locking.delete_op <hmodel.repository.locking.Locking.delete_op>`.
+        """
         row = self._row_to_delete(obj, key)
         with self._instrument.call("delete", rows=(row,)) as call:
-            stamp = write_stamp or self._stamps.next(rows=(row,))
-            yield Call("mutate", (self.table, [Delete(row, timestamp=stamp)]))
+            if self._locking is not None:
+                if obj is None:
+                    raise ValidationError(
+                        "a locked model is deleted through its instance (the version is checked)",
+                        table=self.table,
+                    )
+                yield from self._locking.delete_op(obj, row, at=write_stamp)
+            else:
+                stamp = write_stamp or self._stamps.next(rows=(row,))
+                yield Call("mutate", (self.table, [Delete(row, timestamp=stamp)]))
             call.results = 1
         if obj is not None:
             self._identity.forget(obj)

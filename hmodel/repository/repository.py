@@ -377,27 +377,7 @@ class Repository(RepositoryCore[M, Backend]):
                 locked save), or over Thrift1 a stalled save was taken over: read the row
                 before retrying.
         """
-        if self._locking is None:
-            return run(self._save_op(obj, ttl=ttl, write_stamp=write_stamp), self.backend)
-        row = self._checked_row(obj)
-        ttl_ms = self.mapper.ttl_of(ttl)
-        with self._instrument.call("save", rows=(row,)) as call:
-            current, expected, new = self._locking.plan_save(obj, row, at=write_stamp)
-            mutations = self.mapper.to_mutations(obj, timestamp=new, ttl_ms=ttl_ms, row=row)
-            previous = run(self._previous([row], None), self.backend)
-            self._replacing(mutations, previous, row, new)
-            committed = self._locking.save(
-                row,
-                current=current,
-                expected=expected,
-                new=new,
-                mutations=mutations,
-                ttl_ms=ttl_ms,
-            )
-            setattr(obj, self.info.version_field or "", new)
-            self._identity.remember(obj, row, committed)
-            call.results = len(mutations)
-        return obj
+        return run(self._save_op(obj, ttl=ttl, write_stamp=write_stamp), self.backend)
 
     def save_many(self, objs: Sequence[M], *, ttl: timedelta | None = None) -> None:
         """Write several models in one round trip (see :meth:`save` for maps' extra trips).
@@ -457,19 +437,7 @@ class Repository(RepositoryCore[M, Backend]):
         deleted (one atomic ``check_and_mutate``; over Thrift1 a claim, the delete and a
         commit, after which the version cell stays as ``b""``, which reads as no row).
         """
-        if self._locking is None:
-            run(self._delete_op(obj, write_stamp=write_stamp, key=key), self.backend)
-            return
-        row = self._row_to_delete(obj, key)
-        with self._instrument.call("delete", rows=(row,)) as call:
-            if obj is None:
-                raise ValidationError(
-                    "a locked model is deleted through its instance (the version is checked)",
-                    table=self.table,
-                )
-            self._locking.delete(obj, row, at=write_stamp)
-            call.results = 1
-        self._identity.forget(obj)
+        run(self._delete_op(obj, write_stamp=write_stamp, key=key), self.backend)
 
     def delete_many(self, keys: Sequence[Mapping[str, Any]]) -> None:
         """Delete several rows by key fields in one round trip (not for locked models)."""

@@ -12,10 +12,11 @@ import pytest
 
 from hmodel import Family, Int, Key, Str, Table, counter, field, model, version_field
 from hmodel.errors import (
+    ConflictError,
     NotFoundError,
     QueryError,
+    RowExistsError,
     TokenError,
-    UnsupportedOperationError,
     ValidationError,
 )
 from hmodel.keys import Salt
@@ -237,21 +238,28 @@ class Doc:
     version: int = version_field("d:v")
 
 
-def test_a_locked_model_is_read_on_both_edges_but_saved_only_synchronously(
+def test_a_locked_model_saves_with_its_version_checked_and_refuses_a_stale_write(
     edge: Edge,
 ) -> None:
+    """R5 on both edges: a save sets a new version; a stale instance is refused, nothing
+    written; a new instance over an existing row is refused; a delete checks the version."""
     repo = edge.repo(Doc)
-    edge.sync_repo(Doc).save(Doc(doc_id="d1", body="v1"))
-    if not edge.is_async:
-        assert edge.call(repo.get(doc_id="d1")).body == "v1"
-        return
-    doc = edge.call(repo.get(doc_id="d1"))
-    assert doc.body == "v1" and doc.version > 0
-    before = edge.round_trips
-    with pytest.raises(UnsupportedOperationError) as info:
-        edge.call(repo.save(Doc(doc_id="d2", body="x")))
+    saved = edge.call(repo.save(Doc(doc_id="d1", body="v1")))
+    assert saved.version > 0
+    first = edge.call(repo.get(doc_id="d1"))
+    stale = edge.call(repo.get(doc_id="d1"))
+    first.body = "v2"
+    edge.call(repo.save(first))
+    stale.body = "lost update"
+    with pytest.raises(ConflictError) as info:
+        edge.call(repo.save(stale))
     assert info.value.table == "aio_locked"
-    with pytest.raises(UnsupportedOperationError):
-        edge.call(repo.delete(doc))
-    assert edge.round_trips == before
-    assert edge.call(repo.exists(doc_id="d2")) is False
+    with pytest.raises(RowExistsError):
+        edge.call(repo.save(Doc(doc_id="d1", body="again")))
+    assert edge.call(repo.get(doc_id="d1")).body == "v2"
+    with pytest.raises(ConflictError):
+        edge.call(repo.delete(stale))
+    edge.call(repo.delete(first))
+    assert edge.call(repo.exists(doc_id="d1")) is False
+    with pytest.raises(ValidationError):
+        edge.call(repo.delete(doc_id="d1"))  # a locked row is deleted through its instance
