@@ -55,7 +55,8 @@ class _StreamSocket:
         """Already open (the channel connects)."""
 
     async def read(self, size: int) -> bytes:
-        data = await asyncio.wait_for(self._reader.read(size), self._timeout)
+        async with asyncio.timeout(self._timeout):  # no task per read, as wait_for makes
+            data = await self._reader.read(size)
         if not data:
             raise TTransportException(
                 type=TTransportException.END_OF_FILE, message="the server closed the connection"
@@ -66,7 +67,8 @@ class _StreamSocket:
         self._writer.write(data)
 
     async def flush(self) -> None:
-        await asyncio.wait_for(self._writer.drain(), self._timeout)
+        async with asyncio.timeout(self._timeout):
+            await self._writer.drain()
 
     def close(self) -> None:
         self._writer.close()
