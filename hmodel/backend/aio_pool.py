@@ -16,8 +16,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from collections.abc import Callable
-from typing import Any
+import sys
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
 
 from thriftpy2.contrib.aio.client import TAsyncClient
 from thriftpy2.contrib.aio.protocol.binary import TAsyncBinaryProtocolFactory
@@ -32,10 +33,24 @@ from hmodel.errors import ConnectionLostError, HModelError, IllegalArgumentError
 
 __all__ = ["AsyncConnection", "AsyncPooledChannel"]
 
+T = TypeVar("T")
+
 _TRANSPORTS: dict[str, Any] = {
     "buffered": TAsyncBufferedTransportFactory,
     "framed": TAsyncFramedTransportFactory,
 }
+
+
+async def _within(awaitable: Coroutine[Any, Any, T], timeout: float | None) -> T:
+    """Await ``awaitable`` for at most ``timeout`` seconds (``asyncio.TimeoutError`` after).
+
+    ``asyncio.timeout`` where there is one (Python 3.11): ``wait_for`` makes a task for
+    every read, a cost paid per reply.
+    """
+    if sys.version_info >= (3, 11):
+        async with asyncio.timeout(timeout):
+            return await awaitable
+    return await asyncio.wait_for(awaitable, timeout)
 
 
 class _StreamSocket:
@@ -55,8 +70,7 @@ class _StreamSocket:
         """Already open (the channel connects)."""
 
     async def read(self, size: int) -> bytes:
-        async with asyncio.timeout(self._timeout):  # no task per read, as wait_for makes
-            data = await self._reader.read(size)
+        data = await _within(self._reader.read(size), self._timeout)
         if not data:
             raise TTransportException(
                 type=TTransportException.END_OF_FILE, message="the server closed the connection"
@@ -67,8 +81,7 @@ class _StreamSocket:
         self._writer.write(data)
 
     async def flush(self) -> None:
-        async with asyncio.timeout(self._timeout):
-            await self._writer.drain()
+        await _within(self._writer.drain(), self._timeout)
 
     def close(self) -> None:
         self._writer.close()
