@@ -333,7 +333,7 @@ class Locking:
 
         Raises:
             ConflictError: The stored version is not the one read (or the row is gone).
-            OutcomeUnknownError: Thrift1 only, as in :meth:`save`.
+            OutcomeUnknownError: Thrift1 only, as in :meth:`save_op`.
         """
         current, expected, stamp = self.plan_delete(obj, row, at=at)
         column = self.version.column
