@@ -113,22 +113,22 @@ def resolve_role(scope: griffe.Object, name: str, root: str) -> str | None:
     first, dot, rest = name.partition(".")
     if first == root:
         return name
-    try:
-        return scope.resolve(first) + dot + rest
-    except griffe.NameResolutionError:
-        pass
-    # A method a class inherits (griffe's resolve looks at declared members only).
+    # A member of the enclosing classes first, declared or inherited (griffe's resolve
+    # looks at declared members only, and would find a module of the same name first).
     owner: griffe.Object | None = scope
     while owner is not None:
         if owner.is_class:
             try:
-                inherited = owner.all_members.get(first)
+                member = owner.all_members.get(first)
             except griffe.AliasResolutionError:
-                inherited = None
-            if inherited is not None:
-                return inherited.path + dot + rest
+                member = None
+            if member is not None:
+                return member.path + dot + rest
         owner = owner.parent
-    return None
+    try:
+        return scope.resolve(first) + dot + rest
+    except griffe.NameResolutionError:
+        return None
 
 
 def render_role(scope: griffe.Object, match: re.Match[str], root: str) -> str:

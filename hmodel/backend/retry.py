@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
 import enum
 import logging
 import random
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from hmodel.errors import ConnectionLostError, OutcomeUnknownError, ReadInterruptedError
 
-__all__ = ["MAX_BACKOFF_MS", "DroppedError", "Retry", "pause_ms", "send"]
+__all__ = [
+    "MAX_BACKOFF_MS",
+    "DroppedError",
+    "Retry",
+    "after_drop",
+    "asend",
+    "pause_ms",
+    "send",
+]
 
 #: Retries are logged here (INFO), as HBase clients log theirs.
 logger = logging.getLogger("hmodel")
@@ -74,6 +83,91 @@ def _trace_retry(attributes: dict[str, Any]) -> None:
         span.add_event("hmodel.retry", attributes)
 
 
+def after_drop(
+    dropped: DroppedError,
+    *,
+    tries: int,
+    method: str,
+    retry: Retry,
+    retries: int,
+    backoff_ms: int,
+    where: str,
+    table: str | None = None,
+    row: bytes | None = None,
+    jitter: Callable[[], float] = random.random,
+) -> float:
+    """Decide what follows a dropped attempt: the pause before the next one, in seconds.
+
+    The decision of both edges' retry loops (:func:`send`, and the asyncio channel's):
+    a request may be sent again when ``retry`` allows it (always for idempotent ones,
+    else only if it was not sent) and fewer than ``retries`` retries were made. The retry
+    is logged at INFO on the ``hmodel`` logger and added as a ``hmodel.retry`` event to the
+    current OpenTelemetry span (when the API is installed and a span records).
+
+    Args:
+        dropped: How the attempt failed.
+        tries: Retries made so far (0 after the first attempt).
+        method: The RPC, for the messages.
+        retry: When the request may be sent again.
+        retries: The retry budget.
+        backoff_ms: The pause before the first retry (see :func:`pause_ms`).
+        where: The server, for the messages.
+        table: The table of the call, for the error.
+        row: The row of the call, for the error.
+        jitter: A float from 0 to 1 spreading the pause.
+
+    Raises:
+        OutcomeUnknownError: A non-idempotent request may have reached the server.
+        ReadInterruptedError: A cursor-moving read may have reached the server.
+        ConnectionLostError: The retry budget is spent (the last failure as the cause).
+    """
+    if (retry is Retry.IDEMPOTENT or not dropped.sent) and tries < retries:
+        pause = pause_ms(backoff_ms, tries, jitter()) / 1000
+        logger.info(
+            "%s to %s: connection dropped (%s); reconnecting, retry %d of %d in %.3f s",
+            method,
+            where,
+            dropped.cause,
+            tries + 1,
+            retries,
+            pause,
+        )
+        _trace_retry(
+            {
+                "hmodel.method": method,
+                "hmodel.retry": tries + 1,
+                "hmodel.pause_s": pause,
+                "error.type": type(dropped.cause).__qualname__,
+                "server.address": where,
+            }
+        )
+        return pause
+    lost: ConnectionLostError
+    if dropped.sent and retry is Retry.READ_UNSENT:
+        lost = ReadInterruptedError(
+            f"connection to {where} lost during {method}: a read was interrupted; "
+            "nothing was written (not re-sent: it moves a server-side cursor): "
+            f"{dropped.cause}",
+            table=table,
+            row=row,
+        )
+    elif dropped.sent and retry is Retry.UNSENT:
+        lost = OutcomeUnknownError(
+            f"connection to {where} lost during {method}: the request may or may not "
+            f"have been applied (not retried, it is not idempotent): {dropped.cause}",
+            table=table,
+            row=row,
+        )
+    else:
+        lost = ConnectionLostError(
+            f"connection to {where} failed during {method} after {tries + 1} "
+            f"attempt(s): {dropped.cause}",
+            table=table,
+            row=row,
+        )
+    raise lost from dropped.cause
+
+
 def send(
     attempt: Callable[[], Any],
     *,
@@ -93,9 +187,8 @@ def send(
     connection failed. Retries wait :func:`pause_ms` of ``backoff_ms``: doubled at each
     further attempt, capped at :data:`MAX_BACKOFF_MS`, with ``jitter()`` (a float from 0
     to 1; inject a constant or a seeded ``random.Random().random`` in tests) spreading
-    the pause between half and all of it. Each retry, sent on a new connection, is
-    logged at INFO on the ``hmodel`` logger and added as a ``hmodel.retry`` event to
-    the current OpenTelemetry span (when the API is installed and a span records).
+    the pause between half and all of it. Each retry is sent on a new connection; what
+    follows a drop is decided by :func:`after_drop`.
 
     Raises:
         OutcomeUnknownError: A non-idempotent request may have reached the server.
@@ -107,50 +200,52 @@ def send(
         try:
             return attempt()
         except DroppedError as dropped:
-            if (retry is Retry.IDEMPOTENT or not dropped.sent) and tries < retries:
-                pause = pause_ms(backoff_ms, tries, jitter()) / 1000
-                logger.info(
-                    "%s to %s: connection dropped (%s); reconnecting, retry %d of %d in %.3f s",
-                    method,
-                    where,
-                    dropped.cause,
-                    tries + 1,
-                    retries,
-                    pause,
-                )
-                _trace_retry(
-                    {
-                        "hmodel.method": method,
-                        "hmodel.retry": tries + 1,
-                        "hmodel.pause_s": pause,
-                        "error.type": type(dropped.cause).__qualname__,
-                        "server.address": where,
-                    }
-                )
-                sleep(pause)
-                tries += 1
-                continue
-            lost: ConnectionLostError
-            if dropped.sent and retry is Retry.READ_UNSENT:
-                lost = ReadInterruptedError(
-                    f"connection to {where} lost during {method}: a read was interrupted; "
-                    "nothing was written (not re-sent: it moves a server-side cursor): "
-                    f"{dropped.cause}",
-                    table=table,
-                    row=row,
-                )
-            elif dropped.sent and retry is Retry.UNSENT:
-                lost = OutcomeUnknownError(
-                    f"connection to {where} lost during {method}: the request may or may not "
-                    f"have been applied (not retried, it is not idempotent): {dropped.cause}",
-                    table=table,
-                    row=row,
-                )
-            else:
-                lost = ConnectionLostError(
-                    f"connection to {where} failed during {method} after {tries + 1} "
-                    f"attempt(s): {dropped.cause}",
-                    table=table,
-                    row=row,
-                )
-            raise lost from dropped.cause
+            pause = after_drop(
+                dropped,
+                tries=tries,
+                method=method,
+                retry=retry,
+                retries=retries,
+                backoff_ms=backoff_ms,
+                where=where,
+                table=table,
+                row=row,
+                jitter=jitter,
+            )
+            sleep(pause)
+            tries += 1
+
+
+async def asend(
+    attempt: Callable[[], Awaitable[Any]],
+    *,
+    method: str,
+    retry: Retry,
+    retries: int,
+    backoff_ms: int,
+    where: str,
+    table: str | None = None,
+    row: bytes | None = None,
+    jitter: Callable[[], float] = random.random,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+) -> Any:
+    """As :func:`send`, awaiting ``attempt`` and the pauses (the asyncio edge)."""
+    tries = 0
+    while True:
+        try:
+            return await attempt()
+        except DroppedError as dropped:
+            pause = after_drop(
+                dropped,
+                tries=tries,
+                method=method,
+                retry=retry,
+                retries=retries,
+                backoff_ms=backoff_ms,
+                where=where,
+                table=table,
+                row=row,
+                jitter=jitter,
+            )
+            await sleep(pause)
+            tries += 1

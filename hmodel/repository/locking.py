@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from hmodel.backend.base import Backend, Delete, Mutation, Put, RowResult
+from hmodel.backend.op import Call, Op
 from hmodel.clock import WriteStamps
 from hmodel.errors import (
     BackendError,
@@ -215,7 +216,7 @@ class Locking:
         if held != current:
             raise self._refused(None if current == 0 else b"", current, row)
 
-    def save(
+    def save_op(
         self,
         row: bytes,
         *,
@@ -224,8 +225,10 @@ class Locking:
         new: int,
         mutations: Sequence[Mutation],
         ttl_ms: int | None,
-    ) -> bytes:
+    ) -> Op[bytes]:
         """Write ``mutations`` (stamped ``new``) if the version cell still holds ``expected``.
+
+        A sans-I/O operation (:mod:`hmodel.backend.op`): both repository edges run it.
 
         Returns:
             The committed version cell's bytes.
@@ -249,21 +252,27 @@ class Locking:
                 # checkAndMutate refuses an "absent" check with deletes (its checkAndPut
                 # carries the puts alone, atomically).
                 mutations = [m for m in mutations if isinstance(m, Put)]
-            if not self.backend.check_and_mutate(
-                self.table, row, self.version.column, expected, [*mutations, stamp]
-            ):
+            applied = yield Call(
+                "check_and_mutate",
+                (self.table, row, self.version.column, expected, [*mutations, stamp]),
+            )
+            if not applied:
                 raise self._refused(expected, current, row)
             return committed
         marker = self.version.pending(current, new)
         column = self.version.column
-        if not self.backend.check_and_put(
-            self.table, row, column, expected, Put(row, column, marker, ttl=ttl_ms)
-        ):
+        claimed = yield Call(
+            "check_and_put",
+            (self.table, row, column, expected, Put(row, column, marker, ttl=ttl_ms)),
+        )
+        if not claimed:
             raise self._refused(expected, current, row)
-        self._write_claimed(row, expected, marker, mutations)
-        if not self.backend.check_and_put(
-            self.table, row, column, marker, Put(row, column, committed, ttl=ttl_ms)
-        ):
+        yield from self._write_claimed(row, expected, marker, mutations)
+        done = yield Call(
+            "check_and_put",
+            (self.table, row, column, marker, Put(row, column, committed, ttl=ttl_ms)),
+        )
+        if not done:
             raise OutcomeUnknownError(
                 "this save stalled past the lock lease and another writer took the row "
                 "over after its data was written; over Thrift1 whether that writer read "
@@ -276,10 +285,10 @@ class Locking:
 
     def _write_claimed(
         self, row: bytes, expected: bytes | None, marker: bytes, mutations: Sequence[Mutation]
-    ) -> None:
+    ) -> Op[None]:
         """The data step of a claimed save; releases the claim if nothing was applied."""
         try:
-            self.backend.mutate(self.table, mutations)
+            yield Call("mutate", (self.table, mutations))
         except ConnectionLostError as lost:
             raise OutcomeUnknownError(
                 "the data write of this locked save failed after its claim: it may or may "
@@ -292,12 +301,13 @@ class Locking:
         except BackendError:
             # Refused by the server: nothing of the data was applied. Give the row back.
             column = self.version.column
-            self.backend.check_and_put(
-                self.table, row, column, marker, Put(row, column, expected or b"")
+            yield Call(
+                "check_and_put",
+                (self.table, row, column, marker, Put(row, column, expected or b"")),
             )
             raise
 
-    def _entries_beside(self, row: bytes) -> RowResult | None:
+    def _entries_beside(self, row: bytes) -> Op[RowResult | None]:
         """The prefixed-map entries in the version cell's family (one ``get``; none if none).
 
         Read under the delete's claim: no locked save of the row can add any meanwhile.
@@ -305,11 +315,13 @@ class Locking:
         family = self.version.column.partition(b":")[0]
         if family not in self.mapper.previous_families():
             return None
-        found = self.backend.get(self.table, [row], columns=[family])
+        found = yield Call("get", (self.table, [row]), {"columns": [family]})
         return found[0] if found else None
 
-    def delete(self, obj: object, row: bytes, *, at: int | None = None) -> None:
+    def delete_op(self, obj: object, row: bytes, *, at: int | None = None) -> Op[None]:
         """Delete the row if its version is the one ``obj`` was read with.
+
+        A sans-I/O operation (:mod:`hmodel.backend.op`): both repository edges run it.
 
         ``at``: a stamp reserved earlier with :meth:`plan_delete` (see :meth:`plan_save`).
 
@@ -321,14 +333,16 @@ class Locking:
 
         Raises:
             ConflictError: The stored version is not the one read (or the row is gone).
-            OutcomeUnknownError: Thrift1 only, as in :meth:`save`.
+            OutcomeUnknownError: Thrift1 only, as in :meth:`save_op`.
         """
         current, expected, stamp = self.plan_delete(obj, row, at=at)
         column = self.version.column
         if self.atomic:
-            if not self.backend.check_and_mutate(
-                self.table, row, column, expected, [Delete(row, timestamp=stamp)]
-            ):
+            applied = yield Call(
+                "check_and_mutate",
+                (self.table, row, column, expected, [Delete(row, timestamp=stamp)]),
+            )
+            if not applied:
                 raise self._refused(expected, current, row)
             return
         # Thrift1: the version cell is server-stamped, so it is never deleted (a delete at
@@ -336,13 +350,16 @@ class Locking:
         # which an insert's check (expected None) accepts. Its family cannot be deleted
         # whole, so the entries of prefixed maps sharing it are read and deleted by name.
         marker = self.version.pending(current, stamp)
-        if not self.backend.check_and_put(
-            self.table, row, column, expected, Put(row, column, marker)
-        ):
+        claimed = yield Call(
+            "check_and_put", (self.table, row, column, expected, Put(row, column, marker))
+        )
+        if not claimed:
             raise self._refused(expected, current, row)
-        deletes = self.mapper.delete_except(row, column, stamp, self._entries_beside(row))
-        self._write_claimed(row, expected, marker, deletes)
-        if not self.backend.check_and_put(self.table, row, column, marker, Put(row, column, b"")):
+        beside = yield from self._entries_beside(row)
+        deletes = self.mapper.delete_except(row, column, stamp, beside)
+        yield from self._write_claimed(row, expected, marker, deletes)
+        done = yield Call("check_and_put", (self.table, row, column, marker, Put(row, column, b"")))
+        if not done:
             raise OutcomeUnknownError(
                 "this delete stalled past the lock lease and another writer took the row "
                 "over: read the row before retrying",

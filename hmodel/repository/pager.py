@@ -10,7 +10,7 @@ import attrs
 from hmodel.backend.base import RowResult
 from hmodel.repository.page import Position
 
-__all__ = ["RawPage", "paginate"]
+__all__ = ["Pager", "RawPage", "paginate"]
 
 T = TypeVar("T")
 
@@ -29,13 +29,8 @@ class RawPage(Generic[T]):
     positions: list[Position] | None
 
 
-def paginate(
-    rows: Iterable[tuple[int, RowResult]],
-    start: Sequence[Position],
-    size: int,
-    decode: Callable[[RowResult], T | None],
-) -> Iterator[RawPage[T]]:
-    """Cut a merged row stream into pages of ``size`` decoded items.
+class Pager(Generic[T]):
+    """Cuts a merged row stream into pages of ``size`` decoded items, a row at a time.
 
     ``decode`` turns a row into an item, or ``None`` to skip it (a row of another record
     type, R1, or one that does not decode and is reported elsewhere); skipped rows still
@@ -44,24 +39,61 @@ def paginate(
     the stream is empty) is the only one whose ``positions`` is ``None``.
 
     Args:
+        start: The positions the stream started from, one per span.
+        size: Items per page, >= 1.
+        decode: Row to item, or ``None`` to skip.
+    """
+
+    __slots__ = ("_decode", "_items", "_last", "_size", "_start")
+
+    def __init__(
+        self, start: Sequence[Position], size: int, decode: Callable[[RowResult], T | None]
+    ) -> None:
+        self._start = start
+        self._size = size
+        self._decode = decode
+        # The last row consumed per span (None: none yet); Positions are made per page only.
+        self._last: list[bytes | None] = [None] * len(start)
+        self._items: list[T] = []
+
+    def add(self, index: int, result: RowResult) -> RawPage[T] | None:
+        """Take the next row (of span ``index``); the page it completes, if it does."""
+        page = None
+        item = self._decode(result)
+        if item is not None:
+            if len(self._items) == self._size:
+                page = RawPage(self._items, _positions(self._start, self._last))
+                self._items = []
+            self._items.append(item)
+        self._last[index] = result.row
+        return page
+
+    def end(self) -> RawPage[T]:
+        """The last page, once the stream is exhausted (``positions`` ``None``)."""
+        return RawPage(self._items, None)
+
+
+def paginate(
+    rows: Iterable[tuple[int, RowResult]],
+    start: Sequence[Position],
+    size: int,
+    decode: Callable[[RowResult], T | None],
+) -> Iterator[RawPage[T]]:
+    """Cut a merged row stream into pages of ``size`` decoded items (see :class:`Pager`).
+
+    Args:
         rows: ``(span index, row)`` pairs, as :func:`~hmodel.repository.plan.execute`
             yields them.
         start: The positions the stream started from, one per span.
         size: Items per page, >= 1.
         decode: Row to item, or ``None`` to skip.
     """
-    # The last row consumed per span (None: none yet); Positions are made per page only.
-    last: list[bytes | None] = [None] * len(start)
-    items: list[T] = []
+    pager = Pager(start, size, decode)
     for index, result in rows:
-        item = decode(result)
-        if item is not None:
-            if len(items) == size:
-                yield RawPage(items, _positions(start, last))
-                items = []
-            items.append(item)
-        last[index] = result.row
-    yield RawPage(items, None)
+        page = pager.add(index, result)
+        if page is not None:
+            yield page
+    yield pager.end()
 
 
 def _positions(start: Sequence[Position], last: Sequence[bytes | None]) -> list[Position]:

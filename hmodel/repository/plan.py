@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 import hashlib
-import heapq
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Generator, Sequence
+from typing import Any
 
 import attrs
 
 from hmodel.backend.base import Backend, RowResult, Scan
+from hmodel.backend.op import CloseScan, OpenScan, ScanNext, iterate
 from hmodel.repository.page import Position
 
-__all__ = ["EVERY_FAMILY", "KeySpan", "ScanPlan", "execute"]
+__all__ = [
+    "EVERY_FAMILY",
+    "KeySpan",
+    "RowCursor",
+    "ScanPlan",
+    "execute",
+    "execute_op",
+    "open_rows",
+    "stream",
+]
 
 #: A filter that keeps every cell and needs every family: ``FamilyFilter`` keeps the
 #: cells whose family is ``>=`` the empty string, i.e. all of them, and like every filter
@@ -103,17 +113,99 @@ def _resumed(span: KeySpan, position: Position, reverse: bool) -> KeySpan | None
     return KeySpan(position.last_row + b"\x00", span.stop)  # the next possible row
 
 
-def _open(
-    backend: Backend,
+class RowCursor:
+    """The rows of a plan's open scans, merged in key order, taken a batch at a time.
+
+    Made by :func:`open_rows`. :meth:`batch` is a sans-I/O step (see
+    :mod:`hmodel.backend.op`): it yields the scan requests it needs and returns the next
+    ``(span index, row)`` pairs. Salted scans (K3, I5) are merged on the rowkey without
+    its first ``plan.merge_offset`` bytes (the salt), so the stream is ordered by the
+    natural key (descending when ``plan.reverse``); two spans never hold rows with the
+    same key (a salt is a function of the fields after it), and the span index breaks any
+    tie anyway.
+    """
+
+    def __init__(
+        self, plan: ScanPlan, scans: list[tuple[int, Any, int]], limit: int | None
+    ) -> None:
+        self._offset = plan.merge_offset
+        self._reverse = plan.reverse
+        #: Per open span: (span index, scan handle, rows per fetch).
+        self._scans = scans
+        self._buffers: dict[int, list[RowResult]] = {index: [] for index, _, _ in scans}
+        self._remaining = limit
+
+    def batch(self) -> Generator[Any, Any, list[tuple[int, RowResult]]]:
+        """The next rows in key order (``[]``: the scans are exhausted or the limit reached).
+
+        A single span's rows come a fetch at a time; several spans' are merged until one
+        span's fetched rows run out (the next batch fetches that span's next rows).
+        """
+        if self._remaining == 0 or not self._scans:
+            return []
+        taken: list[tuple[int, RowResult]]
+        if len(self._scans) == 1:
+            index, handle, count = self._scans[0]
+            rows = yield ScanNext(handle, count)
+            if not rows:
+                self._scans = []
+                return []
+            taken = [(index, row) for row in rows]
+        else:
+            taken = yield from self._merged()
+        if self._remaining is not None:
+            del taken[self._remaining :]
+            self._remaining -= len(taken)
+        return taken
+
+    def _merged(self) -> Generator[Any, Any, list[tuple[int, RowResult]]]:
+        buffers = self._buffers
+        live = []
+        for scan in self._scans:
+            index, handle, count = scan
+            if not buffers[index]:
+                rows = yield ScanNext(handle, count)
+                if not rows:
+                    continue
+                rows.reverse()  # popped from the end
+                buffers[index] = rows
+            live.append(scan)
+        self._scans = live
+        taken: list[tuple[int, RowResult]] = []
+        if not live:
+            return taken
+        offset = self._offset
+        pick = max if self._reverse else min
+        heads = {index: buffers[index][-1].row[offset:] for index, _, _ in live}
+        while True:
+            index = pick(heads, key=lambda i: (heads[i], i))
+            buffer = buffers[index]
+            taken.append((index, buffer.pop()))
+            if not buffer:
+                return taken
+            heads[index] = buffer[-1].row[offset:]
+
+    def close(self) -> Generator[Any, Any, None]:
+        """Release the scans still open (their server-side scanners)."""
+        scans, self._scans = self._scans, []
+        for _, handle, _ in scans:
+            yield CloseScan(handle)
+
+
+def open_rows(
     plan: ScanPlan,
-    positions: Sequence[Position] | None,
+    positions: Sequence[Position] | None = None,
     *,
-    limit: int | None,
-    batch_size: int,
-    expected: int | None,
+    limit: int | None = None,
+    batch_size: int = 1000,
+    expected: int | None = None,
     max_batch_size: int | None = None,
-) -> list[tuple[int, Iterator[RowResult]]]:
-    """Open the scan of every span not finished yet: ``(span index, rows)`` pairs."""
+) -> Generator[Any, Any, RowCursor]:
+    """Open the scan of every span not finished yet; a :class:`RowCursor` over them.
+
+    A sans-I/O step (:mod:`hmodel.backend.op`): the driver closes the scans already open
+    if a later one fails to open. Arguments as for :func:`execute`.
+    """
     positions = positions or [Position()] * len(plan.spans)
     live = sum(1 for p in positions if not p.done)
     wanted = limit if limit is not None else expected
@@ -123,57 +215,50 @@ def _open(
             # A merged page takes about wanted / spans rows from each span: fetch twice
             # that per round trip rather than `wanted` rows from every span.
             batch_size = min(batch_size, max(1, 2 * -(-wanted // live)))
-    scans: list[tuple[int, Iterator[RowResult]]] = []
-    try:
-        for index, (span, position) in enumerate(zip(plan.spans, positions, strict=True)):
-            remaining = _resumed(span, position, plan.reverse)
-            if remaining is None or (remaining.stop and remaining.start >= remaining.stop):
-                continue
-            scans.append(
-                (index, _scan(backend, plan, remaining, limit, batch_size, max_batch_size))
-            )
-    except BaseException:  # a scan that fails to open: release the ones already open
-        for _, rows in scans:
-            _close(rows)
-        raise
-    return scans
+    scans: list[tuple[int, Any, int]] = []
+    for index, (span, position) in enumerate(zip(plan.spans, positions, strict=True)):
+        remaining = _resumed(span, position, plan.reverse)
+        if remaining is None or (remaining.stop and remaining.start >= remaining.stop):
+            continue
+        scan = Scan(
+            start=remaining.start,
+            stop=remaining.stop,
+            columns=plan.columns,
+            filter=plan.filter,
+            reverse=plan.reverse,
+            limit=limit,
+            batch_size=batch_size,
+            max_batch_size=None if max_batch_size is None else max(max_batch_size, batch_size),
+        )
+        handle = yield OpenScan(plan.table, scan)
+        scans.append((index, handle, batch_size))
+    return RowCursor(plan, scans, limit)
 
 
-def _scan(  # noqa: PLR0917  # the parts of one span's Scan, from _open
-    backend: Backend,
+def execute_op(
     plan: ScanPlan,
-    remaining: KeySpan,
-    limit: int | None,
-    batch_size: int,
-    max_batch_size: int | None,
-) -> Iterator[RowResult]:
-    scan = Scan(
-        start=remaining.start,
-        stop=remaining.stop,
-        columns=plan.columns,
-        filter=plan.filter,
-        reverse=plan.reverse,
+    positions: Sequence[Position] | None = None,
+    *,
+    limit: int | None = None,
+    batch_size: int = 1000,
+    expected: int | None = None,
+    max_batch_size: int | None = None,
+) -> Generator[Any, Any, None]:
+    """The stream operation of :func:`execute`: yields requests and ``(span index, row)``."""
+    cursor = yield from open_rows(
+        plan,
+        positions,
         limit=limit,
         batch_size=batch_size,
-        max_batch_size=None if max_batch_size is None else max(max_batch_size, batch_size),
+        expected=expected,
+        max_batch_size=max_batch_size,
     )
-    return backend.scan(plan.table, scan)
-
-
-def stream(
-    backend: Backend, plan: ScanPlan, *, batch_size: int = 1000, expected: int | None = None
-) -> Iterator[RowResult]:
-    """Run ``plan`` from its start and return its rows merged in key order, without indexes.
-
-    As :func:`execute` without positions and limit, for a caller that needs neither: a
-    one-span plan's rows come straight from the backend's scan (no generator between),
-    a salted plan's through one merge. Close the result (``close()``, when it has one)
-    to release the scans early.
-    """
-    scans = _open(backend, plan, None, limit=None, batch_size=batch_size, expected=expected)
-    if len(scans) == 1:
-        return scans[0][1]
-    return _merged_rows(scans, plan)
+    while True:
+        rows = yield from cursor.batch()
+        if not rows:
+            yield from cursor.close()
+            return
+        yield from rows
 
 
 def execute(
@@ -191,6 +276,7 @@ def execute(
     Salted scans (K3, I5) open one scan per span and merge them on the rowkey without its
     first ``merge_offset`` bytes, so the stream is ordered by the natural key (descending
     when ``plan.reverse``). ``positions`` resume each span after the row it last returned.
+    Closing the generator releases the scans.
 
     Args:
         backend: Where to scan.
@@ -203,70 +289,30 @@ def execute(
         max_batch_size: Let each span's fetches grow, doubling, up to this many rows
             (:attr:`Scan.max_batch_size`); ``None``: every fetch is ``batch_size``.
     """
-    scans = _open(
+    yield from iterate(
+        execute_op(
+            plan,
+            positions,
+            limit=limit,
+            batch_size=batch_size,
+            expected=expected,
+            max_batch_size=max_batch_size,
+        ),
         backend,
-        plan,
-        positions,
-        limit=limit,
-        batch_size=batch_size,
-        expected=expected,
-        max_batch_size=max_batch_size,
     )
-    if len(scans) == 1:  # one span: its rows as they come, no merge key to compute
-        (index, rows), count = scans[0], 0
-        try:
-            for row in rows:
-                if limit is not None and count >= limit:
-                    return
-                count += 1
-                yield index, row
-        finally:
-            _close(rows)
-        return
-    streams = [_tagged(rows, index, plan.merge_offset) for index, rows in scans]
-    merged = heapq.merge(*streams, reverse=plan.reverse)  # tuples compare in C: _tagged
-    count = 0
-    try:
-        for _, index, row in merged:
-            if limit is not None and count >= limit:
-                return
-            count += 1
-            yield index, row
-    finally:
-        for tagged in streams:
-            tagged.close()
 
 
-def _merged_rows(
-    scans: list[tuple[int, Iterator[RowResult]]], plan: ScanPlan
+def stream(
+    backend: Backend, plan: ScanPlan, *, batch_size: int = 1000, expected: int | None = None
 ) -> Generator[RowResult, None, None]:
-    """The rows of several spans' scans merged in key order (:func:`execute`'s merge)."""
-    streams = [_tagged(rows, index, plan.merge_offset) for index, rows in scans]
+    """Run ``plan`` from its start and return its rows merged in key order, without indexes.
+
+    As :func:`execute` without positions and limit. Close the result to release the
+    scans early.
+    """
+    rows = execute(backend, plan, batch_size=batch_size, expected=expected)
     try:
-        for _, _, row in heapq.merge(*streams, reverse=plan.reverse):
+        for _, row in rows:
             yield row
     finally:
-        for tagged in streams:
-            tagged.close()
-
-
-def _close(rows: Iterator[RowResult]) -> None:
-    close = getattr(rows, "close", None)
-    if close is not None:
-        close()
-
-
-def _tagged(
-    rows: Iterator[RowResult], index: int, offset: int
-) -> Generator[tuple[bytes, int, RowResult], None, None]:
-    """``(merge key, span index, row)`` per row: the tuples ``heapq.merge`` compares.
-
-    The key is the rowkey without its first ``offset`` bytes (the salt). Two spans never
-    hold rows with the same key (a salt is a function of the fields after it), and the
-    span index breaks any tie anyway, so the rows themselves are never compared.
-    """
-    try:
-        for row in rows:
-            yield row.row[offset:], index, row
-    finally:
-        _close(rows)
+        rows.close()

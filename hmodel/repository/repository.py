@@ -1,80 +1,28 @@
-"""Repository[M]: typed reads and writes of one model over any backend."""
+"""Repository[M]: typed reads and writes of one model over any backend (synchronous edge)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import timedelta
-from typing import Any, Generic, Literal, TypeVar, overload
+from typing import Any, Literal, TypeVar, overload
 
 import attrs
 
-from hmodel.backend.base import (
-    Backend,
-    Cell,
-    Delete,
-    Increment,
-    Mutation,
-    Put,
-    RowResult,
-    newest_timestamp,
-)
-from hmodel.clock import Clock, WriteStamps, stamps_for, system_clock
-from hmodel.errors import (
-    DecodeError,
-    HModelError,
-    KeyDecodeError,
-    NotFoundError,
-    QueryError,
-    TableExistsError,
-    ValidationError,
-)
-from hmodel.keys import Key
-from hmodel.mapping import Mapper, mapper_for
-from hmodel.model import model_infos_for
-from hmodel.repository.condition import Condition, FieldColumn
-from hmodel.repository.event import Listener
+from hmodel.backend.base import Backend, Increment
+from hmodel.backend.op import iterate, run
+from hmodel.errors import DecodeError, QueryError, TableExistsError, ValidationError
+from hmodel.repository.condition import Condition
+from hmodel.repository.core import OnError, RepositoryCore
 from hmodel.repository.explain import Explanation, RecordingBackend, explain_result
-from hmodel.repository.identity import IdentityMap
-from hmodel.repository.instrument import Instrument
-from hmodel.repository.locking import Locking
-from hmodel.repository.page import Page, Position, TokenCodec
-from hmodel.repository.pager import paginate
-from hmodel.repository.plan import KeySpan, ScanPlan, execute, stream
+from hmodel.repository.page import Page
 from hmodel.repository.query import Query
-from hmodel.repository.version import VersionCell
 
 __all__ = ["OnError", "Repository"]
 
-
 M = TypeVar("M")
 
-#: The defaults of a Query's parts: a keyword left at its default was not given.
-_DEFAULTS: dict[str, Any] = {
-    "low": None,
-    "high": None,
-    "low_inclusive": True,
-    "high_inclusive": False,
-    "reverse": False,
-    "fields": None,
-    "where": None,
-    "limit": None,
-}
 
-#: What a read does with a row that does not decode: ``"raise"`` (the default), ``"skip"``
-#: it, or call a function with the :class:`~hmodel.errors.DecodeError` and skip it.
-OnError = Literal["raise", "skip"] | Callable[[DecodeError], None]
-
-
-def _check_on_error(on_error: object, table: str) -> None:
-    if on_error not in ("raise", "skip") and not callable(on_error):
-        raise QueryError(
-            'on_error is "raise", "skip" or a function taking the DecodeError',
-            table=table,
-            value=on_error,
-        )
-
-
-class Repository(Generic[M]):
+class Repository(RepositoryCore[M, Backend]):
     """Reads and writes instances of one model; hides every byte (K1, K3, F6-F10, R8, I4).
 
     Every method states its round trips. Every write carries an explicit timestamp from
@@ -101,68 +49,6 @@ class Repository(Generic[M]):
             writers (see :meth:`save`).
     """
 
-    def __init__(
-        self,
-        model: type[M],
-        backend: Backend,
-        *,
-        clock: Clock = system_clock,
-        stamps: WriteStamps | None = None,
-        token_secret: bytes | None = None,
-        listeners: Sequence[Listener] = (),
-        scan_batch_size: int = 1000,
-        lock_lease: timedelta = timedelta(seconds=30),
-    ) -> None:
-        self.model = model
-        self.backend = backend
-        self.mapper: Mapper[M] = mapper_for(model)  # one per model class, shared
-        self.info = self.mapper.info
-        self.table = self.info.table.full_name
-        self._stamps = stamps if stamps is not None else stamps_for(clock)
-        self._clock = self._stamps.clock
-        self._tokens = TokenCodec(token_secret)
-        self._instrument = Instrument(self.table, backend, listeners)
-        self._batch_size = scan_batch_size
-        self._identity = IdentityMap()
-        self._other_keys: list[Key] | None = None  # other record types' keys (R1), lazily
-        self._all_columns = tuple(self.mapper.columns(None))
-        # Cells a read does not order later writes after: counters (F10) and, over
-        # Thrift1, the version cell are stamped by the server's clock, not by this layer.
-        #: Columns the server stamps (counters, the version): their timestamps are not
-        #: this process's to order after.
-        self._skip = frozenset(
-            self.mapper.column_of(n) for n in (*self.info.counters, *self._version_names())
-        )
-        self._version: VersionCell | None = None
-        self._locking: Locking | None = None
-        if self.info.version_field is not None:
-            self._version = VersionCell(
-                self.mapper.column_of(self.info.version_field),
-                lease_ms=int(lock_lease.total_seconds() * 1000),
-            )
-            self._locking = Locking(
-                backend, self.mapper, self._version, self._stamps, self._identity
-            )
-
-    # --- plumbing -------------------------------------------------------------------
-
-    def _version_names(self) -> tuple[str, ...]:
-        return () if self.info.version_field is None else (self.info.version_field,)
-
-    @property
-    def stamps(self) -> WriteStamps:
-        """The write stamps of this repository's writes."""
-        return self._stamps
-
-    @property
-    def tokens(self) -> TokenCodec:
-        """The codec of this repository's page tokens (its ``token_secret``)."""
-        return self._tokens
-
-    def add_listener(self, listener: Listener) -> None:
-        """Tell ``listener`` of every later call's :class:`QueryEvent`."""
-        self._instrument.listeners.append(listener)
-
     def create_table(self, *, exist_ok: bool = False) -> None:
         """Create the model's table from its declaration (one round trip).
 
@@ -174,136 +60,6 @@ class Repository(Generic[M]):
         except TableExistsError:
             if not exist_ok:
                 raise
-
-    def _columns(self, fields: Sequence[str] | None) -> tuple[bytes, ...]:
-        """The columns and families to read.
-
-        The model's own (never other models' cells sharing the row), or those of
-        ``fields`` plus the version column.
-        """
-        if fields is None:
-            return self._all_columns
-        columns = list(self.mapper.columns(list(fields)))
-        if self._version is not None and self._version.column not in columns:
-            columns.append(self._version.column)
-        return tuple(columns)
-
-    def _projection(self, fields: Sequence[str] | None) -> Sequence[str] | None:
-        """Check that a model can be built from ``fields``: every field left out has a default.
-
-        Raises:
-            QueryError: A required field is left out (use :meth:`get_fields` for arbitrary
-                projections).
-        """
-        if fields is None:
-            return None
-        if isinstance(fields, str):
-            raise QueryError("fields is a collection of names, not one string", field=fields)
-        chosen = set(fields)
-        for name, column in self.info.columns.items():
-            if name not in chosen and column.required:
-                raise QueryError(
-                    f"cannot build a {self.model.__name__} without its required field "
-                    f"{name!r}: read it too, or use get_fields() for a dict of some fields",
-                    table=self.table,
-                    field=name,
-                )
-        return fields
-
-    def _load(
-        self, result: RowResult, *, partial: bool = False, key_encoded_here: bool = False
-    ) -> M | None:
-        """Build the model of a row read; ``None`` when the row holds none of its data.
-
-        Every write this process makes afterwards is stamped after the cells read (so a
-        read-modify-write is ordered after what it read, whoever wrote it); counter cells,
-        and the version cell, which the server may stamp, do not count.
-
-        Raises:
-            KeyDecodeError: The rowkey is not this model's.
-            DecodeError: A cell does not decode or a required field is missing.
-        """
-        newest = newest_timestamp(result.cells, self._skip)
-        if newest and newest >= self._clock():  # else observe() has nothing to do
-            self._stamps.observe(newest, rows=(result.row,))
-        if self._locking is None:
-            obj = self.mapper.from_row(result, key_encoded_here=key_encoded_here)
-            self._identity.remember(obj, result.row, None, partial=partial)
-            return obj
-        read = self._locking.read(result)
-        if read is None:
-            return None
-        data, number, raw = read
-        obj = self.mapper.from_row(data, key_encoded_here=key_encoded_here)
-        object.__setattr__(obj, self.info.version_field or "", number)
-        self._identity.remember(obj, result.row, raw, partial=partial)
-        return obj
-
-    def _load_each(
-        self,
-        result: RowResult,
-        on_error: OnError,
-        errors: list[DecodeError] | None = None,
-        *,
-        partial: bool = False,
-    ) -> M | None:
-        """Load a row of a multi-row read: ``None`` for another record type's row (R1).
-
-        A row whose key is another model's declared on the same table is skipped. A row of
-        this model that does not decode, or whose key is no declared model's (a corrupt
-        key), raises, or with ``on_error`` is skipped (and reported to the function, or
-        added to ``errors``).
-        """
-        try:
-            return self._load(result, partial=partial)
-        except DecodeError as error:
-            if isinstance(error, KeyDecodeError) and self._another_type(result.row):
-                return None
-            if on_error == "raise":
-                raise
-            if callable(on_error):
-                on_error(error)
-            elif errors is not None:
-                errors.append(error)
-            return None
-
-    def _another_type(self, row: bytes) -> bool:
-        """Whether ``row`` is the key of another model declared on this table (R1).
-
-        The other models' keys are looked up once and again only when none matches (a
-        model declared since), not for every row of a mixed scan.
-        """
-        for fresh in (False, True):
-            if fresh or self._other_keys is None:
-                self._other_keys = [
-                    info.key
-                    for info in model_infos_for(self.info.table)
-                    if info.cls is not self.model
-                ]
-            if any(key.matches(row) for key in self._other_keys):
-                return True
-        return False
-
-    def newest_stamp(self, result: RowResult) -> int:
-        """The newest timestamp among a row's cells that this layer stamps (0: none).
-
-        Counter cells and the version cell, which the server may stamp, do not count: the
-        value is the stamp of the newest write of the row's data as read.
-        """
-        return newest_timestamp(result.cells, self._skip)
-
-    def load(self, result: RowResult, *, partial: bool = False) -> M | None:
-        """Build the model of a row read by other means (a pattern's own scan).
-
-        ``None`` when the row holds none of the model's data (a locked row deleted, or a
-        first save in flight). The instance is remembered like one this repository read,
-        so it can be saved (``partial``: read with only some fields, so it cannot).
-
-        Raises:
-            KeyDecodeError: The rowkey is not this model's.
-            DecodeError: A cell does not decode, or a required field has no cell.
-        """
-        return self._load(result, partial=partial)
 
     def explain(self, call: Callable[[Repository[M]], object]) -> Explanation:
         """The backend calls ``call`` would make on this repository, without making them.
@@ -377,24 +133,9 @@ class Repository(Generic[M]):
                 (inclusive).
             **key: Every key field, e.g. ``user_id="u1"``.
         """
-        row = self.mapper.key_of_values(key)
-        fields = self._projection(fields)
-        with self._instrument.call("get", rows=(row,)) as call:
-            results = self.backend.get(
-                self.table,
-                [row],
-                columns=self._columns(fields),
-                before=None if as_of is None else as_of + 1,
-            )
-            call.results = len(results)
-            obj = (
-                self._load(results[0], partial=fields is not None, key_encoded_here=True)
-                if results
-                else None
-            )
-            if obj is None and required:
-                raise NotFoundError("no such row", table=self.table, row=row)
-        return obj
+        return run(
+            self._get_op(required=required, fields=fields, as_of=as_of, key=key), self.backend
+        )
 
     def get_many(
         self,
@@ -410,37 +151,9 @@ class Repository(Generic[M]):
         decode does (see :data:`OnError`): raise (the default), or read as ``None``
         (``"skip"``, or a function told of each :class:`~hmodel.errors.DecodeError`).
         """
-        _check_on_error(on_error, self.table)
-        key_of = self.mapper.key_of_values
-        rows = [key_of(k) for k in keys]
-        fields = self._projection(fields)
-        if not rows:
-            return []
-        with self._instrument.call("get_many", rows=tuple(rows)) as call:
-            results = self.backend.get(
-                self.table,
-                rows,
-                columns=self._columns(fields),
-                before=None if as_of is None else as_of + 1,
-            )
-            call.results = len(results)
-        found = {r.row: r for r in results}
-        partial = fields is not None
-        loaded: list[M | None] = []
-        for row in rows:
-            result = found.get(row)
-            if result is None:
-                loaded.append(None)
-                continue
-            try:
-                loaded.append(self._load(result, partial=partial, key_encoded_here=True))
-            except DecodeError as error:
-                if on_error == "raise":
-                    raise
-                if callable(on_error):
-                    on_error(error)
-                loaded.append(None)
-        return loaded
+        return run(
+            self._get_many_op(keys, fields=fields, as_of=as_of, on_error=on_error), self.backend
+        )
 
     def get_stamped(self, rows: Sequence[bytes]) -> dict[bytes, tuple[M | None, int]]:
         """Read rows by rowkey in **one round trip**, each with its newest write stamp.
@@ -470,14 +183,7 @@ class Repository(Generic[M]):
         For a locked model the version cell alone does not count: a row whose first save
         is in flight, or that was deleted over Thrift1, does not exist.
         """
-        row = self.mapper.key_of_values(key)
-        with self._instrument.call("exists", rows=(row,)) as call:
-            results = self.backend.get(self.table, [row], columns=self._columns(None))
-            found = bool(results) and (
-                self._locking is None or self._locking.read(results[0]) is not None
-            )
-            call.results = int(found)
-        return found
+        return run(self._exists_op(key), self.backend)
 
     def get_fields(self, fields: Sequence[str], **key: Any) -> dict[str, Any] | None:
         """Read some fields of one row as a dict (key fields included), in one round trip.
@@ -495,36 +201,6 @@ class Repository(Generic[M]):
             call.results = len(results)
         result = self._unless_deleted(results, columns)
         return None if result is None else self.mapper.decode_fields(result, fields)
-
-    def _with_version(self, columns: Sequence[bytes]) -> list[bytes]:
-        """``columns`` and, for a locked model, the version column (to tell a deleted row)."""
-        if self._version is None:
-            return list(columns)
-        column = self._version.column
-        if column in columns or column.partition(b":")[0] in columns:  # a family read whole
-            return list(columns)
-        return [*columns, column]
-
-    def _unless_deleted(
-        self, results: Sequence[RowResult], columns: Sequence[bytes]
-    ) -> RowResult | None:
-        """The row read with :meth:`_with_version`, as if read with ``columns`` alone.
-
-        ``None`` when there is no row, it holds none of ``columns``, or it is a locked row
-        deleted over Thrift1 (:meth:`Locking.deleted`).
-        """
-        if not results:
-            return None
-        result = results[0]
-        if self._locking is None or self._version is None:
-            return result
-        if self._locking.deleted(result):
-            return None
-        column = self._version.column
-        if column in columns or column.partition(b":")[0] in columns:
-            return result
-        cells = {c: cell for c, cell in result.cells.items() if c != column}
-        return RowResult(result.row, cells) if cells else None
 
     def history(
         self, field: str, *, limit: int | None = None, before: int | None = None, **key: Any
@@ -546,115 +222,6 @@ class Repository(Generic[M]):
             )
             call.results = len(cells)
         return [(self._decode_cell(field, row, c), c.timestamp) for c in cells]
-
-    def _decode_cell(self, field: str, row: bytes, cell: Cell) -> Any:
-        return self.mapper.decode_cell(field, cell.value, row=row)
-
-    # --- scans ----------------------------------------------------------------------
-
-    def _query(
-        self, query: Query | None, prefix: Mapping[str, Any] | None, **options: Any
-    ) -> Query:
-        """The query of a call: ``query`` as given, or one built from the keywords."""
-        given = {k: v for k, v in options.items() if v is not _DEFAULTS[k]}
-        if query is not None:
-            if not isinstance(query, Query):
-                raise QueryError("query takes a Query", table=self.table, value=query)
-            if prefix is not None or given:
-                raise QueryError(
-                    "pass a Query or its parts as keywords, not both", table=self.table
-                )
-            return query
-        return Query(prefix, **given)
-
-    def plan(
-        self,
-        prefix: Mapping[str, Any] | None = None,
-        *,
-        query: Query | None = None,
-        low: Any = None,
-        high: Any = None,
-        low_inclusive: bool = True,
-        high_inclusive: bool = False,
-        reverse: bool = False,
-        fields: Sequence[str] | None = None,
-        where: Condition | None = None,
-    ) -> ScanPlan:
-        """Derive the byte ranges, columns and filter of a scan, without any I/O (explain).
-
-        Takes a :class:`~hmodel.repository.query.Query`, or its parts as keywords:
-
-        Args:
-            prefix: Values of a leading subset of the key fields (K1), e.g. all orders of
-                one customer: ``{"customer_id": "c1"}``. Empty: the whole table.
-            query: The whole query instead of the keywords.
-            low: Logical lower bound on the key field that follows the prefix.
-            high: Logical upper bound on that field.
-            low_inclusive: Whether ``low`` itself is included (default: yes).
-            high_inclusive: Whether ``high`` itself is included (default: no).
-            reverse: Highest keys first.
-            fields: Read only these fields.
-            where: A server-side :class:`Condition` on non-key fields (I4).
-
-        Raises:
-            QueryError: Unknown fields, or a condition on a key field.
-        """
-        return self._plan(
-            self._query(
-                query,
-                prefix,
-                low=low,
-                high=high,
-                low_inclusive=low_inclusive,
-                high_inclusive=high_inclusive,
-                reverse=reverse,
-                fields=fields,
-                where=where,
-            )
-        )
-
-    def _plan(self, query: Query) -> ScanPlan:
-        ranges = self.mapper.info.key.ranges(
-            dict(query.prefix),
-            low=query.low,
-            high=query.high,
-            low_inclusive=query.low_inclusive,
-            high_inclusive=query.high_inclusive,
-        )
-        where, fields = query.where, query.fields
-        filter_bytes = None
-        if where is not None:
-            key_fields = set(self.info.key.fields) & where.fields()
-            if key_fields:
-                raise QueryError(
-                    "conditions apply to non-key fields; bound key fields with prefix/low/high",
-                    table=self.table,
-                    field=sorted(key_fields)[0],
-                )
-            filter_bytes = where.render(self._resolve)
-        spans = tuple(KeySpan(r.start, r.stop) for r in ranges)
-        columns = self._columns(fields)
-        if where is not None and fields is not None:  # the filter must see what it tests
-            columns = tuple(dict.fromkeys(columns + self._columns(sorted(where.fields()))))
-        return ScanPlan(
-            table=self.table,
-            spans=spans,
-            columns=columns,
-            filter=filter_bytes,
-            reverse=query.reverse,
-            merge_offset=self.mapper.salt_width if len(spans) > 1 else 0,
-        )
-
-    def _resolve(self, name: str) -> FieldColumn:
-        try:
-            column = self.mapper.column_of(name)
-            codec = self.mapper.codec_of(name)
-        except HModelError as exc:
-            raise QueryError(
-                f"cannot filter on {name!r}: {exc.message}", table=self.table, field=name
-            ) from exc
-        family, _, qualifier = column.partition(b":")
-        return FieldColumn(family, qualifier, codec.encode, bool(getattr(codec, "ordered", False)))
 
     def scan(
         self,
@@ -692,56 +259,7 @@ class Repository(Generic[M]):
             where=where,
             limit=limit,
         )
-        _check_on_error(on_error, self.table)
-        self._projection(q.fields)
-        return self._iterate(self._plan(q), q.limit, on_error, partial=q.fields is not None)
-
-    def _iterate(
-        self, plan: ScanPlan, limit: int | None, on_error: OnError, *, partial: bool
-    ) -> Iterator[M]:
-        with self._instrument.call("scan", always=True) as call:
-            call.plan = plan.describe()
-            # The limit counts models, not rows: rows of other record types (R1) are skipped.
-            if limit == 0:
-                return
-            rows = stream(self.backend, plan, batch_size=self._batch_size, expected=limit)
-            load = self._load_each
-            try:
-                for result in rows:
-                    obj = load(result, on_error, partial=partial)
-                    if obj is not None:
-                        call.results += 1
-                        yield obj
-                        if call.results == limit:
-                            return
-            finally:
-                close = getattr(rows, "close", None)
-                if close is not None:
-                    close()
-
-    def _paging(
-        self, size: int, query: Query, token: str | None, on_error: OnError
-    ) -> tuple[ScanPlan, str, list[Position], Callable[[RowResult], M | None], list[DecodeError]]:
-        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-            raise QueryError("page size must be an int >= 1", table=self.table, value=size)
-        if query.limit is not None:
-            raise QueryError("pages are cut by size; a limit does not apply", table=self.table)
-        _check_on_error(on_error, self.table)
-        self._projection(query.fields)
-        plan = self._plan(query)
-        fingerprint = plan.fingerprint()
-        positions = (
-            self._tokens.decode(token, fingerprint, len(plan.spans))
-            if token is not None
-            else [Position() for _ in plan.spans]
-        )
-        partial = query.fields is not None
-        errors: list[DecodeError] = []
-
-        def decode(result: RowResult) -> M | None:
-            return self._load_each(result, on_error, errors, partial=partial)
-
-        return plan, fingerprint, positions, decode, errors
+        return iterate(self._scan_op(q, on_error), self.backend)
 
     def page(
         self,
@@ -782,20 +300,7 @@ class Repository(Generic[M]):
             fields=fields,
             where=where,
         )
-        plan, fingerprint, positions, decode, errors = self._paging(size, q, token, on_error)
-        with self._instrument.call("page") as call:
-            call.plan = plan.describe()
-            # One model more than the page tells whether anything follows.
-            rows = execute(self.backend, plan, positions, batch_size=size + 1, expected=size + 1)
-            try:
-                first = next(paginate(rows, positions, size, decode))
-            finally:
-                rows.close()
-            call.results = len(first.items)
-        token_out = None
-        if first.positions is not None:
-            token_out = self._tokens.encode(fingerprint, first.positions)
-        return Page(first.items, token_out, tuple(errors))
+        return run(self._page_op(size, q, token, on_error), self.backend)
 
     def pages(
         self,
@@ -833,123 +338,7 @@ class Repository(Generic[M]):
             fields=fields,
             where=where,
         )
-        plan, fingerprint, positions, decode, errors = self._paging(size, q, token, on_error)
-        batch = min(self._batch_size, max(2 * size, 100))
-        with self._instrument.call("pages", always=True) as call:
-            call.plan = plan.describe()
-            rows = execute(
-                self.backend, plan, positions, batch_size=batch, max_batch_size=self._batch_size
-            )
-            try:
-                for raw in paginate(rows, positions, size, decode):
-                    found = tuple(errors)
-                    errors.clear()
-                    if not raw.items and not found:
-                        continue
-                    call.results += len(raw.items)
-                    token_out = None
-                    if raw.positions is not None:
-                        token_out = self._tokens.encode(fingerprint, raw.positions)
-                    yield Page(raw.items, token_out, found)
-            finally:
-                rows.close()
-
-    # --- writes ---------------------------------------------------------------------
-
-    def _checked_row(self, obj: M) -> bytes:
-        if not isinstance(obj, self.model):
-            raise ValidationError(
-                f"expected a {self.model.__name__}, got {type(obj).__name__}", table=self.table
-            )
-        row = self.mapper.rowkey(obj)
-        loaded = self._identity.recall(obj)
-        if loaded is not None and loaded.row != row:
-            raise ValidationError(
-                "key fields of a loaded model changed; rowkeys are immutable (K10): "
-                "use Repository.move() to delete the old row and insert the new one",
-                table=self.table,
-                row=loaded.row,
-                value=row,
-            )
-        if loaded is not None and loaded.partial:
-            raise ValidationError(
-                "this instance was read with fields=, so a full save would delete the "
-                "fields it did not read; write the changed fields with update()",
-                table=self.table,
-                row=row,
-            )
-        return row
-
-    def _write_stamp(self, rows: Sequence[bytes], fields: Iterable[str] | None = None) -> int:
-        """The stamp of a write of ``fields`` to ``rows``, the one before it free for a clear."""
-        count = 2 if self.mapper.clears_family(fields) else 1
-        return self._stamps.next(count, rows=rows) + count - 1
-
-    def _previous(
-        self, rows: Sequence[bytes], fields: Iterable[str] | None
-    ) -> dict[bytes, RowResult]:
-        """Read what prefixed maps among ``fields`` hold now (one round trip; none if none).
-
-        A map with a prefix shares its family, so its removed entries are deleted by name.
-        """
-        families = self.mapper.previous_families(fields)
-        if not families or not rows:
-            return {}
-        return {r.row: r for r in self.backend.get(self.table, list(rows), columns=families)}
-
-    def _replacing(
-        self,
-        mutations: list[Mutation],
-        previous: Mapping[bytes, RowResult],
-        row: bytes,
-        timestamp: int,
-        fields: Iterable[str] | None = None,
-    ) -> list[Mutation]:
-        """Add the deletes of prefixed-map entries that the write no longer has."""
-        stored = previous.get(row)
-        if stored is None:
-            return mutations
-        written = [m.column for m in mutations if isinstance(m, Put) and m.row == row]
-        mutations.extend(
-            self.mapper.stale_entries(stored, written, timestamp=timestamp, field_names=fields)
-        )
-        return mutations
-
-    def reserve_stamp(self, obj: M, *, delete: bool = False, rows: Sequence[bytes] = ()) -> int:
-        """Reserve the write stamp of a coming :meth:`save` (or :meth:`delete`) of ``obj``.
-
-        For patterns that write other rows in one protocol with the save (a secondary
-        index's entries, I1) and need the data row's cells to carry the same timestamp
-        as their own writes: pass the stamp back as ``save(obj, write_stamp=...)``. The stamp is
-        ordered after every earlier write of ``obj``'s row and of ``rows``; for a locked
-        model it is past the instance's version (and the stamp before it is free for a
-        family clear, as in :meth:`save`). No I/O.
-
-        Raises:
-            ValidationError: ``obj`` is not this repository's model, its key fields of a
-                loaded instance changed, or its version field holds no valid version.
-            ConflictError: A Thrift1 save of the row is in progress (within its lease),
-                or (``delete``) a locked instance was never saved.
-        """
-        row = self._checked_row(obj)
-        if self._locking is None:
-            return self._write_stamp((row, *rows), None if not delete else ())
-        if delete:
-            return self._locking.plan_delete(obj, row, rows=rows)[2]
-        return self._locking.plan_save(obj, row, rows=rows)[2]
-
-    def check_stored(self, obj: M, stored: M | None) -> None:
-        """Refuse early a save of a locked ``obj`` that the stored row already outdates.
-
-        ``stored`` is the instance read from the row just now (``None``: no row). Nothing
-        for a model without a version field. No I/O.
-
-        Raises:
-            RowExistsError: ``obj`` is new (version 0) and the row exists.
-            ConflictError: The stored version is not ``obj``'s.
-        """
-        if self._locking is not None:
-            self._locking.check_stored(obj, self.mapper.rowkey(obj), stored)
+        return iterate(self._pages_op(size, q, token, on_error), self.backend)
 
     def save(self, obj: M, *, ttl: timedelta | None = None, write_stamp: int | None = None) -> M:
         """Write the whole model (all fields but counters), and return it.
@@ -988,35 +377,7 @@ class Repository(Generic[M]):
                 locked save), or over Thrift1 a stalled save was taken over: read the row
                 before retrying.
         """
-        row = self._checked_row(obj)
-        ttl_ms = self.mapper.ttl_of(ttl)
-        with self._instrument.call("save", rows=(row,)) as call:
-            if self._locking is None:
-                timestamp = self._write_stamp((row,)) if write_stamp is None else write_stamp
-                mutations = self.mapper.to_mutations(
-                    obj, timestamp=timestamp, ttl_ms=ttl_ms, row=row
-                )
-                previous = self._previous([row], None)
-                self._replacing(mutations, previous, row, timestamp)
-                self.backend.mutate(self.table, mutations)
-                self._identity.remember(obj, row, None)
-            else:
-                current, expected, new = self._locking.plan_save(obj, row, at=write_stamp)
-                mutations = self.mapper.to_mutations(obj, timestamp=new, ttl_ms=ttl_ms, row=row)
-                previous = self._previous([row], None)
-                self._replacing(mutations, previous, row, new)
-                committed = self._locking.save(
-                    row,
-                    current=current,
-                    expected=expected,
-                    new=new,
-                    mutations=mutations,
-                    ttl_ms=ttl_ms,
-                )
-                setattr(obj, self.info.version_field or "", new)
-                self._identity.remember(obj, row, committed)
-            call.results = len(mutations)
-        return obj
+        return run(self._save_op(obj, ttl=ttl, write_stamp=write_stamp), self.backend)
 
     def save_many(self, objs: Sequence[M], *, ttl: timedelta | None = None) -> None:
         """Write several models in one round trip (see :meth:`save` for maps' extra trips).
@@ -1024,28 +385,7 @@ class Repository(Generic[M]):
         Every instance is validated before anything is sent. Not for models with a version
         field (each needs its own conditional write): use :meth:`save`.
         """
-        if self._locking is not None:
-            raise ValidationError(
-                "save_many cannot check versions; save locked models one by one",
-                table=self.table,
-            )
-        ttl_ms = self.mapper.ttl_of(ttl)
-        rows = [self._checked_row(o) for o in objs]
-        timestamp = self._write_stamp(rows)
-        mutations: list[Mutation] = [
-            m
-            for o, row in zip(objs, rows, strict=True)
-            for m in self.mapper.to_mutations(o, timestamp=timestamp, ttl_ms=ttl_ms, row=row)
-        ]
-        with self._instrument.call("save_many", rows=tuple(rows)) as call:
-            previous = self._previous(rows, None)
-            for row in previous:
-                self._replacing(mutations, previous, row, timestamp)
-            if mutations:
-                self.backend.mutate(self.table, mutations)
-            call.results = len(mutations)
-        for obj, row in zip(objs, rows, strict=True):
-            self._identity.remember(obj, row, None)
+        run(self._save_many_op(objs, ttl=ttl), self.backend)
 
     def update(
         self,
@@ -1079,7 +419,7 @@ class Repository(Generic[M]):
             dict(key), changes, timestamp=timestamp, ttl_ms=self.mapper.ttl_of(ttl)
         )
         with self._instrument.call("update", rows=(row,)) as call:
-            previous = self._previous([row], list(changes))
+            previous = run(self._previous([row], list(changes)), self.backend)
             self._replacing(mutations, previous, row, timestamp, list(changes))
             if mutations:
                 self.backend.mutate(self.table, mutations)
@@ -1097,37 +437,11 @@ class Repository(Generic[M]):
         deleted (one atomic ``check_and_mutate``; over Thrift1 a claim, the delete and a
         commit, after which the version cell stays as ``b""``, which reads as no row).
         """
-        if obj is not None:
-            if key:
-                raise ValidationError("pass an instance or key fields, not both", table=self.table)
-            row = self._checked_row(obj)
-        else:
-            row = self.mapper.key_of_values(key)
-        with self._instrument.call("delete", rows=(row,)) as call:
-            if self._locking is not None:
-                if obj is None:
-                    raise ValidationError(
-                        "a locked model is deleted through its instance (the version is checked)",
-                        table=self.table,
-                    )
-                self._locking.delete(obj, row, at=write_stamp)
-            else:
-                stamp = write_stamp or self._stamps.next(rows=(row,))
-                self.backend.mutate(self.table, [Delete(row, timestamp=stamp)])
-            call.results = 1
-        if obj is not None:
-            self._identity.forget(obj)
+        run(self._delete_op(obj, write_stamp=write_stamp, key=key), self.backend)
 
     def delete_many(self, keys: Sequence[Mapping[str, Any]]) -> None:
         """Delete several rows by key fields in one round trip (not for locked models)."""
-        if self._locking is not None:
-            raise ValidationError("locked models are deleted one by one", table=self.table)
-        rows = [self.mapper.key_of(**k) for k in keys]
-        with self._instrument.call("delete_many", rows=tuple(rows)) as call:
-            if rows:
-                timestamp = self._stamps.next(rows=rows)
-                self.backend.mutate(self.table, [Delete(r, timestamp=timestamp) for r in rows])
-            call.results = len(rows)
+        run(self._delete_many_op(keys), self.backend)
 
     def move(self, obj: M, **new_key: Any) -> M:
         """Change key fields explicitly (K10): a copy under the new key, then a delete.
@@ -1168,30 +482,7 @@ class Repository(Generic[M]):
         counter: one round trip. Several: one round trip for the increments and one to
         read the values back; the values read may include concurrent increments by others.
         """
-        row = self.mapper.key_of_values(key)
-        if not amounts:
-            raise ValidationError("name at least one counter to increment", table=self.table)
-        columns = {
-            name: self.mapper.counter_column(name, amount) for name, amount in amounts.items()
-        }
-        with self._instrument.call("increment", rows=(row,)) as call:
-            if len(amounts) == 1:
-                ((name, amount),) = amounts.items()
-                value = self.backend.increment(self.table, row, columns[name], amount)
-                call.results = 1
-                return {name: value}
-            self.backend.increment_many(
-                self.table, [Increment(row, columns[n], a) for n, a in amounts.items()]
-            )
-            results = self.backend.get(self.table, [row], columns=list(columns.values()))
-            call.results = len(amounts)
-        values = results[0] if results else RowResult(row, {})
-        return {
-            name: self._decode_cell(name, row, values.cells[column])
-            if column in values.cells
-            else 0
-            for name, column in columns.items()
-        }
+        return run(self._increment_op(key, amounts), self.backend)
 
     def increment_many(self, items: Sequence[tuple[Mapping[str, Any], Mapping[str, int]]]) -> None:
         """Increment counters of many rows in one round trip; each increment is atomic."""

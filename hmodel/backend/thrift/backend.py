@@ -22,6 +22,7 @@ from hmodel.backend.base import (
     family_of,
 )
 from hmodel.backend.endpoint import Endpoint, HTTPOption, TLSOption, as_http, as_tls
+from hmodel.backend.op import Op, rpc, run
 from hmodel.backend.sasl import Sasl
 from hmodel.backend.thrift.admin import Admin, admin_backend
 from hmodel.backend.thrift.argument import (
@@ -59,6 +60,14 @@ __all__ = ["ThriftBackend"]
 
 #: At most this many table names are remembered with their server names.
 _SERVER_NAMES_KEPT = 1024
+
+
+class _FamiliesNeeded(Exception):  # noqa: N818 -- a signal, not an error
+    """``plan_batches`` asked for the table's families before they were read."""
+
+
+def _families_not_read() -> tuple[bytes, ...]:
+    raise _FamiliesNeeded
 
 
 def _require_before(before: object, *, table: str, row: bytes | None = None) -> None:
@@ -334,17 +343,32 @@ class ThriftBackend(Backend):
         try:
             return self._channel.call(method, *args, retry=retry, table=table, row=row)
         except SERVER_ERRORS as exc:
-            raise server_error(
-                exc,
-                method=method,
-                table=table,
-                server_table=(
-                    self._server_name(table).decode() if isinstance(table, str) and table else None
-                ),
-                row=row,
-                column=column,
-                filter_given=filter_given,
+            raise self.server_error(
+                exc, method=method, table=table, row=row, column=column, filter_given=filter_given
             ) from exc
+
+    def server_error(
+        self,
+        exc: BaseException,
+        *,
+        method: str,
+        table: str | None,
+        row: bytes | None,
+        column: bytes | None,
+        filter_given: bool,
+    ) -> BackendError:
+        """The typed error of a server's answer ``exc`` to a call (both edges' translation)."""
+        return server_error(
+            exc,
+            method=method,
+            table=table,
+            server_table=(
+                self._server_name(table).decode() if isinstance(table, str) and table else None
+            ),
+            row=row,
+            column=column,
+            filter_given=filter_given,
+        )
 
     def _close_deferred(self) -> None:
         """Close the scanners the garbage collector dropped while an RPC was running."""
@@ -392,18 +416,18 @@ class ThriftBackend(Backend):
             return None
         return f"{namespace}{colon}{table[len(head) :]}"
 
-    def _table_families(self, name: str) -> tuple[bytes, ...]:
+    def _table_families(self, name: str) -> Op[tuple[bytes, ...]]:
         """The family names of ``name``, from the cache or one ``getColumnDescriptors``."""
         server_name = self._server_name(name)
         families = self._families.get(server_name)
         if families is None:
-            descriptors = self._rpc(
+            descriptors = yield rpc(
                 "getColumnDescriptors", server_name, retry=Retry.IDEMPOTENT, table=name
             )
             families = self._families[server_name] = family_names(descriptors.values())
         return families
 
-    def _require_families(self, table: str, mutations: Sequence[Mutation]) -> None:
+    def _require_families(self, table: str, mutations: Sequence[Mutation]) -> Op[None]:
         """Raise unless every family ``mutations`` name is one of the table's.
 
         Checked against the cached families; a family not among them has the cache read
@@ -413,11 +437,11 @@ class ThriftBackend(Backend):
             ColumnFamilyNotFoundError: A mutation names a family the table lacks.
         """
         named = {family_of(m.column) for m in mutations if m.column is not None}
-        known = set(self._table_families(table))
+        known = set((yield from self._table_families(table)))
         if named <= known:
             return
         self._families.pop(self._server_name(table), None)
-        known = set(self._table_families(table))
+        known = set((yield from self._table_families(table)))
         for mutation in mutations:
             column = mutation.column
             if column is not None and family_of(column) not in known:
@@ -562,6 +586,17 @@ class ThriftBackend(Backend):
         ``Table.rows`` works around that by listing the families; an empty list is enough
         and costs no extra RPC). No RPC for an empty ``rows``.
         """
+        return run(self.get_op(table, rows, columns=columns, before=before), self._rpc)
+
+    def get_op(
+        self,
+        table: str,
+        rows: Sequence[bytes],
+        *,
+        columns: Sequence[bytes] = (),
+        before: int | None = None,
+    ) -> Op[list[RowResult]]:
+        """The operation of :meth:`get` (sans-I/O: yields its calls)."""
         keys = list(rows)
         for key in keys:
             if type(key) is not bytes or not 0 < len(key) <= MAX_ROW_LENGTH:
@@ -575,7 +610,7 @@ class ThriftBackend(Backend):
             return []
         server_name = self._server_name(table)
         if before is None:
-            results = self._rpc(
+            results = yield rpc(
                 "getRowsWithColumns",
                 server_name,
                 keys,
@@ -585,7 +620,7 @@ class ThriftBackend(Backend):
                 table=table,
             )
         else:
-            results = self._rpc(
+            results = yield rpc(
                 "getRowsWithColumnsTs",
                 server_name,
                 keys,
@@ -612,6 +647,21 @@ class ThriftBackend(Backend):
         before: int | None = None,
     ) -> list[Cell]:
         """Read versions newest first with one ``getVer`` (``getVerTs`` with ``before``)."""
+        return run(
+            self.get_versions_op(table, row, column, max_versions=max_versions, before=before),
+            self._rpc,
+        )
+
+    def get_versions_op(
+        self,
+        table: str,
+        row: bytes,
+        column: bytes,
+        *,
+        max_versions: int,
+        before: int | None = None,
+    ) -> Op[list[Cell]]:
+        """The operation of :meth:`get_versions` (sans-I/O: yields its calls)."""
         require_row(row, table=table)
         _require_before(before, table=table, row=row)
         require_cell_column(column, table=table, row=row, what="get_versions")
@@ -621,12 +671,12 @@ class ThriftBackend(Backend):
             )
         server_name = self._server_name(table)
         if before is None:
-            cells = self._rpc(
+            cells = yield rpc(
                 "getVer", server_name, row, column, max_versions, {},
                 retry=Retry.IDEMPOTENT, table=table, row=row, column=column,
             )  # fmt: skip
         else:
-            cells = self._rpc(
+            cells = yield rpc(
                 "getVerTs", server_name, row, column, before, max_versions, {},
                 retry=Retry.IDEMPOTENT, table=table, row=row, column=column,
             )  # fmt: skip
@@ -650,21 +700,30 @@ class ThriftBackend(Backend):
             ReadInterruptedError: While iterating: the connection dropped during fetches
                 more times in a row than ``retries`` allows (nothing was written).
         """
+        return ScannerIterator(
+            rpc=self._rpc,
+            table=table,
+            server_table=self.scan_table(table, scan),
+            scan=scan,
+            retries=self._channel.retries,
+            busy_here=self._channel.busy_here,
+            defer_close=self._defer_close,
+        )
+
+    def scan_table(self, table: str, scan: Scan) -> bytes:
+        """Check a scan's arguments (nothing is sent); the table name to send.
+
+        Raises:
+            IllegalArgumentError: ``scan`` is no :class:`Scan`, or holds a malformed bound,
+                column or ``before``.
+        """
         if not isinstance(scan, Scan):
             raise IllegalArgumentError("expected a Scan", table=table, value=scan)
         require_bytes("start", scan.start, table=table)
         require_bytes("stop", scan.stop, table=table)
         require_each("columns", scan.columns, table=table)
         _require_before(scan.before, table=table)
-        return ScannerIterator(
-            rpc=self._rpc,
-            table=table,
-            server_table=self._server_name(table),
-            scan=scan,
-            retries=self._channel.retries,
-            busy_here=self._channel.busy_here,
-            defer_close=self._defer_close,
-        )
+        return self._server_name(table)
 
     # --- writes ---------------------------------------------------------------------
 
@@ -686,20 +745,28 @@ class ThriftBackend(Backend):
             ColumnFamilyNotFoundError: A column names an unknown family.
             IllegalArgumentError: A put names a bare family or has a negative ttl.
         """
+        run(self.mutate_op(table, mutations), self._rpc)
+
+    def mutate_op(self, table: str, mutations: Sequence[Mutation]) -> Op[None]:
+        """The operation of :meth:`mutate` (sans-I/O: yields its calls)."""
         if not mutations:
             return
-        batches = plan_batches(mutations, lambda: self._table_families(table))
+        try:
+            batches = plan_batches(mutations, _families_not_read)
+        except _FamiliesNeeded:  # a whole-row delete: sent as a delete of every family
+            families = yield from self._table_families(table)
+            batches = plan_batches(mutations, lambda: families)
         if len(batches) > 1 or len(batches[0].rows) > 1 or batches[0].has_puts_and_deletes:
-            self._require_families(table, mutations)
+            yield from self._require_families(table, mutations)
         server_name = self._server_name(table)
         for batch in batches:
             if batch.timestamp is None:
-                self._rpc(
+                yield rpc(
                     "mutateRows", server_name, batch.row_batches(), batch.attributes,
                     retry=Retry.IDEMPOTENT, table=table,
                 )  # fmt: skip
             else:
-                self._rpc(
+                yield rpc(
                     "mutateRowsTs", server_name, batch.row_batches(), batch.timestamp,
                     batch.attributes, retry=Retry.IDEMPOTENT, table=table,
                 )  # fmt: skip
@@ -711,10 +778,14 @@ class ThriftBackend(Backend):
             CounterError: The cell is not an 8-byte long.
             ConnectionLostError: The connection dropped; whether it was applied is unknown.
         """
+        return run(self.increment_op(table, row, column, amount), self._rpc)
+
+    def increment_op(self, table: str, row: bytes, column: bytes, amount: int = 1) -> Op[int]:
+        """The operation of :meth:`increment` (sans-I/O: yields its calls)."""
         require_row(row, table=table)
         require_cell_column(column, table=table, row=row, what="an increment")
         require_int("amount", amount, table=table, row=row, minimum=-LONG_MAX - 1, maximum=LONG_MAX)
-        value: int = self._rpc(
+        value: int = yield rpc(
             "atomicIncrement", self._server_name(table), row, column, amount,
             retry=Retry.UNSENT, table=table, row=row, column=column,
         )  # fmt: skip
@@ -728,6 +799,10 @@ class ThriftBackend(Backend):
         the server (a cell that is not a long), the ones before it in the list have been
         applied, as on HBase, whose ``incrementRows`` applies them one by one.
         """
+        run(self.increment_many_op(table, increments), self._rpc)
+
+    def increment_many_op(self, table: str, increments: Sequence[Increment]) -> Op[None]:
+        """The operation of :meth:`increment_many` (sans-I/O: yields its calls)."""
         if not increments:
             return
         server_name = self._server_name(table)
@@ -748,7 +823,7 @@ class ThriftBackend(Backend):
             structs.append(
                 TIncrement(table=server_name, row=inc.row, column=inc.column, ammount=inc.amount)
             )
-        known = set(self._table_families(table))
+        known = set((yield from self._table_families(table)))
         for inc in increments:
             if family_of(inc.column) not in known:
                 raise ColumnFamilyNotFoundError(
@@ -757,7 +832,7 @@ class ThriftBackend(Backend):
                     row=inc.row,
                     column=inc.column,
                 )
-        self._rpc("incrementRows", structs, retry=Retry.UNSENT, table=table)
+        yield rpc("incrementRows", structs, retry=Retry.UNSENT, table=table)
 
     def check_and_put(
         self, table: str, row: bytes, column: bytes, expected: bytes | None, put: Put
@@ -773,6 +848,12 @@ class ThriftBackend(Backend):
             IllegalArgumentError: ``put`` is on another row, or a column is a bare family.
             UnsupportedOperationError: ``put.timestamp`` is set.
         """
+        return run(self.check_and_put_op(table, row, column, expected, put), self._rpc)
+
+    def check_and_put_op(
+        self, table: str, row: bytes, column: bytes, expected: bytes | None, put: Put
+    ) -> Op[bool]:
+        """The operation of :meth:`check_and_put` (sans-I/O: yields its calls)."""
         require_row(row, table=table)
         require_cell_column(column, table=table, row=row, what="check_and_put")
         if not isinstance(put, Put):
@@ -796,7 +877,7 @@ class ThriftBackend(Backend):
             )
         attributes = {} if put.ttl is None else ttl_attribute(put.ttl)
         mput = TMutation(isDelete=False, column=put.column, value=put.value)
-        applied: bool = self._rpc(
+        applied: bool = yield rpc(
             "checkAndPut", self._server_name(table), row, column, expected, mput, attributes,
             retry=Retry.UNSENT, table=table, row=row, column=column,
         )  # fmt: skip
@@ -808,6 +889,12 @@ class ThriftBackend(Backend):
         The server answers the new cells in column order without their names, so they are
         matched to the columns sorted the same way. No RPC for empty ``values``.
         """
+        return run(self.append_op(table, row, values), self._rpc)
+
+    def append_op(
+        self, table: str, row: bytes, values: Mapping[bytes, bytes]
+    ) -> Op[dict[bytes, bytes]]:
+        """The operation of :meth:`append` (sans-I/O: yields its calls)."""
         require_row(row, table=table)
         if not isinstance(values, Mapping):
             raise IllegalArgumentError(
@@ -825,7 +912,7 @@ class ThriftBackend(Backend):
             columns=columns,
             values=[values[c] for c in columns],
         )
-        cells = self._rpc("append", tappend, retry=Retry.UNSENT, table=table, row=row)
+        cells = yield rpc("append", tappend, retry=Retry.UNSENT, table=table, row=row)
         ordered = in_column_order(columns)
         if len(cells) != len(ordered):
             raise BackendError(

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from hmodel.backend.argument import MAX_ROW_LENGTH
 from hmodel.backend.base import RowResult, Scan
+from hmodel.backend.op import Op, rpc, run
 from hmodel.backend.scan_batch import take_batch
 from hmodel.backend.thrift.argument import read_columns
 from hmodel.backend.thrift.channel import Retry
@@ -24,7 +25,13 @@ from hmodel.errors import (
     ReadInterruptedError,
 )
 
-__all__ = ["Rpc", "ScannerIterator", "close_scanner"]
+__all__ = [
+    "Rpc",
+    "ScannerCore",
+    "ScannerIterator",
+    "close_scanner",
+    "close_scanner_op",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -68,7 +75,7 @@ def _reversed_start(upper: bytes, *, exact: bool) -> bytes | None:
     return upper
 
 
-def close_scanner(rpc: Rpc, scanner: int, *, table: str | None) -> None:
+def close_scanner_op(scanner: int, *, table: str | None) -> Op[None]:
     """Send ``scannerClose``, retried as an idempotent call; never raises.
 
     Closing twice closes once: a close whose reply was lost is sent again, and the
@@ -78,14 +85,165 @@ def close_scanner(rpc: Rpc, scanner: int, *, table: str | None) -> None:
     frees the scanner when its lease runs out.
     """
     try:
-        rpc("scannerClose", scanner, retry=Retry.IDEMPOTENT, table=table)
+        yield rpc("scannerClose", scanner, retry=Retry.IDEMPOTENT, table=table)
     except IllegalArgumentError as exc:
         _log.debug("scanner %s of table %r was already closed: %s", scanner, table, exc)
     except BackendError as exc:
         _log.warning("could not close scanner %s of table %r: %s", scanner, table, exc)
 
 
-class ScannerIterator(Iterator[RowResult]):
+def close_scanner(rpc: Rpc, scanner: int, *, table: str | None) -> None:
+    """Send ``scannerClose`` through ``rpc`` (see :func:`close_scanner_op`); never raises."""
+    run(close_scanner_op(scanner, table=table), rpc)
+
+
+class ScannerCore:
+    """The sans-I/O state of one Thrift1 scan: bounds, batches, limit, resume and close.
+
+    What to send and how to read the answers, once for both edges
+    (:class:`ScannerIterator`, and the asyncio backend's scanner): :meth:`open_op`,
+    :meth:`fetch_op` and :meth:`release_op` yield the calls (:mod:`hmodel.backend.op`)
+    that the edge performs with its ``_rpc``.
+    """
+
+    def __init__(self, *, table: str, server_table: bytes, scan: Scan, retries: int) -> None:
+        self._table = table
+        self._server_table = server_table
+        self._scan = scan
+        self._retries = retries
+        self._buffer: deque[RowResult] = deque()
+        self._remaining = scan.limit
+        self._size = scan.batch_size  # rows the next fetch asks for (before the limit)
+        self._lower = scan.start  # inclusive; b"": unbounded
+        self._upper = scan.stop  # exclusive; b"": unbounded
+        self._scanner: int | None = None
+        self._finished = scan.limit == 0
+
+    def _tscan(self) -> Any:
+        scan = self._scan
+        caching = (
+            scan.batch_size if self._remaining is None else min(scan.batch_size, self._remaining)
+        )
+        tscan = TScan(
+            columns=read_columns(list(scan.columns)) or None,
+            caching=caching,
+            # surrogateescape: lone surrogates stand for raw bytes, as the engine reads them
+            filterString=(
+                scan.filter.encode("utf-8", "surrogateescape")
+                if isinstance(scan.filter, str)
+                else scan.filter
+            ),
+            timestamp=scan.before,
+        )
+        if scan.reverse:
+            tscan.reversed = True
+            tscan.startRow = _reversed_start(self._upper, exact=scan.filter is not None)
+            tscan.stopRow = self._lower[:-1] or None
+        else:
+            tscan.startRow = self._lower or None
+            tscan.stopRow = self._upper or None
+        return tscan
+
+    def open_op(self) -> Op[None]:
+        """Open the scanner (``scannerOpenWithScan``)."""
+        self._scanner = yield rpc(
+            "scannerOpenWithScan",
+            self._server_table,
+            self._tscan(),
+            {},
+            retry=Retry.IDEMPOTENT,
+            table=self._table,
+            filter_given=self._scan.filter is not None,
+        )
+
+    def fetch_op(self) -> Op[None]:
+        """Fetch the next batch into the buffer (``scannerGetList``), releasing as needed.
+
+        A scanner the server expired is reopened past the last row once; a connection
+        lost during a fetch reopens it at most ``retries`` times in a row.
+        """
+        wanted = self._size
+        self._size = self._scan.next_batch_size(wanted)  # adaptive caching, when asked for
+        if self._remaining is not None:
+            wanted = min(wanted, self._remaining)
+        resumes = 0
+        expired = False
+        while True:
+            if self._scanner is None:
+                yield from self.open_op()
+            try:
+                results = yield rpc(
+                    "scannerGetList",
+                    self._scanner,
+                    wanted,
+                    retry=Retry.READ_UNSENT,
+                    table=self._table,
+                )
+                break
+            except IllegalArgumentError as exc:
+                gone = _INVALID_SCANNER.search(exc.message) is not None
+                if expired or not gone:
+                    if gone:
+                        self._scanner = None  # nothing left to close on the server
+                    yield from self.release_op()
+                    raise
+                # The server expired the scanner (the caller was slower than its lease):
+                # it is gone, and the position is known: reopen past the last row, once.
+                expired = True
+                self._scanner = None
+            except ConnectionLostError as exc:
+                # The scanner's position is unknown: free it, reopen past the last row
+                # returned.
+                yield from self.release_op()
+                if resumes >= self._retries:
+                    raise ReadInterruptedError(
+                        f"scan of {self._table!r} interrupted: the connection dropped during "
+                        f"a fetch and the scan was reopened {resumes} time(s); nothing was "
+                        f"written, the rows already returned are valid: {exc.message}",
+                        table=self._table,
+                    ) from exc
+                resumes += 1
+                self._finished = False
+            except BaseException:
+                yield from self.release_op()
+                raise
+        self._take(results)
+        if len(results) < wanted or self._remaining == 0:
+            yield from self.release_op()
+
+    def _take(self, results: list[Any]) -> None:
+        # Forward, a row >= the stop ends the scan: only a get-like scan gets there, as
+        # HBase's Thrift1 handler reads the row when startRow equals stopRow (its
+        # deprecated setStopRow); the protocol's range [start, stop) holds no row then.
+        self._lower, self._upper, self._remaining = take_batch(
+            results,
+            row_result,
+            self._buffer.append,
+            reverse=self._scan.reverse,
+            lower=self._lower,
+            upper=self._upper,
+            remaining=self._remaining,
+            stop_at_upper=True,
+        )
+
+    def _detach(self) -> int | None:
+        """Mark the scan finished; the scanner id to close, if one is open."""
+        self._finished = True
+        scanner, self._scanner = self._scanner, None
+        return scanner
+
+    def release_op(self) -> Op[None]:
+        """Close the server-side scanner (rows already fetched stay to be served)."""
+        scanner = self._detach()
+        if scanner is not None:
+            yield from self.close_op(scanner)
+
+    def close_op(self, scanner: int) -> Op[None]:
+        """Close ``scanner`` (see :func:`close_scanner_op`); never raises."""
+        yield from close_scanner_op(scanner, table=self._table)
+
+
+class ScannerIterator(ScannerCore, Iterator[RowResult]):
     r"""Rows of one :class:`Scan`, fetched ``batch_size`` at a time from a server scanner.
 
     The scanner is opened when the iterator is made (so a missing table or a bad filter
@@ -139,59 +297,13 @@ class ScannerIterator(Iterator[RowResult]):
         busy_here: Any,
         defer_close: Any,
     ) -> None:
+        super().__init__(table=table, server_table=server_table, scan=scan, retries=retries)
         self._rpc = rpc
-        self._table = table
-        self._server_table = server_table
-        self._scan = scan
-        self._retries = retries
         self._busy_here = busy_here
         self._defer_close = defer_close
         self._lock = threading.Lock()
-        self._buffer: deque[RowResult] = deque()
-        self._remaining = scan.limit
-        self._size = scan.batch_size  # rows the next fetch asks for (before the limit)
-        self._lower = scan.start  # inclusive; b"": unbounded
-        self._upper = scan.stop  # exclusive; b"": unbounded
-        self._scanner: int | None = None
-        self._finished = scan.limit == 0
         if not self._finished:
-            self._open()
-
-    def _tscan(self) -> Any:
-        scan = self._scan
-        caching = (
-            scan.batch_size if self._remaining is None else min(scan.batch_size, self._remaining)
-        )
-        tscan = TScan(
-            columns=read_columns(list(scan.columns)) or None,
-            caching=caching,
-            # surrogateescape: lone surrogates stand for raw bytes, as the engine reads them
-            filterString=(
-                scan.filter.encode("utf-8", "surrogateescape")
-                if isinstance(scan.filter, str)
-                else scan.filter
-            ),
-            timestamp=scan.before,
-        )
-        if scan.reverse:
-            tscan.reversed = True
-            tscan.startRow = _reversed_start(self._upper, exact=scan.filter is not None)
-            tscan.stopRow = self._lower[:-1] or None
-        else:
-            tscan.startRow = self._lower or None
-            tscan.stopRow = self._upper or None
-        return tscan
-
-    def _open(self) -> None:
-        self._scanner = self._rpc(
-            "scannerOpenWithScan",
-            self._server_table,
-            self._tscan(),
-            {},
-            retry=Retry.IDEMPOTENT,
-            table=self._table,
-            filter_given=self._scan.filter is not None,
-        )
+            run(self.open_op(), self._rpc)
 
     def __iter__(self) -> ScannerIterator:
         return self
@@ -200,73 +312,8 @@ class ScannerIterator(Iterator[RowResult]):
         while not self._buffer:
             if self._finished:
                 raise StopIteration
-            self._fetch()
+            run(self.fetch_op(), self._rpc)
         return self._buffer.popleft()
-
-    def _fetch(self) -> None:
-        wanted = self._size
-        self._size = self._scan.next_batch_size(wanted)  # adaptive caching, when asked for
-        if self._remaining is not None:
-            wanted = min(wanted, self._remaining)
-        resumes = 0
-        expired = False
-        while True:
-            if self._scanner is None:
-                self._open()
-            try:
-                results = self._rpc(
-                    "scannerGetList",
-                    self._scanner,
-                    wanted,
-                    retry=Retry.READ_UNSENT,
-                    table=self._table,
-                )
-                break
-            except IllegalArgumentError as exc:
-                gone = _INVALID_SCANNER.search(exc.message) is not None
-                if expired or not gone:
-                    if gone:
-                        self._scanner = None  # nothing left to close on the server
-                    self._release()
-                    raise
-                # The server expired the scanner (the caller was slower than its lease):
-                # it is gone, and the position is known: reopen past the last row, once.
-                expired = True
-                self._scanner = None
-            except ConnectionLostError as exc:
-                # The scanner's position is unknown: free it, reopen past the last row
-                # returned.
-                self._release()
-                if resumes >= self._retries:
-                    raise ReadInterruptedError(
-                        f"scan of {self._table!r} interrupted: the connection dropped during "
-                        f"a fetch and the scan was reopened {resumes} time(s); nothing was "
-                        f"written, the rows already returned are valid: {exc.message}",
-                        table=self._table,
-                    ) from exc
-                resumes += 1
-                self._finished = False
-            except BaseException:
-                self._release()
-                raise
-        self._take(results)
-        if len(results) < wanted or self._remaining == 0:
-            self._release()
-
-    def _take(self, results: list[Any]) -> None:
-        # Forward, a row >= the stop ends the scan: only a get-like scan gets there, as
-        # HBase's Thrift1 handler reads the row when startRow equals stopRow (its
-        # deprecated setStopRow); the protocol's range [start, stop) holds no row then.
-        self._lower, self._upper, self._remaining = take_batch(
-            results,
-            row_result,
-            self._buffer.append,
-            reverse=self._scan.reverse,
-            lower=self._lower,
-            upper=self._upper,
-            remaining=self._remaining,
-            stop_at_upper=True,
-        )
 
     def close(self) -> None:
         """Release the server-side scanner; the iterator then yields nothing more.
@@ -280,8 +327,7 @@ class ScannerIterator(Iterator[RowResult]):
     def _release(self) -> None:
         """Close the server-side scanner (rows already fetched stay to be yielded)."""
         with self._lock:
-            self._finished = True
-            scanner, self._scanner = self._scanner, None
+            scanner = self._detach()
         if scanner is None:
             return
         if self._busy_here():

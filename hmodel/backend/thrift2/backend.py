@@ -30,6 +30,7 @@ from hmodel.backend.base import (
     wire_cell,
 )
 from hmodel.backend.endpoint import Endpoint, HTTPOption, TLSOption, as_http, as_tls
+from hmodel.backend.op import Op, rpc, run
 from hmodel.backend.sasl import Sasl
 from hmodel.backend.thrift2.admin import RegionLocation, Thrift2Admin
 from hmodel.backend.thrift2.channel import Channel, Retry
@@ -328,15 +329,30 @@ class Thrift2Backend(Thrift2Admin, Backend):
         try:
             return self._channel.call(method, *args, retry=retry, table=table, row=row)
         except SERVER_ERRORS as exc:
-            raise server_error(
-                exc,
-                method=method,
-                table=table,
-                server_table=None if table is None else self._server_name(table).encode(),
-                row=row,
-                column=column,
-                filter_given=filter_given,
+            raise self.server_error(
+                exc, method=method, table=table, row=row, column=column, filter_given=filter_given
             ) from exc
+
+    def server_error(
+        self,
+        exc: BaseException,
+        *,
+        method: str,
+        table: str | None,
+        row: bytes | None,
+        column: bytes | None,
+        filter_given: bool,
+    ) -> BackendError:
+        """The typed error of a server's answer ``exc`` to a call (both edges' translation)."""
+        return server_error(
+            exc,
+            method=method,
+            table=table,
+            server_table=None if table is None else self._server_name(table).encode(),
+            row=row,
+            column=column,
+            filter_given=filter_given,
+        )
 
     def _close_deferred(self) -> None:
         """Close the scanners the garbage collector dropped while a call was running."""
@@ -385,19 +401,19 @@ class Thrift2Backend(Thrift2Admin, Backend):
             return None
         return f"{namespace}{colon}{table[len(head) :]}"
 
-    def _table_families(self, name: str) -> tuple[bytes, ...]:
+    def _table_families(self, name: str) -> Op[tuple[bytes, ...]]:
         """The family names of ``name``, from the cache or one ``getTableDescriptor``."""
         server_name = self._server_name(name)
         families = self._families.get(server_name)
         if families is None:
-            descriptor = self._rpc(
+            descriptor = yield rpc(
                 "getTableDescriptor", tname(server_name), retry=Retry.IDEMPOTENT, table=name
             )
             families = tuple(bytes(c.name) for c in descriptor.columns or [])
             self._families[server_name] = families
         return families
 
-    def _check_families(self, name: str, items: Sequence[Mutation | Increment]) -> None:
+    def _check_families(self, name: str, items: Sequence[Mutation | Increment]) -> Op[None]:
         """Refuse, before anything is sent, an item whose column's family the table lacks.
 
         The families come from the cache; a family missing there is looked up once more
@@ -407,7 +423,7 @@ class Thrift2Backend(Thrift2Admin, Backend):
         when one is unknown are they gone through one by one, for the first offender.
         """
         cached = self._server_name(name) in self._families
-        known = set(self._table_families(name))
+        known = set((yield from self._table_families(name)))
         named = set(map(_column_of, items))
         named.discard(None)
         if all(family_of(column) in known for column in named):
@@ -419,7 +435,7 @@ class Thrift2Backend(Thrift2Admin, Backend):
         ]
         if unknown and cached:
             self._families.pop(self._server_name(name), None)
-            known = set(self._table_families(name))
+            known = set((yield from self._table_families(name)))
             unknown = [(r, c) for r, c in unknown if c is not None and family_of(c) not in known]
         if unknown:
             row, column = unknown[0]
@@ -444,6 +460,17 @@ class Thrift2Backend(Thrift2Admin, Backend):
 
         ``before`` travels as the time range ``[0, before)``. No call for empty ``rows``.
         """
+        return run(self.get_op(table, rows, columns=columns, before=before), self._rpc)
+
+    def get_op(
+        self,
+        table: str,
+        rows: Sequence[bytes],
+        *,
+        columns: Sequence[bytes] = (),
+        before: int | None = None,
+    ) -> Op[list[RowResult]]:
+        """The operation of :meth:`get` (sans-I/O: yields its calls)."""
         keys = list(rows)
         for key in keys:
             if type(key) is not bytes or not 0 < len(key) <= MAX_ROW_LENGTH:
@@ -457,7 +484,7 @@ class Thrift2Backend(Thrift2Admin, Backend):
         # TGet(row, columns, timestamp, timeRange, maxVersions): positional, as it is one
         # struct per row asked for.
         tgets = [TGet(key, tcols, None, trange, 1) for key in keys]
-        results = self._rpc(
+        results = yield rpc(
             "getMultiple", self._data_name(table), tgets, retry=Retry.IDEMPOTENT, table=table
         )
         found = []
@@ -478,6 +505,21 @@ class Thrift2Backend(Thrift2Admin, Backend):
         before: int | None = None,
     ) -> list[Cell]:
         """Read versions newest first with one ``get`` (``maxVersions``, ``timeRange``)."""
+        return run(
+            self.get_versions_op(table, row, column, max_versions=max_versions, before=before),
+            self._rpc,
+        )
+
+    def get_versions_op(
+        self,
+        table: str,
+        row: bytes,
+        column: bytes,
+        *,
+        max_versions: int,
+        before: int | None = None,
+    ) -> Op[list[Cell]]:
+        """The operation of :meth:`get_versions` (sans-I/O: yields its calls)."""
         require_row(row, table=table)
         checked_before = _require_before(before, table=table, row=row)
         family, qualifier = require_cell_column(column, table=table, row=row, what="get_versions")
@@ -491,7 +533,7 @@ class Thrift2Backend(Thrift2Admin, Backend):
             timeRange=_time_range(checked_before),
             maxVersions=min(max_versions, 2**31 - 1),
         )
-        result = self._rpc(
+        result = yield rpc(
             "get", self._data_name(table), tget,
             retry=Retry.IDEMPOTENT, table=table, row=row, column=column,
         )  # fmt: skip
@@ -513,6 +555,23 @@ class Thrift2Backend(Thrift2Admin, Backend):
             TableNotFoundError: No such table.
             FilterError: The server could not parse ``scan.filter``.
         """
+        return ScannerIterator(
+            rpc=self._rpc,
+            table=table,
+            server_table=self.scan_table(table, scan),
+            scan=scan,
+            retries=self._channel.retries,
+            busy_here=self._channel.busy_here,
+            defer_close=self._defer_close,
+        )
+
+    def scan_table(self, table: str, scan: Scan) -> bytes:
+        """Check a scan's arguments (nothing is sent); the table name to send.
+
+        Raises:
+            IllegalArgumentError: ``scan`` is no :class:`Scan`, or holds a malformed bound,
+                column or filter.
+        """
         if not isinstance(scan, Scan):
             raise IllegalArgumentError("expected a Scan", table=table, value=scan)
         require_bytes("start", scan.start, table=table)
@@ -522,15 +581,7 @@ class Thrift2Backend(Thrift2Admin, Backend):
         _require_before(scan.before, table=table)
         if scan.filter is not None and not isinstance(scan.filter, (str, bytes)):
             raise IllegalArgumentError("a filter is a str or bytes", table=table, value=scan.filter)
-        return ScannerIterator(
-            rpc=self._rpc,
-            table=table,
-            server_table=self._data_name(table),
-            scan=scan,
-            retries=self._channel.retries,
-            busy_here=self._channel.busy_here,
-            defer_close=self._defer_close,
-        )
+        return self._data_name(table)
 
     # --- writes ---------------------------------------------------------------------
 
@@ -552,6 +603,10 @@ class Thrift2Backend(Thrift2Admin, Backend):
             ColumnFamilyNotFoundError: A column names an unknown family.
             IllegalArgumentError: A malformed mutation; nothing is sent.
         """
+        run(self.mutate_op(table, mutations), self._rpc)
+
+    def mutate_op(self, table: str, mutations: Sequence[Mutation]) -> Op[None]:
+        """The operation of :meth:`mutate` (sans-I/O: yields its calls)."""
         if isinstance(mutations, (str, bytes)) or not isinstance(mutations, Sequence):
             raise IllegalArgumentError("mutations must be a sequence", table=table)
         checked = check_mutations(mutations, table=table)
@@ -561,7 +616,7 @@ class Thrift2Backend(Thrift2Admin, Backend):
         first_row = checked[0].row
         if all(m.row == first_row for m in checked):
             row = checked[0].row
-            self._rpc(
+            yield rpc(
                 "mutateRow", name, TRowMutations(row=row, mutations=to_tmutations(checked)),
                 retry=Retry.IDEMPOTENT, table=table, row=row,
             )  # fmt: skip
@@ -569,11 +624,11 @@ class Thrift2Backend(Thrift2Admin, Backend):
         puts = [m for m in checked if isinstance(m, Put)]
         deletes = [m for m in checked if isinstance(m, Delete)]
         # A real HBase applies the good actions of a failing batch: check families first.
-        self._check_families(table, checked)
+        yield from self._check_families(table, checked)
         if puts:
-            self._rpc("putMultiple", name, to_tputs(puts), retry=Retry.IDEMPOTENT, table=table)
+            yield rpc("putMultiple", name, to_tputs(puts), retry=Retry.IDEMPOTENT, table=table)
         if deletes:
-            self._rpc(
+            yield rpc(
                 "deleteMultiple", name, to_tdeletes(deletes), retry=Retry.IDEMPOTENT, table=table
             )
 
@@ -595,6 +650,10 @@ class Thrift2Backend(Thrift2Admin, Backend):
             CounterError: The cell is not an 8-byte long.
             ConnectionLostError: The connection dropped; whether it was applied is unknown.
         """
+        return run(self.increment_op(table, row, column, amount), self._rpc)
+
+    def increment_op(self, table: str, row: bytes, column: bytes, amount: int = 1) -> Op[int]:
+        """The operation of :meth:`increment` (sans-I/O: yields its calls)."""
         require_row(row, table=table)
         family, qualifier = require_cell_column(column, table=table, row=row, what="an increment")
         require_int("amount", amount, table=table, row=row, minimum=-LONG_MAX - 1, maximum=LONG_MAX)
@@ -603,7 +662,7 @@ class Thrift2Backend(Thrift2Admin, Backend):
             columns=[TColumnIncrement(family=family, qualifier=qualifier, amount=amount)],
             returnResults=True,
         )
-        result = self._rpc(
+        result = yield rpc(
             "increment", self._data_name(table), tincrement,
             retry=Retry.UNSENT, table=table, row=row, column=column,
         )  # fmt: skip
@@ -628,6 +687,10 @@ class Thrift2Backend(Thrift2Admin, Backend):
             CounterError: A cell is not an 8-byte long.
             ColumnFamilyNotFoundError: A column names an unknown family.
         """
+        run(self.increment_many_op(table, increments), self._rpc)
+
+    def increment_many_op(self, table: str, increments: Sequence[Increment]) -> Op[None]:
+        """The operation of :meth:`increment_many` (sans-I/O: yields its calls)."""
         if isinstance(increments, (str, bytes)) or not isinstance(increments, Sequence):
             raise IllegalArgumentError("increments must be a sequence", table=table)
         if not increments:
@@ -653,21 +716,21 @@ class Thrift2Backend(Thrift2Admin, Backend):
             )
             calls[index][2].add(inc.column)
         if len(calls) > 1:
-            self._check_families(table, increments)
+            yield from self._check_families(table, increments)
         name = self._data_name(table)
         for row, tcols, _columns in calls:
             try:
-                self._increment_quietly(name, table, row, tcols)
+                yield from self._increment_quietly(name, table, row, tcols)
             except CounterError:
                 if len(tcols) == 1:
                     raise
                 # HBase refused the whole run and applied none of it: send its increments
                 # one by one, so those before the bad cell are applied, as the protocol says.
                 for tcol in tcols:
-                    self._increment_quietly(name, table, row, [tcol])
+                    yield from self._increment_quietly(name, table, row, [tcol])
 
-    def _increment_quietly(self, name: bytes, table: str, row: bytes, tcols: list[Any]) -> None:
-        self._rpc(
+    def _increment_quietly(self, name: bytes, table: str, row: bytes, tcols: list[Any]) -> Op[None]:
+        yield rpc(
             "increment", name, TIncrement(row=row, columns=tcols, returnResults=False),
             retry=Retry.UNSENT, table=table, row=row,
         )  # fmt: skip
@@ -693,6 +756,12 @@ class Thrift2Backend(Thrift2Admin, Backend):
         Raises:
             IllegalArgumentError: ``put`` is on another row, or a malformed argument.
         """
+        return run(self.check_and_put_op(table, row, column, expected, put), self._rpc)
+
+    def check_and_put_op(
+        self, table: str, row: bytes, column: bytes, expected: bytes | None, put: Put
+    ) -> Op[bool]:
+        """The operation of :meth:`check_and_put` (sans-I/O: yields its calls)."""
         checked_row, family, qualifier, value = self._check_row(
             table, row, column, expected, "check_and_put"
         )
@@ -704,7 +773,7 @@ class Thrift2Backend(Thrift2Admin, Backend):
                 "check_and_put's put must be on the checked row", table=table, row=row,
                 value=put.row,
             )  # fmt: skip
-        applied: bool = self._rpc(
+        applied: bool = yield rpc(
             "checkAndPut", self._data_name(table), checked_row, family, qualifier, value,
             to_tputs([put])[0], retry=Retry.UNSENT, table=table, row=checked_row, column=column,
         )  # fmt: skip
@@ -720,6 +789,12 @@ class Thrift2Backend(Thrift2Admin, Backend):
         Raises:
             IllegalArgumentError: ``delete`` is on another row, or a malformed argument.
         """
+        return run(self.check_and_delete_op(table, row, column, expected, delete), self._rpc)
+
+    def check_and_delete_op(
+        self, table: str, row: bytes, column: bytes, expected: bytes | None, delete: Delete
+    ) -> Op[bool]:
+        """The operation of :meth:`check_and_delete` (sans-I/O: yields its calls)."""
         checked_row, family, qualifier, value = self._check_row(
             table, row, column, expected, "check_and_delete"
         )
@@ -733,7 +808,7 @@ class Thrift2Backend(Thrift2Admin, Backend):
                 "check_and_delete's delete must be on the checked row", table=table, row=row,
                 value=delete.row,
             )  # fmt: skip
-        applied: bool = self._rpc(
+        applied: bool = yield rpc(
             "checkAndDelete", self._data_name(table), checked_row, family, qualifier, value,
             to_tdeletes([delete])[0], retry=Retry.UNSENT, table=table, row=checked_row,
             column=column,
@@ -766,6 +841,17 @@ class Thrift2Backend(Thrift2Admin, Backend):
                 malformed argument; nothing is sent.
             ColumnFamilyNotFoundError: A column names an unknown family.
         """
+        return run(self.check_and_mutate_op(table, row, column, expected, mutations), self._rpc)
+
+    def check_and_mutate_op(
+        self,
+        table: str,
+        row: bytes,
+        column: bytes,
+        expected: bytes | None,
+        mutations: Sequence[Mutation],
+    ) -> Op[bool]:
+        """The operation of :meth:`check_and_mutate` (sans-I/O: yields its calls)."""
         checked_row, family, qualifier, value = self._check_row(
             table, row, column, expected, "check_and_mutate"
         )
@@ -802,12 +888,12 @@ class Thrift2Backend(Thrift2Admin, Backend):
                     table=table,
                     row=checked_row,
                 )
-            applied: bool = self._rpc(
+            applied: bool = yield rpc(
                 method, name, checked_row, family, qualifier, None, payload,
                 retry=Retry.UNSENT, table=table, row=checked_row, column=column,
             )  # fmt: skip
             return applied
-        applied = self._rpc(
+        applied = yield rpc(
             "checkAndMutate", name, checked_row, family, qualifier,
             HBASE2.TCompareOperator.EQUAL, value,
             TRowMutations(row=checked_row, mutations=to_tmutations(checked)),
@@ -820,6 +906,12 @@ class Thrift2Backend(Thrift2Admin, Backend):
 
         No call for empty ``values``.
         """
+        return run(self.append_op(table, row, values), self._rpc)
+
+    def append_op(
+        self, table: str, row: bytes, values: Mapping[bytes, bytes]
+    ) -> Op[dict[bytes, bytes]]:
+        """The operation of :meth:`append` (sans-I/O: yields its calls)."""
         require_row(row, table=table)
         if not isinstance(values, Mapping):
             raise IllegalArgumentError(
@@ -832,7 +924,7 @@ class Thrift2Backend(Thrift2Admin, Backend):
             family, qualifier = require_cell_column(column, table=table, row=row, what="an append")
             require_bytes("value", value, table=table, row=row)
             tvalues.append(TColumnValue(family=family, qualifier=qualifier, value=value))
-        result = self._rpc(
+        result = yield rpc(
             "append", self._data_name(table), TAppend(row=row, columns=tvalues, returnResults=True),
             retry=Retry.UNSENT, table=table, row=row,
         )  # fmt: skip

@@ -12,10 +12,10 @@ from hmodel.backend.retry import MAX_BACKOFF_MS, Retry
 from hmodel.backend.thrift2.error import SERVER_ERRORS, TRANSPORT_ERRORS
 from hmodel.backend.thrift2.idl import HBASE2
 
-__all__ = ["MAX_BACKOFF_MS", "Channel", "Retry"]
+__all__ = ["ENCODING_ERRORS", "MAX_BACKOFF_MS", "Channel", "Retry"]
 
 #: What thriftpy2 raises for an argument it cannot encode (a str for an i64, 2**64...).
-_ENCODING_ERRORS: tuple[type[BaseException], ...] = (
+ENCODING_ERRORS: tuple[type[BaseException], ...] = (
     TDecodeException,
     TypeError,
     ValueError,
@@ -40,7 +40,7 @@ class Channel(PooledChannel):
     decode_response = True
     server_errors = SERVER_ERRORS
     transport_errors = TRANSPORT_ERRORS
-    encoding_errors = _ENCODING_ERRORS
+    encoding_errors = ENCODING_ERRORS
     backend = "Thrift2"
     track_lent = False  # close() closes the idle connections, a lent one when it is back
     count_interrupted = False

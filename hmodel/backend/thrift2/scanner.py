@@ -11,13 +11,14 @@ from typing import Any, Protocol
 
 from hmodel.backend.argument import MAX_ROW_LENGTH
 from hmodel.backend.base import RowResult, Scan
+from hmodel.backend.op import Op, rpc, run
 from hmodel.backend.scan_batch import take_batch
 from hmodel.backend.thrift2.channel import Retry
 from hmodel.backend.thrift2.idl import TScan, TTimeRange
 from hmodel.backend.thrift2.mutation import row_result, tcolumns
 from hmodel.errors import BackendError, ConnectionLostError
 
-__all__ = ["Rpc", "ScannerIterator", "reversed_bounds"]
+__all__ = ["Rpc", "ScannerCore", "ScannerIterator", "reversed_bounds"]
 
 _log = logging.getLogger(__name__)
 
@@ -75,7 +76,142 @@ def reversed_bounds(
     return start, stop or None
 
 
-class ScannerIterator(Iterator[RowResult]):
+class ScannerCore:
+    """The sans-I/O state of one Thrift2 scan: bounds, batches, limit, resume and close.
+
+    What to send and how to read the answers, once for both edges
+    (:class:`ScannerIterator`, and the asyncio backend's scanner): :meth:`open_op`,
+    :meth:`fetch_op` and :meth:`release_op` yield the calls (:mod:`hmodel.backend.op`) that
+    the edge performs with its ``_rpc``.
+    """
+
+    def __init__(self, *, table: str, server_table: bytes, scan: Scan, retries: int) -> None:
+        self._table = table
+        self._server_table = server_table
+        self._scan = scan
+        self._retries = retries
+        self._buffer: deque[RowResult] = deque()
+        self._remaining = scan.limit
+        self._size = scan.batch_size  # rows the next fetch asks for (before the limit)
+        self._lower = scan.start
+        self._upper = scan.stop
+        self._scanner: int | None = None
+        self._finished = scan.limit == 0
+
+    def _tscan(self) -> Any:
+        scan = self._scan
+        wanted = self._wanted()
+        tscan = TScan(
+            columns=tcolumns(scan.columns),
+            caching=wanted,
+            filterString=(
+                scan.filter.encode("utf-8", "surrogateescape")
+                if isinstance(scan.filter, str)
+                else scan.filter
+            ),
+            timeRange=None if scan.before is None else TTimeRange(minStamp=0, maxStamp=scan.before),
+        )
+        if scan.reverse:
+            tscan.reversed = True
+            tscan.startRow, tscan.stopRow = reversed_bounds(
+                self._lower, self._upper, exact=scan.filter is not None
+            )
+            if self._remaining is not None:
+                tscan.limit = self._remaining + (1 if self._upper else 0)
+        else:
+            tscan.startRow = self._lower or None
+            tscan.stopRow = self._upper or None
+            if self._remaining is not None:
+                tscan.limit = self._remaining
+        return tscan
+
+    def _wanted(self) -> int:
+        wanted = self._size
+        if self._remaining is not None:
+            wanted = min(wanted, self._remaining + (1 if self._scan.reverse else 0))
+        return wanted
+
+    def open_op(self) -> Op[None]:
+        """Open the scanner (``openScanner``)."""
+        self._scanner = yield rpc(
+            "openScanner",
+            self._server_table,
+            self._tscan(),
+            retry=Retry.IDEMPOTENT,
+            table=self._table,
+            filter_given=self._scan.filter is not None,
+        )
+
+    def fetch_op(self) -> Op[None]:
+        """Fetch the next batch into the buffer (``getScannerRows``), releasing as needed.
+
+        A connection lost between batches reopens the scan just past the last row
+        returned, at most ``retries`` times in a row. The scanner is closed when the rows
+        run out, the limit is reached, or the fetch fails.
+        """
+        wanted = self._wanted()
+        resumes = 0
+        while True:
+            if self._scanner is None:
+                yield from self.open_op()
+            try:
+                results = yield rpc(
+                    "getScannerRows",
+                    self._scanner,
+                    wanted,
+                    retry=Retry.READ_UNSENT,
+                    table=self._table,
+                    filter_given=self._scan.filter is not None,
+                )
+                break
+            except ConnectionLostError:
+                if resumes >= self._retries:
+                    self._finished = True
+                    self._scanner = None
+                    raise
+                resumes += 1
+                self._scanner = None
+            except BaseException:
+                yield from self.release_op()
+                raise
+        self._size = self._scan.next_batch_size(self._size)  # adaptive caching, if asked
+        self._take(results)
+        if len(results) < wanted or self._remaining == 0:
+            yield from self.release_op()
+
+    def _take(self, results: list[Any]) -> None:
+        self._lower, self._upper, self._remaining = take_batch(
+            results,
+            row_result,
+            self._buffer.append,
+            reverse=self._scan.reverse,
+            lower=self._lower,
+            upper=self._upper,
+            remaining=self._remaining,
+            stop_at_upper=True,  # HBase 2.6's Thrift2 server, too, reads start when start == stop
+        )
+
+    def _detach(self) -> int | None:
+        """Mark the scan finished; the scanner id to close, if one is open."""
+        self._finished = True
+        scanner, self._scanner = self._scanner, None
+        return scanner
+
+    def release_op(self) -> Op[None]:
+        """Close the server-side scanner (rows already fetched stay to be served)."""
+        scanner = self._detach()
+        if scanner is not None:
+            yield from self.close_op(scanner)
+
+    def close_op(self, scanner: int) -> Op[None]:
+        """Close ``scanner`` (``closeScanner``); a failure is logged, not raised."""
+        try:
+            yield rpc("closeScanner", scanner, retry=Retry.UNSENT, table=self._table)
+        except BackendError as exc:
+            _log.warning("could not close scanner %s of table %r: %s", scanner, self._table, exc)
+
+
+class ScannerIterator(ScannerCore, Iterator[RowResult]):
     r"""Rows of one :class:`Scan`, fetched ``batch_size`` at a time from a Thrift2 scanner.
 
     The scanner is opened when the iterator is made (``openScanner``; HBase accepts a
@@ -113,67 +249,14 @@ class ScannerIterator(Iterator[RowResult]):
         busy_here: Callable[[], bool],
         defer_close: Callable[[int], None],
     ) -> None:
+        super().__init__(table=table, server_table=server_table, scan=scan, retries=retries)
         self._rpc = rpc
-        self._table = table
-        self._server_table = server_table
-        self._scan = scan
-        self._retries = retries
         self._busy_here = busy_here
         self._defer_close = defer_close
         self._lock = threading.Lock()
-        self._buffer: deque[RowResult] = deque()
-        self._remaining = scan.limit
-        self._size = scan.batch_size  # rows the next fetch asks for (before the limit)
-        self._lower = scan.start
-        self._upper = scan.stop
-        self._scanner: int | None = None
-        self._finished = scan.limit == 0
         if not self._finished:
-            self._open()
-            self._fetch()
-
-    def _tscan(self) -> Any:
-        scan = self._scan
-        wanted = self._wanted()
-        tscan = TScan(
-            columns=tcolumns(scan.columns),
-            caching=wanted,
-            filterString=(
-                scan.filter.encode("utf-8", "surrogateescape")
-                if isinstance(scan.filter, str)
-                else scan.filter
-            ),
-            timeRange=None if scan.before is None else TTimeRange(minStamp=0, maxStamp=scan.before),
-        )
-        if scan.reverse:
-            tscan.reversed = True
-            tscan.startRow, tscan.stopRow = reversed_bounds(
-                self._lower, self._upper, exact=scan.filter is not None
-            )
-            if self._remaining is not None:
-                tscan.limit = self._remaining + (1 if self._upper else 0)
-        else:
-            tscan.startRow = self._lower or None
-            tscan.stopRow = self._upper or None
-            if self._remaining is not None:
-                tscan.limit = self._remaining
-        return tscan
-
-    def _wanted(self) -> int:
-        wanted = self._size
-        if self._remaining is not None:
-            wanted = min(wanted, self._remaining + (1 if self._scan.reverse else 0))
-        return wanted
-
-    def _open(self) -> None:
-        self._scanner = self._rpc(
-            "openScanner",
-            self._server_table,
-            self._tscan(),
-            retry=Retry.IDEMPOTENT,
-            table=self._table,
-            filter_given=self._scan.filter is not None,
-        )
+            run(self.open_op(), self._rpc)
+            run(self.fetch_op(), self._rpc)
 
     def __iter__(self) -> ScannerIterator:
         return self
@@ -182,51 +265,8 @@ class ScannerIterator(Iterator[RowResult]):
         while not self._buffer:
             if self._finished:
                 raise StopIteration
-            self._fetch()
+            run(self.fetch_op(), self._rpc)
         return self._buffer.popleft()
-
-    def _fetch(self) -> None:
-        wanted = self._wanted()
-        resumes = 0
-        while True:
-            if self._scanner is None:
-                self._open()
-            try:
-                results = self._rpc(
-                    "getScannerRows",
-                    self._scanner,
-                    wanted,
-                    retry=Retry.READ_UNSENT,
-                    table=self._table,
-                    filter_given=self._scan.filter is not None,
-                )
-                break
-            except ConnectionLostError:
-                if resumes >= self._retries:
-                    self._finished = True
-                    self._scanner = None
-                    raise
-                resumes += 1
-                self._scanner = None
-            except BaseException:
-                self._release()
-                raise
-        self._size = self._scan.next_batch_size(self._size)  # adaptive caching, if asked
-        self._take(results)
-        if len(results) < wanted or self._remaining == 0:
-            self._release()
-
-    def _take(self, results: list[Any]) -> None:
-        self._lower, self._upper, self._remaining = take_batch(
-            results,
-            row_result,
-            self._buffer.append,
-            reverse=self._scan.reverse,
-            lower=self._lower,
-            upper=self._upper,
-            remaining=self._remaining,
-            stop_at_upper=True,  # HBase 2.6's Thrift2 server, too, reads start when start == stop
-        )
 
     def close(self) -> None:
         """Release the server-side scanner; the iterator then yields nothing more.
@@ -238,17 +278,13 @@ class ScannerIterator(Iterator[RowResult]):
 
     def _release(self) -> None:
         with self._lock:
-            self._finished = True
-            scanner, self._scanner = self._scanner, None
+            scanner = self._detach()
         if scanner is None:
             return
         if self._busy_here():
             self._defer_close(scanner)
             return
-        try:
-            self._rpc("closeScanner", scanner, retry=Retry.UNSENT, table=self._table)
-        except BackendError as exc:
-            _log.warning("could not close scanner %s of table %r: %s", scanner, self._table, exc)
+        run(self.close_op(scanner), self._rpc)
 
     def __enter__(self) -> ScannerIterator:
         return self

@@ -1,0 +1,24 @@
+"""The asyncio API: :class:`AsyncRepository` and the async backends (issue 19, first slice).
+
+The same names, arguments, types and errors as the synchronous API, as coroutines (and
+async iterators for scans), over an :class:`~hmodel.backend.aio.AsyncBackend`. Each
+operation is the synchronous one's own sans-I/O operation (:mod:`hmodel.backend.op`),
+run by an awaiting driver: no logic is written twice. See ``docs/async.md`` for what is
+asynchronous so far.
+"""
+
+from hmodel.aio.repository import AsyncRepository
+from hmodel.backend.aio import AsyncBackend, AsyncScanner, InProcessAsyncBackend
+from hmodel.backend.memory import AsyncMemoryBackend
+from hmodel.backend.thrift import AsyncThriftBackend
+from hmodel.backend.thrift2 import AsyncThrift2Backend
+
+__all__ = [
+    "AsyncBackend",
+    "AsyncMemoryBackend",
+    "AsyncRepository",
+    "AsyncScanner",
+    "AsyncThrift2Backend",
+    "AsyncThriftBackend",
+    "InProcessAsyncBackend",
+]

@@ -1,0 +1,342 @@
+"""A bounded pool of asyncio Thrift connections that sends one call at a time, with retries.
+
+The asyncio edge of :class:`~hmodel.backend.pool.PooledChannel`: the same pool rules, the
+same retry decisions (:func:`~hmodel.backend.retry.after_drop`) and the same sorting of
+failures (server answers, dropped connections, arguments that cannot be encoded), over
+thriftpy2's asyncio client (``thriftpy2.contrib.aio``). Plain sockets only so far:
+TLS, HTTP and SASL endpoints are refused when the channel is made.
+
+Cancellation: a call cancelled while it waits for a connection sends nothing; one
+cancelled once its request may have left has its connection closed (the answer may be
+half read), never given back to the pool; its place is freed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import sys
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+from thriftpy2.contrib.aio.client import TAsyncClient
+from thriftpy2.contrib.aio.protocol.binary import TAsyncBinaryProtocolFactory
+from thriftpy2.contrib.aio.protocol.compact import TAsyncCompactProtocolFactory
+from thriftpy2.contrib.aio.transport.buffered import TAsyncBufferedTransportFactory
+from thriftpy2.contrib.aio.transport.framed import TAsyncFramedTransportFactory
+from thriftpy2.transport import TTransportException
+
+from hmodel.backend.endpoint import Endpoint
+from hmodel.backend.retry import DroppedError, Retry, asend
+from hmodel.errors import ConnectionLostError, HModelError, IllegalArgumentError
+
+__all__ = ["AsyncConnection", "AsyncPooledChannel"]
+
+T = TypeVar("T")
+
+_TRANSPORTS: dict[str, Any] = {
+    "buffered": TAsyncBufferedTransportFactory,
+    "framed": TAsyncFramedTransportFactory,
+}
+
+
+async def _within(awaitable: Coroutine[Any, Any, T], timeout: float | None) -> T:
+    """Await ``awaitable`` for at most ``timeout`` seconds (``asyncio.TimeoutError`` after).
+
+    ``asyncio.timeout`` where there is one (Python 3.11): ``wait_for`` makes a task for
+    every read, a cost paid per reply.
+    """
+    if sys.version_info >= (3, 11):
+        async with asyncio.timeout(timeout):
+            return await awaitable
+    return await asyncio.wait_for(awaitable, timeout)
+
+
+class _StreamSocket:
+    """The transport under thriftpy2's asyncio transports: an asyncio stream pair."""
+
+    def __init__(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, timeout: float | None
+    ) -> None:
+        self._reader = reader
+        self._writer = writer
+        self._timeout = timeout
+
+    def is_open(self) -> bool:
+        return not self._writer.is_closing()
+
+    async def open(self) -> None:
+        """Already open (the channel connects)."""
+
+    async def read(self, size: int) -> bytes:
+        data = await _within(self._reader.read(size), self._timeout)
+        if not data:
+            raise TTransportException(
+                type=TTransportException.END_OF_FILE, message="the server closed the connection"
+            )
+        return data
+
+    def write(self, data: bytes) -> None:
+        self._writer.write(data)
+
+    async def flush(self) -> None:
+        await _within(self._writer.drain(), self._timeout)
+
+    def close(self) -> None:
+        self._writer.close()
+
+    def stale(self) -> bool:
+        """Whether the server closed this idle connection (end of stream, or bytes unasked)."""
+        buffered: Any = getattr(self._reader, "_buffer", b"")  # asyncio has no "bytes waiting"
+        return self._writer.is_closing() or self._reader.at_eof() or bool(buffered)
+
+
+class AsyncConnection:
+    """One open asyncio connection and the Thrift client that calls through it.
+
+    Attributes:
+        client: thriftpy2's ``TAsyncClient``; each method sends one call.
+    """
+
+    def __init__(self, socket: _StreamSocket, transport: Any, client: Any) -> None:
+        self._socket = socket
+        self._transport = transport
+        self.client = client
+
+    def stale(self) -> bool:
+        """Whether the server closed this (idle) connection."""
+        return self._socket.stale()
+
+    def close(self) -> None:
+        """Close the connection at once; errors while closing are ignored."""
+        with contextlib.suppress(TTransportException, OSError, RuntimeError):  # a closed loop
+            self._transport.close()
+
+
+class AsyncPooledChannel:
+    """Connections to one server, at most ``pool_size`` open, lent one call at a time.
+
+    The asyncio counterpart of :class:`~hmodel.backend.pool.PooledChannel` (same
+    arguments, without ``sleep``'s type: here an awaitable pause). Subclasses set the
+    class attributes, as there. Used from one event loop.
+
+    Raises:
+        IllegalArgumentError: A count out of range, or an endpoint with TLS, HTTP or SASL
+            (not asynchronous yet).
+    """
+
+    service: Any
+    decode_response: bool
+    server_errors: tuple[type[BaseException], ...]
+    transport_errors: tuple[type[BaseException], ...]
+    encoding_errors: tuple[type[BaseException], ...]
+    backend: str
+    jitter: Callable[[], float] = staticmethod(random.random)
+
+    def __init__(
+        self,
+        endpoint: Endpoint,
+        *,
+        pool_size: int,
+        retries: int,
+        retry_backoff_ms: int,
+        sleep: Callable[[float], Any] = asyncio.sleep,
+        count: Callable[[], None] = lambda: None,
+    ) -> None:
+        for label, number, minimum in (
+            ("pool_size", pool_size, 1),
+            ("retries", retries, 0),
+            ("retry_backoff_ms", retry_backoff_ms, 0),
+        ):
+            if isinstance(number, bool) or not isinstance(number, int) or number < minimum:
+                raise IllegalArgumentError(f"{label} must be an integer >= {minimum}", value=number)
+        for option in ("tls", "http", "sasl"):
+            if getattr(endpoint, option) is not None:
+                raise IllegalArgumentError(
+                    f"the asyncio {self.backend} backend speaks plain sockets only so far; "
+                    f"{option} is not asynchronous yet (use the synchronous backend)",
+                    field=option,
+                )
+        if endpoint.wrap_socket is not None:
+            raise IllegalArgumentError(
+                f"the asyncio {self.backend} backend takes no socket wrapper",
+                field="wrap_socket",
+            )
+        self.endpoint = endpoint
+        self.host = endpoint.host
+        self.port = endpoint.port
+        self._where = f"{self.host}:{self.port}"
+        self._timeout = endpoint.timeout_ms / 1000 if endpoint.timeout_ms is not None else None
+        self._transport_factory = _TRANSPORTS[endpoint.transport]()
+        self._protocol_factory = (
+            TAsyncBinaryProtocolFactory(decode_response=self.decode_response)  # type: ignore[no-untyped-call]
+            if endpoint.protocol == "binary"
+            else TAsyncCompactProtocolFactory(decode_response=self.decode_response)  # type: ignore[no-untyped-call]
+        )
+        #: What a connection that failed raises (asyncio streams raise ``OSError``s and
+        #: timeouts of their own besides the Thrift transport's errors).
+        self._dropped_errors: tuple[type[BaseException], ...] = (
+            OSError,
+            EOFError,
+            asyncio.TimeoutError,
+            *self.transport_errors,
+        )
+        self._retries = retries
+        self._backoff_ms = retry_backoff_ms
+        self._sleep = sleep
+        self._count = count
+        #: Open connections not lent; the last one is lent first.
+        self._idle: list[AsyncConnection] = []
+        #: Free places: ``pool_size`` minus the connections open.
+        self._slots = asyncio.Semaphore(pool_size)
+        self._closed = False
+
+    @property
+    def retries(self) -> int:
+        """How many times a failed call may be sent again."""
+        return self._retries
+
+    @property
+    def idle_connections(self) -> int:
+        """How many open connections wait in the pool (for tests and metrics)."""
+        return len(self._idle)
+
+    async def _open(self) -> AsyncConnection:
+        """Open one connection (raising one of :attr:`transport_errors` if it cannot)."""
+        try:
+            reader, writer = await asyncio.wait_for(
+                asyncio.open_connection(self.host, self.port), self._timeout
+            )
+        except (OSError, asyncio.TimeoutError) as exc:
+            raise TTransportException(
+                type=TTransportException.NOT_OPEN,
+                message=f"could not connect to {self._where}: {exc}",
+            ) from exc
+        socket = _StreamSocket(reader, writer, self._timeout)
+        transport = self._transport_factory.get_transport(socket)
+        protocol = self._protocol_factory.get_protocol(transport)  # type: ignore[no-untyped-call]
+        client = TAsyncClient(self.service, protocol)  # type: ignore[no-untyped-call]
+        return AsyncConnection(socket, transport, client)
+
+    async def call(
+        self,
+        method: str,
+        *args: Any,
+        retry: Retry,
+        table: str | None = None,
+        row: bytes | None = None,
+    ) -> Any:
+        """Send one call and return its result (as ``PooledChannel.call``)."""
+        return await asend(
+            lambda: self._attempt(method, args, table=table, row=row),
+            method=method,
+            retry=retry,
+            retries=self._retries,
+            backoff_ms=self._backoff_ms,
+            sleep=self._sleep,
+            where=self._where,
+            table=table,
+            row=row,
+            jitter=self.jitter,
+        )
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ConnectionLostError(
+                f"the asyncio {self.backend} backend for {self._where} was closed"
+            )
+
+    async def _borrow(self) -> AsyncConnection:
+        """An idle connection, else a new one in a free place, else the next given back.
+
+        The caller holds a place (``_slots``) for the connection until it is given back
+        or discarded.
+
+        Raises:
+            ConnectionLostError: The channel was closed.
+            DroppedError: A new connection could not be opened (nothing was sent).
+        """
+        self._check_open()
+        await self._slots.acquire()  # cancelled here: nothing held, nothing sent
+        try:
+            self._check_open()
+            while self._idle:
+                idle = self._idle.pop()
+                if not idle.stale():
+                    return idle
+                idle.close()
+            try:
+                return await self._open()
+            except self.transport_errors as exc:
+                raise DroppedError(exc, sent=False) from exc
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def _give_back(self, connection: AsyncConnection) -> None:
+        if self._closed:
+            connection.close()
+        else:
+            self._idle.append(connection)
+        self._slots.release()
+
+    def _discard(self, connection: AsyncConnection) -> None:
+        connection.close()
+        self._slots.release()
+
+    async def _attempt(
+        self, method: str, args: tuple[Any, ...], *, table: str | None, row: bytes | None
+    ) -> Any:
+        connection = await self._borrow()
+        sent = True
+        healthy = False
+        stale = False
+        try:
+            result = await getattr(connection.client, method)(*args)
+            healthy = True
+            return result
+        except self.server_errors:
+            healthy = True  # the server answered: the connection is fine
+            raise
+        except HModelError:
+            raise
+        except self.encoding_errors as exc:
+            sent = False  # nothing was flushed; the write buffer holds part of it
+            raise IllegalArgumentError(
+                f"{method}: an argument cannot be encoded for Thrift: {exc}",
+                table=table,
+                row=row,
+            ) from exc
+        except self._dropped_errors as exc:
+            stale = True
+            raise DroppedError(exc, sent=True) from exc
+        except Exception as exc:
+            failure = TTransportException(message=f"{type(exc).__name__}: {exc}")
+            failure.__cause__ = exc
+            raise DroppedError(failure, sent=True) from failure
+        finally:
+            # Cancelled (or interrupted) with the request perhaps out: the connection is
+            # closed, never given back mid-response.
+            if sent:
+                self._count()
+            if healthy:
+                self._give_back(connection)
+            else:
+                self._discard(connection)
+            if stale:
+                self._discard_idle()
+
+    def _discard_idle(self) -> None:
+        """Close every idle connection (one just dropped: those idle as long may be dead)."""
+        idle, self._idle = self._idle, []
+        for connection in idle:
+            connection.close()
+
+    async def aclose(self) -> None:
+        """Close the idle connections; later calls raise ``ConnectionLostError``.
+
+        A lent connection is closed when its call ends.
+        """
+        self._closed = True
+        self._discard_idle()

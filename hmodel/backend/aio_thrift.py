@@ -1,0 +1,248 @@
+"""What the asyncio Thrift1 and Thrift2 backends share: awaiting the sync backends' operations.
+
+Each Thrift backend writes its data calls once, as sans-I/O operations
+(``ThriftBackend.get_op``, ``Thrift2Backend.mutate_op``, ...), and its scanner once
+(a ``ScannerCore``: ``open_op``, ``fetch_op``, ``release_op``). :class:`AsyncThriftBase`
+awaits those operations through an :class:`~hmodel.backend.aio_pool.AsyncPooledChannel`,
+and :class:`AsyncScannerEdge` serves a scanner core's rows as an async iterator; the
+per-protocol subclasses only name their classes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar
+
+from hmodel.backend.aio import AsyncBackend, AsyncScanner
+from hmodel.backend.aio_pool import AsyncPooledChannel
+from hmodel.backend.base import Cell, Increment, Mutation, Put, RowResult, Scan
+from hmodel.backend.endpoint import Endpoint
+from hmodel.backend.op import arun
+from hmodel.backend.retry import Retry
+
+__all__ = ["AsyncScannerEdge", "AsyncThriftBase"]
+
+
+class AsyncScannerEdge(AsyncScanner):
+    """The asyncio edge of a Thrift ``ScannerCore`` (mixed in before the core).
+
+    The core's requests, awaited: the scanner is opened by :meth:`start` (and, where the
+    protocol fails a missing table only at the first fetch, its first batch fetched
+    too), one fetch per batch, and the scanner closed when the rows run out, the limit
+    is reached, a fetch fails, or :meth:`aclose` is awaited. A scanner neither exhausted
+    nor closed is left to the server's scanner lease (a finalizer cannot await).
+    """
+
+    #: Fetch the first batch when opening (Thrift2: a missing table fails only there).
+    fetch_at_open: ClassVar[bool] = False
+
+    _buffer: Any
+    _finished: bool
+
+    def __init__(self, *, rpc: Any, **core: Any) -> None:
+        super().__init__(**core)  # the ScannerCore's arguments
+        self._rpc = rpc
+        #: The scanner core's operations (``open_op``, ``fetch_op``, ``release_op``).
+        self._core: Any = self
+
+    async def start(self) -> AsyncScannerEdge:
+        """Open the scanner (and fetch the first batch where the protocol needs it)."""
+        if not self._finished:
+            try:
+                await arun(self._core.open_op(), self._rpc)
+            except BaseException:
+                self._core._detach()
+                raise
+            if self.fetch_at_open:
+                await arun(self._core.fetch_op(), self._rpc)
+        return self
+
+    async def __anext__(self) -> RowResult:
+        while not self._buffer:
+            if self._finished:
+                raise StopAsyncIteration
+            await arun(self._core.fetch_op(), self._rpc)
+        row: RowResult = self._buffer.popleft()
+        return row
+
+    async def aclose(self) -> None:
+        """Release the server-side scanner; nothing more is served (safe to repeat)."""
+        self._buffer.clear()
+        await arun(self._core.release_op(), self._rpc)
+
+
+class AsyncThriftBase(AsyncBackend):
+    """An :class:`~hmodel.backend.aio.AsyncBackend` awaiting a sync Thrift backend's operations.
+
+    Subclasses name the synchronous backend (:attr:`sync_backend`, which checks the
+    arguments, builds the requests and reads the answers: it never connects here), the
+    asyncio channel and the scanner. Round trips are counted per request sent, retries
+    included; capabilities and RPC names are the synchronous backend's.
+    """
+
+    sync_backend: ClassVar[Any]
+    channel: ClassVar[type[AsyncPooledChannel]]
+    scanner: ClassVar[type[AsyncScannerEdge]]
+
+    def __init__(
+        self,
+        host: str = "localhost",
+        port: int = 9090,
+        *,
+        timeout_ms: int | None = 10_000,
+        transport: str = "buffered",
+        protocol: str = "binary",
+        table_prefix: str | None = None,
+        table_prefix_separator: str = "_",
+        pool_size: int = 4,
+        retries: int = 3,
+        retry_backoff_ms: int = 50,
+        sleep: Callable[[float], Any] = asyncio.sleep,
+        retry_jitter: Callable[[], float] = random.random,
+    ) -> None:
+        #: The synchronous backend whose operations this one awaits; it never connects.
+        self._ops = self.sync_backend(
+            host,
+            port,
+            timeout_ms=timeout_ms,
+            transport=transport,
+            protocol=protocol,
+            table_prefix=table_prefix,
+            table_prefix_separator=table_prefix_separator,
+            pool_size=pool_size,
+            retries=retries,
+            retry_backoff_ms=retry_backoff_ms,
+            autoconnect=False,
+        )
+        self.capabilities = self._ops.capabilities
+        self.rpc_names = self._ops.rpc_names
+        self.round_trips = 0
+        self._channel = self.channel(
+            Endpoint(host, port, timeout_ms=timeout_ms, transport=transport, protocol=protocol),
+            pool_size=pool_size,
+            retries=retries,
+            retry_backoff_ms=retry_backoff_ms,
+            sleep=sleep,
+            count=self._count_round_trip,
+        )
+        self._channel.jitter = retry_jitter
+
+    def _count_round_trip(self) -> None:
+        self.round_trips += 1
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.host!r}, {self.port})"
+
+    @property
+    def host(self) -> str:
+        """The server's host."""
+        return self._channel.host
+
+    @property
+    def port(self) -> int:
+        """The server's port."""
+        return self._channel.port
+
+    @property
+    def table_prefix(self) -> str | None:
+        """The prefix of every table name, or ``None``."""
+        prefix: str | None = self._ops.table_prefix
+        return prefix
+
+    @property
+    def idle_connections(self) -> int:
+        """Open connections waiting in the pool."""
+        return self._channel.idle_connections
+
+    async def _rpc(
+        self,
+        method: str,
+        *args: Any,
+        retry: Retry,
+        table: str | None = None,
+        row: bytes | None = None,
+        column: bytes | None = None,
+        filter_given: bool = False,
+    ) -> Any:
+        """Send one call; translate the server's errors as the synchronous backend does."""
+        try:
+            return await self._channel.call(method, *args, retry=retry, table=table, row=row)
+        except self._channel.server_errors as exc:
+            raise self._ops.server_error(
+                exc, method=method, table=table, row=row, column=column, filter_given=filter_given
+            ) from exc
+
+    async def get(
+        self,
+        table: str,
+        rows: Sequence[bytes],
+        *,
+        columns: Sequence[bytes] = (),
+        before: int | None = None,
+    ) -> list[RowResult]:
+        """As the synchronous backend's ``get``."""
+        op = self._ops.get_op(table, rows, columns=columns, before=before)
+        found: list[RowResult] = await arun(op, self._rpc)
+        return found
+
+    async def get_versions(
+        self,
+        table: str,
+        row: bytes,
+        column: bytes,
+        *,
+        max_versions: int,
+        before: int | None = None,
+    ) -> list[Cell]:
+        """As the synchronous backend's ``get_versions``."""
+        op = self._ops.get_versions_op(table, row, column, max_versions=max_versions, before=before)
+        cells: list[Cell] = await arun(op, self._rpc)
+        return cells
+
+    async def scan(self, table: str, scan: Scan) -> AsyncScanner:
+        """As the synchronous backend's ``scan``: the scanner is opened now."""
+        scanner = self.scanner(
+            rpc=self._rpc,
+            table=table,
+            server_table=self._ops.scan_table(table, scan),
+            scan=scan,
+            retries=self._channel.retries,
+        )
+        return await scanner.start()
+
+    async def mutate(self, table: str, mutations: Sequence[Mutation]) -> None:
+        """As the synchronous backend's ``mutate``."""
+        await arun(self._ops.mutate_op(table, mutations), self._rpc)
+
+    async def increment(self, table: str, row: bytes, column: bytes, amount: int = 1) -> int:
+        """As the synchronous backend's ``increment``: never retried once sent."""
+        value: int = await arun(self._ops.increment_op(table, row, column, amount), self._rpc)
+        return value
+
+    async def increment_many(self, table: str, increments: Sequence[Increment]) -> None:
+        """As the synchronous backend's ``increment_many``."""
+        await arun(self._ops.increment_many_op(table, increments), self._rpc)
+
+    async def check_and_put(
+        self, table: str, row: bytes, column: bytes, expected: bytes | None, put: Put
+    ) -> bool:
+        """As the synchronous backend's ``check_and_put``: never retried once sent."""
+        op = self._ops.check_and_put_op(table, row, column, expected, put)
+        applied: bool = await arun(op, self._rpc)
+        return applied
+
+    async def append(
+        self, table: str, row: bytes, values: Mapping[bytes, bytes]
+    ) -> dict[bytes, bytes]:
+        """As the synchronous backend's ``append``: never retried once sent."""
+        values_now: dict[bytes, bytes] = await arun(
+            self._ops.append_op(table, row, values), self._rpc
+        )
+        return values_now
+
+    async def aclose(self) -> None:
+        """Close the pooled connections; the backend is unusable afterwards."""
+        await self._channel.aclose()
+        self._ops.close()

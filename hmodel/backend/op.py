@@ -1,0 +1,290 @@
+"""The sans-I/O core: operations written once as generators, run by a sync or an async driver.
+
+An operation is a generator that *yields* the calls it needs made (a :class:`Call`: the
+name of a method of the object it runs against, and the arguments) and *receives* each
+call's result (or has its exception thrown in at the ``yield``). It decides what to send
+and how to read the answer, and performs no I/O: as h11 and httpcore keep their protocol
+apart from their sockets. Two thin drivers perform the calls:
+
+* :func:`run` against synchronous objects (a :class:`~hmodel.backend.base.Backend`);
+* :func:`arun` against asynchronous ones (an
+  :class:`~hmodel.backend.aio.AsyncBackend`), awaiting each call.
+
+A *stream* operation also yields the items it produces, anything that is not a
+:class:`Request`; :func:`iterate` and :func:`aiterate` turn one into an iterator or an
+async iterator. Scans are read through three requests: :class:`OpenScan` gives a
+handle, :class:`ScanNext` the handle's next rows (``[]`` when none are left) and
+:class:`CloseScan` releases it. A driver closes every scan an operation left open when
+the operation ends, however it ends (an exception, ``close()``, a cancelled task), so an
+operation never has to yield while being closed.
+
+Both drivers are the only per-edge code; everything an operation decides is decided once.
+
+>>> def double(row):
+...     got = yield Call("lookup", (row,))
+...     return got * 2
+>>> class Store:
+...     def lookup(self, row):
+...         return len(row)
+>>> run(double(b"abc"), Store())
+6
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Generator, Iterator, Mapping
+from itertools import islice
+from typing import Any, TypeVar
+
+import attrs
+
+__all__ = [
+    "Call",
+    "CloseScan",
+    "Op",
+    "OpenScan",
+    "Request",
+    "ScanNext",
+    "aiterate",
+    "arun",
+    "iterate",
+    "rpc",
+    "run",
+]
+
+T = TypeVar("T")
+
+_NO_KWARGS: Mapping[str, Any] = {}
+
+
+class Request:
+    """The base of what an operation yields to be performed (never an item it produces)."""
+
+    __slots__ = ()
+
+
+@attrs.frozen(weakref_slot=False)
+class Call(Request):
+    """Call ``method(*args, **kwargs)`` on the object the operation runs against.
+
+    Attributes:
+        method: A method name, e.g. ``"get"`` of the
+            :class:`~hmodel.backend.base.Backend` protocol.
+        args: Positional arguments.
+        kwargs: Keyword arguments.
+    """
+
+    method: str
+    args: tuple[Any, ...] = ()
+    kwargs: Mapping[str, Any] = _NO_KWARGS
+
+
+@attrs.frozen(weakref_slot=False)
+class OpenScan(Request):
+    """Open ``scan(table, scan)``; the operation receives a handle for :class:`ScanNext`."""
+
+    table: str
+    scan: Any
+
+
+@attrs.frozen(weakref_slot=False)
+class ScanNext(Request):
+    """The next at most ``count`` rows of an open scan (a list; ``[]``: none left).
+
+    Rows are taken as the backend fetches them: asking for the scan's batch size costs at
+    most the round trip that fetches them.
+    """
+
+    handle: Any
+    count: int
+
+
+@attrs.frozen(weakref_slot=False)
+class CloseScan(Request):
+    """Release an open scan (its server-side scanner) before its rows run out."""
+
+    handle: Any
+
+
+#: An operation: yields requests, receives their results, returns ``T``.
+Op = Generator[Any, Any, T]
+
+
+def rpc(method: str, *args: Any, **context: Any) -> Call:
+    """The request to send ``method(*args)`` through a Thrift backend's ``_rpc``.
+
+    An operation of a Thrift backend runs against its ``_rpc`` (a callable: the request
+    calls it); ``context`` is ``_rpc``'s keywords (``retry``, ``table``, ``row``...). The
+    synchronous and the asyncio backends each perform it with their own ``_rpc``.
+    """
+    return Call("__call__", (method, *args), context)
+
+
+def _close_sync(handle: Any) -> None:
+    close = getattr(handle, "close", None)
+    if close is not None:
+        close()
+
+
+async def _close_async(handle: Any) -> None:
+    aclose = getattr(handle, "aclose", None)
+    if aclose is not None:
+        await aclose()
+
+
+def _perform(request: Any, target: Any, scans: dict[int, Any]) -> Any:
+    """Perform one request synchronously (a helper of :func:`run` and :func:`iterate`)."""
+    kind = type(request)
+    if kind is Call:
+        return getattr(target, request.method)(*request.args, **request.kwargs)
+    if kind is ScanNext:
+        return list(islice(request.handle, request.count))
+    if kind is OpenScan:
+        handle = target.scan(request.table, request.scan)
+        scans[id(handle)] = handle
+        return handle
+    if kind is CloseScan:
+        scans.pop(id(request.handle), None)
+        _close_sync(request.handle)
+        return None
+    raise TypeError(f"an operation yielded {request!r}, which is no request")
+
+
+async def _aperform(request: Any, target: Any, scans: dict[int, Any]) -> Any:
+    """Perform one request by awaiting it (a helper of :func:`arun` and :func:`aiterate`)."""
+    kind = type(request)
+    if kind is Call:
+        return await getattr(target, request.method)(*request.args, **request.kwargs)
+    if kind is ScanNext:
+        rows: list[Any] = []
+        handle = request.handle
+        while len(rows) < request.count:
+            try:
+                rows.append(await handle.__anext__())
+            except StopAsyncIteration:
+                break
+        return rows
+    if kind is OpenScan:
+        handle = await target.scan(request.table, request.scan)
+        scans[id(handle)] = handle
+        return handle
+    if kind is CloseScan:
+        scans.pop(id(request.handle), None)
+        await _close_async(request.handle)
+        return None
+    raise TypeError(f"an operation yielded {request!r}, which is no request")
+
+
+def run(op: Op[T], target: Any) -> T:
+    """Run ``op`` to its end against a synchronous ``target``; return its value.
+
+    Each request is performed and its result sent back in, or its exception thrown in
+    at the ``yield`` (so the operation's ``try``/``except`` see the backend's errors).
+    """
+    scans: dict[int, Any] = {}
+    send: Any = None
+    error: BaseException | None = None
+    try:
+        while True:
+            try:
+                request = op.send(send) if error is None else op.throw(error)
+            except StopIteration as stop:
+                return stop.value  # type: ignore[no-any-return]
+            error = None
+            try:
+                send = _perform(request, target, scans)
+            except BaseException as exc:
+                error, send = exc, None
+    finally:
+        op.close()
+        for handle in scans.values():
+            _close_sync(handle)
+        del error  # no reference cycle through the traceback
+
+
+async def arun(op: Op[T], target: Any) -> T:
+    """Run ``op`` to its end against an asynchronous ``target``, awaiting each request.
+
+    As :func:`run`. A cancellation while a request is awaited is thrown into the
+    operation like any exception; the scans it opened are closed as it ends.
+    """
+    scans: dict[int, Any] = {}
+    send: Any = None
+    error: BaseException | None = None
+    try:
+        while True:
+            try:
+                request = op.send(send) if error is None else op.throw(error)
+            except StopIteration as stop:
+                return stop.value  # type: ignore[no-any-return]
+            error = None
+            try:
+                send = await _aperform(request, target, scans)
+            except BaseException as exc:
+                error, send = exc, None
+    finally:
+        op.close()
+        for handle in scans.values():
+            await _close_async(handle)
+        del error
+
+
+def iterate(op: Op[None], target: Any) -> Iterator[Any]:
+    """The items a stream operation yields, performing its requests on ``target`` between.
+
+    Closing the iterator closes the operation and the scans it left open.
+    """
+    scans: dict[int, Any] = {}
+    send: Any = None
+    error: BaseException | None = None
+    try:
+        while True:
+            try:
+                yielded = op.send(send) if error is None else op.throw(error)
+            except StopIteration:
+                return
+            error = None
+            send = None
+            if not isinstance(yielded, Request):
+                yield yielded
+                continue
+            try:
+                send = _perform(yielded, target, scans)
+            except BaseException as exc:
+                error = exc
+    finally:
+        op.close()
+        for handle in scans.values():
+            _close_sync(handle)
+        del error
+
+
+async def aiterate(op: Op[None], target: Any) -> AsyncIterator[Any]:
+    """As :func:`iterate`, as an async iterator over an asynchronous ``target``.
+
+    Close it (``aclose()``, or leave ``async for`` through its end) to release the scans
+    at once; one abandoned is closed when the event loop finalizes it.
+    """
+    scans: dict[int, Any] = {}
+    send: Any = None
+    error: BaseException | None = None
+    try:
+        while True:
+            try:
+                yielded = op.send(send) if error is None else op.throw(error)
+            except StopIteration:
+                return
+            error = None
+            send = None
+            if not isinstance(yielded, Request):
+                yield yielded
+                continue
+            try:
+                send = await _aperform(yielded, target, scans)
+            except BaseException as exc:
+                error = exc
+    finally:
+        op.close()
+        for handle in scans.values():
+            await _close_async(handle)
+        del error

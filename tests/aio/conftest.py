@@ -1,0 +1,126 @@
+"""The two edges of the repository: every test body runs on the sync and the async API.
+
+``edge`` gives a test the repository of its parametrised edge over the test's backend
+target (the kit's ``backend``): the synchronous :class:`Repository`, or
+:class:`AsyncRepository` over the target's async backend (the memory engine, or the
+fake server through :class:`AsyncThriftBackend` and :class:`AsyncThrift2Backend`).
+``edge.call(x)`` awaits ``x`` on the test's event loop when it is a coroutine and
+returns it otherwise; ``edge.list(it)`` collects an iterator or an async iterator.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Iterator
+from typing import Any, TypeVar
+
+import pytest
+
+from hmodel.aio import (
+    AsyncBackend,
+    AsyncMemoryBackend,
+    AsyncRepository,
+    AsyncThrift2Backend,
+    AsyncThriftBackend,
+)
+from hmodel.backend.base import Backend
+from hmodel.backend.memory import MemoryBackend
+from hmodel.backend.thrift import ThriftBackend
+from hmodel.backend.thrift2 import Thrift2Backend
+from hmodel.errors import UnsupportedOperationError
+from hmodel.model import model_info
+from hmodel.repository import QueryEvent, Repository
+
+M = TypeVar("M")
+
+
+def async_backend_of(backend: Backend) -> AsyncBackend | None:
+    """The async backend reaching what ``backend`` reaches; ``None``: none exists yet."""
+    if isinstance(backend, MemoryBackend):
+        return AsyncMemoryBackend(backend)
+    if isinstance(backend, Thrift2Backend):
+        return AsyncThrift2Backend(backend.host, backend.port, table_prefix=backend.table_prefix)
+    if isinstance(backend, ThriftBackend):
+        return AsyncThriftBackend(backend.host, backend.port, table_prefix=backend.table_prefix)
+    return None
+
+
+class Edge:
+    """One edge of the API (``"sync"`` or ``"async"``) over one backend target."""
+
+    def __init__(self, name: str, backend: Backend, loop: asyncio.AbstractEventLoop) -> None:
+        self.name = name
+        self.backend = backend
+        self.loop = loop
+        self.events: list[QueryEvent] = []
+        self.async_backend: AsyncBackend | None = None
+        if name == "async":
+            self.async_backend = async_backend_of(backend)
+            if self.async_backend is None:
+                pytest.skip(f"no async backend for {type(backend).__name__} yet")
+
+    @property
+    def is_async(self) -> bool:
+        return self.name == "async"
+
+    @property
+    def round_trips(self) -> int:
+        """Round trips of the backend this edge's repositories use."""
+        used = self.async_backend if self.async_backend is not None else self.backend
+        return used.round_trips
+
+    def repo(self, model: type[M], **options: Any) -> Any:
+        """A repository of ``model`` on this edge; its table is created (synchronously)."""
+        table = model_info(model).table
+        if not self.backend.table_exists(table.full_name):
+            try:
+                self.backend.create_table(table)
+            except UnsupportedOperationError:  # Thrift1 cannot pre-split at creation
+                self.backend.create_table(table.without_splits())
+        options.setdefault("listeners", [self.events.append])
+        if self.async_backend is not None:
+            return AsyncRepository(model, self.async_backend, **options)
+        return Repository(model, self.backend, **options)
+
+    def sync_repo(self, model: type[M], **options: Any) -> Repository[M]:
+        """The synchronous repository of ``model`` on the same backend (to cross edges)."""
+        return Repository(model, self.backend, **options)
+
+    def call(self, result: Any) -> Any:
+        """``result`` awaited when it is a coroutine, as it is otherwise."""
+        if inspect.isawaitable(result):
+            return self.loop.run_until_complete(result)
+        return result
+
+    def list(self, items: Any) -> list[Any]:
+        """The items of an iterator or an async iterator."""
+        if hasattr(items, "__aiter__"):
+
+            async def collect() -> list[Any]:
+                return [item async for item in items]
+
+            return self.loop.run_until_complete(collect())
+        return list(items)
+
+
+@pytest.fixture
+def loop() -> Iterator[asyncio.AbstractEventLoop]:
+    """A fresh event loop for the test (no pytest asyncio plugin needed)."""
+    running = asyncio.new_event_loop()
+    yield running
+    running.run_until_complete(running.shutdown_asyncgens())
+    running.close()
+
+
+@pytest.fixture(params=["sync", "async"])
+def edge(
+    request: pytest.FixtureRequest, backend: Backend, loop: asyncio.AbstractEventLoop
+) -> Iterator[Edge]:
+    """The repository edge of the test: the same body runs on ``sync`` and ``async``."""
+    # The system clock: a real server's tables are reused across tests (emptied), and a
+    # frozen clock would restart its write stamps below the last test's delete markers.
+    made = Edge(str(request.param), backend, loop)
+    yield made
+    if made.async_backend is not None:
+        loop.run_until_complete(made.async_backend.aclose())
