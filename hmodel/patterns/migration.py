@@ -407,13 +407,16 @@ class MigratingRepository(Generic[O, N]):
     def scan(self, prefix: Mapping[str, Any] | None = None, *, batch: int = 500) -> Iterator[N]:
         """Iterate the models whose new key starts with ``prefix`` (every model: ``None``).
 
-        The old layout is walked first, its rows transformed and remembered by new
-        rowkey; then the new layout is walked, each of its rows yielded (and forgotten
-        from the old ones); the old rows left, which had no new row, are read again by
-        :meth:`get_many` (``batch`` keys at a time: one trip per layout) and yielded if
-        still there, after the new layout's rows. A row moved while the scan runs is
+        In the order a scan of the new layout yields them (rowkey order; for a salted key,
+        K3, the merged buckets' natural-key order), rows not moved yet included. The old
+        layout is walked first, its rows transformed and remembered by new rowkey; then
+        the new layout is walked and merged with them: a remembered row the new layout
+        also has is yielded once, from the new layout; the others, which had no new row,
+        are read again by :meth:`get_many` (up to ``batch`` keys a trip, in their place
+        in the order) and yielded if still there. A row moved while the scan runs is
         found in one layout or the other. Like any HBase scan it is no snapshot. Memory:
-        the old rows of the prefix are held until the new layout's walk ends.
+        the old rows of the prefix are held until the new layout's walk ends, and up to
+        ``batch`` rows wait for a re-read at a time.
         """
         prefix = dict(prefix or {})
         old_fields = model_info(self.migration.old).key.fields
@@ -422,6 +425,7 @@ class MigratingRepository(Generic[O, N]):
             if name not in prefix:
                 break
             old_prefix[name] = prefix[name]
+        offset = self.new.plan(prefix or None).merge_offset
         waiting: dict[bytes, Mapping[str, Any]] = {}
         for old_obj in self.old.scan(old_prefix or None, on_error="skip"):
             for obj in self.migration.produce(old_obj):
@@ -430,17 +434,38 @@ class MigratingRepository(Generic[O, N]):
                 values = self.new.mapper.key_values(obj)
                 if all(values.get(k) == v for k, v in prefix.items()):
                     waiting[self.new.mapper.rowkey(obj)] = values
+        ordered = sorted(waiting.items(), key=lambda item: item[0][offset:])
+        # (order key, a new row read, or None and the key of an old-only row to read again)
+        pending: list[tuple[N | None, Mapping[str, Any] | None]] = []
+
+        def flush() -> Iterator[N]:
+            keys = [key for obj, key in pending if obj is None and key is not None]
+            found = iter(self.get_many(keys) if keys else [])
+            for obj, key in pending:
+                got = next(found) if key is not None else obj
+                if got is not None:
+                    yield got
+            pending.clear()
+
         # Within a row, a row not moved yet lacks the new layout's columns: it is read
         # again below, as an old row.
         same_table = self.old.table == self.new.table
+        at = 0
         for new_obj in self.new.scan(prefix or None, on_error="skip" if same_table else "raise"):
-            waiting.pop(self.new.mapper.rowkey(new_obj), None)
-            yield new_obj
-        keys = list(waiting.values())
-        for start in range(0, len(keys), batch):
-            for obj in self.get_many(keys[start : start + batch]):
-                if obj is not None:
-                    yield obj
+            order = self.new.mapper.rowkey(new_obj)[offset:]
+            while at < len(ordered) and ordered[at][0][offset:] < order:
+                pending.append((None, ordered[at][1]))
+                at += 1
+            if at < len(ordered) and ordered[at][0][offset:] == order:
+                at += 1  # moved: the new layout's row stands for it
+            pending.append((new_obj, None))
+            if len(pending) >= batch:
+                yield from flush()
+        for _, key in ordered[at:]:
+            pending.append((None, key))
+            if len(pending) >= batch:
+                yield from flush()
+        yield from flush()
 
     # --- writes ---------------------------------------------------------------------
 
