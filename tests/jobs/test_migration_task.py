@@ -66,10 +66,16 @@ def test_a_migration_moves_every_order_once_with_a_worker_killed(
         )
         assert (tmp_path / "killed").exists()
         assert report.problems == 0 and len(report.shards) == 10
-        assert report.count("read") == report.count("written") == report.count("deleted") == 120
+        moved = (report.count("read"), report.count("written"), report.count("deleted"))
+        if kind == "process":
+            # A broken pool stops its other worker wherever it is: the old rows its batch
+            # had moved are gone when the batch runs again, so they are not counted.
+            assert moved[0] == moved[1] == moved[2] <= 120
+        else:
+            assert moved == (120, 120, 120)
         assert _old_orders(backend) == 0
-        moved = list(Store(backend).repository(Order16).scan())
-        assert len(moved) == len({o.order_id for o in moved}) == 120
+        new = list(Store(backend).repository(Order16).scan())
+        assert len(new) == len({o.order_id for o in new}) == 120
         verify = run_job(backend, MigrationTask(orders_to_16, "verify"), store, job="v")
         assert verify.problems == 0 and verify.count("old_rows") == 0
         assert orders_to_16(backend).verify().clean
