@@ -68,9 +68,9 @@ class ProcessExecutor:
     (killed, out of memory) breaks the pool: the shards not finished are run again on a
     fresh pool, resuming from their checkpoints, up to ``attempts`` pools in all. A broken
     pool also terminates its *other* workers, wherever they are: a batch one of them had
-    half written is made again by the resumed run, which counts the rows it finds made as
-    ``ok`` (``found made``) where an uninterrupted run says ``written``. The data ends
-    the same; Dask and Spark lose only the dead worker's task.
+    half written is made again by the resumed run, which counts what it finds made as
+    made before (an index entry ``ok`` rather than ``written``; a migrated old row, gone,
+    not at all). The data ends the same; Dask and Spark lose only the dead worker's task.
 
     Args:
         workers: Worker processes.
