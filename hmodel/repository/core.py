@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import timedelta
 from typing import Any, Generic, Literal, TypeVar, cast
 
+import attrs
+
 from hmodel.backend.base import (
     Cell,
     Delete,
@@ -889,3 +891,177 @@ class RepositoryCore(Generic[M, B]):
         if raw.positions is not None:
             token_out = self._tokens.encode(fingerprint, raw.positions)
         return Page(raw.items, token_out, found)
+
+    # --- partial writes, projections, versions, counters of many rows -----------------
+
+    def _update_op(
+        self,
+        key: Mapping[str, Any],
+        *,
+        ttl: timedelta | None,
+        write_stamp: int | None,
+        changes: Mapping[str, Any],
+    ) -> Op[None]:
+        """The operation of ``update``: one ``mutate`` (a ``get`` first for a prefixed map).
+
+        Everything is checked before the first request: a locked model, the key, the fields
+        and their values (nothing is written on a ``ValidationError``).
+        """
+        if self._locking is not None:
+            raise ValidationError(
+                "partial updates would bypass the version check; use save()",
+                table=self.table,
+            )
+        row = self.mapper.key_of_values(key)
+        names = list(changes)
+        timestamp = self._write_stamp((row,), names) if write_stamp is None else write_stamp
+        mutations = self.mapper.to_partial_mutations(
+            dict(key), dict(changes), timestamp=timestamp, ttl_ms=self.mapper.ttl_of(ttl)
+        )
+        with self._instrument.call("update", rows=(row,)) as call:
+            previous = yield from self._previous([row], names)
+            self._replacing(mutations, previous, row, timestamp, names)
+            if mutations:
+                yield Call("mutate", (self.table, mutations))
+            call.results = len(mutations)
+
+    def _get_fields_op(
+        self, fields: Sequence[str], key: Mapping[str, Any]
+    ) -> Op[dict[str, Any] | None]:
+        """The operation of ``get_fields`` (one ``get`` request)."""
+        row = self.mapper.key_of_values(key)
+        if isinstance(fields, str):
+            raise QueryError("fields is a collection of names, not one string", field=fields)
+        columns = self.mapper.columns(list(fields))
+        with self._instrument.call("get_fields", rows=(row,)) as call:
+            results = yield Call(
+                "get", (self.table, [row]), {"columns": self._with_version(columns)}
+            )
+            call.results = len(results)
+        result = self._unless_deleted(results, columns)
+        return None if result is None else self.mapper.decode_fields(result, fields)
+
+    def _history_op(
+        self, field: str, *, limit: int | None, before: int | None, key: Mapping[str, Any]
+    ) -> Op[list[tuple[Any, int]]]:
+        """The operation of ``history`` (one ``get_versions`` request, F7)."""
+        row = self.mapper.key_of_values(key)
+        column = self.mapper.column_of(field)
+        family = self.info.table.family(column.partition(b":")[0].decode())
+        wanted = family.versions if limit is None else min(limit, family.versions)
+        if wanted < 1:
+            raise QueryError("limit must be >= 1", table=self.table, field=field, value=limit)
+        with self._instrument.call("history", rows=(row,)) as call:
+            cells = yield Call(
+                "get_versions",
+                (self.table, row, column),
+                {"max_versions": wanted, "before": before},
+            )
+            call.results = len(cells)
+        return [(self._decode_cell(field, row, c), c.timestamp) for c in cells]
+
+    def _increment_many_op(
+        self, items: Sequence[tuple[Mapping[str, Any], Mapping[str, int]]]
+    ) -> Op[None]:
+        """The operation of ``increment_many`` (one ``increment_many``; none for no items)."""
+        key_of, column_of = self.mapper.key_of_values, self.mapper.counter_column
+        increments = [
+            Increment(key_of(key), column_of(name, amount), amount)
+            for key, amounts in items
+            for name, amount in amounts.items()
+        ]
+        rows = tuple(dict.fromkeys(i.row for i in increments))
+        with self._instrument.call("increment_many", rows=rows) as call:
+            if increments:
+                yield Call("increment_many", (self.table, increments))
+            call.results = len(increments)
+
+    # --- map fields (F6, R10) ---------------------------------------------------------
+
+    def _put_entries_op(
+        self, key: Mapping[str, Any], field: str, entries: Mapping[Any, Any]
+    ) -> Op[None]:
+        """The operation of ``put_entries`` (one ``mutate`` request)."""
+        row = self.mapper.key_of_values(key)
+        stamp = self._stamps.next(rows=(row,))
+        mutations = self.mapper.map_put(dict(key), field, entries, timestamp=stamp)
+        with self._instrument.call("put_entries", rows=(row,)) as call:
+            yield Call("mutate", (self.table, mutations))
+            call.results = len(mutations)
+
+    def _remove_entries_op(
+        self, key: Mapping[str, Any], field: str, names: Sequence[Any]
+    ) -> Op[None]:
+        """The operation of ``remove_entries`` (one ``mutate`` request)."""
+        row = self.mapper.key_of_values(key)
+        stamp = self._stamps.next(rows=(row,))
+        mutations = self.mapper.map_delete(dict(key), field, names, timestamp=stamp)
+        with self._instrument.call("remove_entries", rows=(row,)) as call:
+            yield Call("mutate", (self.table, mutations))
+            call.results = len(mutations)
+
+    def _change_entries_op(
+        self,
+        key: Mapping[str, Any],
+        field: str,
+        *,
+        put: Mapping[Any, Any] | None,
+        remove: Sequence[Any],
+    ) -> Op[None]:
+        """The operation of ``change_entries`` (one ``mutate``; none when nothing changes)."""
+        if self._locking is not None:
+            raise ValidationError(
+                "changing map entries would bypass the version check; use save()",
+                table=self.table,
+                field=field,
+            )
+        row = self.mapper.key_of_values(key)
+        stamp = self._stamps.next(rows=(row,))
+        mutations = self.mapper.map_change(
+            dict(key), field, {} if put is None else put, remove, timestamp=stamp
+        )
+        if not mutations:
+            return
+        with self._instrument.call("change_entries", rows=(row,)) as call:
+            yield Call("mutate", (self.table, mutations))
+            call.results = len(mutations)
+
+    def _get_entries_op(
+        self, key: Mapping[str, Any], field: str, names: Sequence[Any] | None
+    ) -> Op[dict[Any, Any]]:
+        """The operation of ``get_entries`` (one ``get`` request)."""
+        row = self.mapper.key_of_values(key)
+        columns = self.mapper.map_columns(field, names)
+        with self._instrument.call("get_entries", rows=(row,)) as call:
+            results = yield Call(
+                "get", (self.table, [row]), {"columns": self._with_version(columns)}
+            )
+            call.results = len(results)
+        result = self._unless_deleted(results, columns)
+        return {} if result is None else self.mapper.map_entries(field, result)
+
+    # --- moves (K10) ------------------------------------------------------------------
+
+    def _move_op(self, obj: M, new_key: Mapping[str, Any]) -> Op[M]:
+        """The operation of ``move``: the ``save`` of a copy, then the ``delete`` of ``obj``.
+
+        Both are the very operations of ``save`` and ``delete`` (and report their events).
+        """
+        unknown = set(new_key) - set(self.info.key.fields)
+        if unknown:
+            raise ValidationError(
+                "move() changes key fields only", table=self.table, field=sorted(unknown)[0]
+            )
+        old_row = self._checked_row(obj)
+        changes = dict(new_key)
+        if self.info.version_field is not None:
+            changes[self.info.version_field] = 0
+        moved = attrs.evolve(obj, **changes)  # type: ignore[misc]
+        if self.mapper.rowkey(moved) == old_row:
+            return obj
+        yield from self._save_op(moved, ttl=None, write_stamp=None)
+        if self._locking is not None:
+            yield from self._delete_op(obj, write_stamp=None, key={})
+        else:
+            yield from self._delete_op(None, write_stamp=None, key=self.mapper.key_values(obj))
+        return moved

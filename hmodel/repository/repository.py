@@ -6,11 +6,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import timedelta
 from typing import Any, Literal, TypeVar, overload
 
-import attrs
-
-from hmodel.backend.base import Backend, Increment
+from hmodel.backend.base import Backend
 from hmodel.backend.op import iterate, run
-from hmodel.errors import DecodeError, QueryError, TableExistsError, ValidationError
+from hmodel.errors import DecodeError, TableExistsError
 from hmodel.repository.condition import Condition
 from hmodel.repository.core import OnError, RepositoryCore
 from hmodel.repository.explain import Explanation, RecordingBackend, explain_result
@@ -192,15 +190,7 @@ class Repository(RepositoryCore[M, Backend]):
         model from. ``None`` when the row has none of the fields' cells, or is a locked row
         deleted over Thrift1 (see :meth:`load`).
         """
-        row = self.mapper.key_of_values(key)
-        if isinstance(fields, str):
-            raise QueryError("fields is a collection of names, not one string", field=fields)
-        columns = self.mapper.columns(list(fields))
-        with self._instrument.call("get_fields", rows=(row,)) as call:
-            results = self.backend.get(self.table, [row], columns=self._with_version(columns))
-            call.results = len(results)
-        result = self._unless_deleted(results, columns)
-        return None if result is None else self.mapper.decode_fields(result, fields)
+        return run(self._get_fields_op(fields, key), self.backend)
 
     def history(
         self, field: str, *, limit: int | None = None, before: int | None = None, **key: Any
@@ -210,18 +200,7 @@ class Repository(RepositoryCore[M, Backend]):
         At most ``limit`` versions, and never more than the family keeps (``VERSIONS``).
         ``before`` (exclusive) reads history older than a timestamp.
         """
-        row = self.mapper.key_of_values(key)
-        column = self.mapper.column_of(field)
-        family = self.info.table.family(column.partition(b":")[0].decode())
-        wanted = family.versions if limit is None else min(limit, family.versions)
-        if wanted < 1:
-            raise QueryError("limit must be >= 1", table=self.table, field=field, value=limit)
-        with self._instrument.call("history", rows=(row,)) as call:
-            cells = self.backend.get_versions(
-                self.table, row, column, max_versions=wanted, before=before
-            )
-            call.results = len(cells)
-        return [(self._decode_cell(field, row, c), c.timestamp) for c in cells]
+        return run(self._history_op(field, limit=limit, before=before, key=key), self.backend)
 
     def scan(
         self,
@@ -408,22 +387,7 @@ class Repository(RepositoryCore[M, Backend]):
         Raises:
             ValidationError: Unknown or key fields, wrong types. Nothing is written.
         """
-        if self._locking is not None:
-            raise ValidationError(
-                "partial updates would bypass the version check; use save()",
-                table=self.table,
-            )
-        row = self.mapper.key_of_values(key)
-        timestamp = self._write_stamp((row,), list(changes)) if write_stamp is None else write_stamp
-        mutations = self.mapper.to_partial_mutations(
-            dict(key), changes, timestamp=timestamp, ttl_ms=self.mapper.ttl_of(ttl)
-        )
-        with self._instrument.call("update", rows=(row,)) as call:
-            previous = run(self._previous([row], list(changes)), self.backend)
-            self._replacing(mutations, previous, row, timestamp, list(changes))
-            if mutations:
-                self.backend.mutate(self.table, mutations)
-            call.results = len(mutations)
+        run(self._update_op(key, ttl=ttl, write_stamp=write_stamp, changes=changes), self.backend)
 
     def delete(
         self, obj: M | None = None, /, *, write_stamp: int | None = None, **key: Any
@@ -454,24 +418,7 @@ class Repository(RepositoryCore[M, Backend]):
         Returns:
             The copy, bound to its new rowkey.
         """
-        unknown = set(new_key) - set(self.info.key.fields)
-        if unknown:
-            raise ValidationError(
-                "move() changes key fields only", table=self.table, field=sorted(unknown)[0]
-            )
-        old_row = self._checked_row(obj)
-        changes = dict(new_key)
-        if self.info.version_field is not None:
-            changes[self.info.version_field] = 0
-        moved = attrs.evolve(obj, **changes)  # type: ignore[misc]
-        if self.mapper.rowkey(moved) == old_row:
-            return obj
-        self.save(moved)
-        if self._locking is not None:
-            self.delete(obj)
-        else:
-            self.delete(**self.mapper.key_values(obj))
-        return moved
+        return run(self._move_op(obj, new_key), self.backend)
 
     # --- counters (F10) --------------------------------------------------------------
 
@@ -486,28 +433,13 @@ class Repository(RepositoryCore[M, Backend]):
 
     def increment_many(self, items: Sequence[tuple[Mapping[str, Any], Mapping[str, int]]]) -> None:
         """Increment counters of many rows in one round trip; each increment is atomic."""
-        key_of, column_of = self.mapper.key_of_values, self.mapper.counter_column
-        increments = [
-            Increment(key_of(key), column_of(name, amount), amount)
-            for key, amounts in items
-            for name, amount in amounts.items()
-        ]
-        rows = tuple(dict.fromkeys(i.row for i in increments))
-        with self._instrument.call("increment_many", rows=rows) as call:
-            if increments:
-                self.backend.increment_many(self.table, increments)
-            call.results = len(increments)
+        run(self._increment_many_op(items), self.backend)
 
     # --- map fields (F6) --------------------------------------------------------------
 
     def put_entries(self, key: Mapping[str, Any], field: str, entries: Mapping[Any, Any]) -> None:
         """Add or overwrite entries of a map field without rewriting the row (one round trip)."""
-        row = self.mapper.key_of_values(key)
-        stamp = self._stamps.next(rows=(row,))
-        mutations = self.mapper.map_put(dict(key), field, entries, timestamp=stamp)
-        with self._instrument.call("put_entries", rows=(row,)) as call:
-            self.backend.mutate(self.table, mutations)
-            call.results = len(mutations)
+        run(self._put_entries_op(key, field, entries), self.backend)
 
     def remove_entries(self, key: Mapping[str, Any], field: str, names: Sequence[Any]) -> None:
         """Delete entries of a map field by their keys (one round trip).
@@ -515,12 +447,7 @@ class Repository(RepositoryCore[M, Backend]):
         The deletes are a write stamp: a later :meth:`put_entries` of this process of the
         same entry is never hidden by them.
         """
-        row = self.mapper.key_of_values(key)
-        stamp = self._stamps.next(rows=(row,))
-        mutations = self.mapper.map_delete(dict(key), field, names, timestamp=stamp)
-        with self._instrument.call("remove_entries", rows=(row,)) as call:
-            self.backend.mutate(self.table, mutations)
-            call.results = len(mutations)
+        run(self._remove_entries_op(key, field, names), self.backend)
 
     def change_entries(
         self,
@@ -557,22 +484,7 @@ class Repository(RepositoryCore[M, Backend]):
                 model with a version field (the change would bypass the version check:
                 use :meth:`save`). Nothing is written.
         """
-        if self._locking is not None:
-            raise ValidationError(
-                "changing map entries would bypass the version check; use save()",
-                table=self.table,
-                field=field,
-            )
-        row = self.mapper.key_of_values(key)
-        stamp = self._stamps.next(rows=(row,))
-        mutations = self.mapper.map_change(
-            dict(key), field, {} if put is None else put, remove, timestamp=stamp
-        )
-        if not mutations:
-            return
-        with self._instrument.call("change_entries", rows=(row,)) as call:
-            self.backend.mutate(self.table, mutations)
-            call.results = len(mutations)
+        run(self._change_entries_op(key, field, put=put, remove=remove), self.backend)
 
     def get_entries(
         self, key: Mapping[str, Any], field: str, names: Sequence[Any] | None = None
@@ -581,10 +493,4 @@ class Repository(RepositoryCore[M, Backend]):
 
         A locked row deleted over Thrift1 has no entries (see :meth:`load`).
         """
-        row = self.mapper.key_of_values(key)
-        columns = self.mapper.map_columns(field, names)
-        with self._instrument.call("get_entries", rows=(row,)) as call:
-            results = self.backend.get(self.table, [row], columns=self._with_version(columns))
-            call.results = len(results)
-        result = self._unless_deleted(results, columns)
-        return {} if result is None else self.mapper.map_entries(field, result)
+        return run(self._get_entries_op(key, field, names), self.backend)
