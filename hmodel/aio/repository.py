@@ -26,8 +26,11 @@ class AsyncRepository(RepositoryCore[M, AsyncBackend]):
     method runs the very operation the synchronous repository runs
     (:class:`~hmodel.repository.core.RepositoryCore`), awaiting its requests.
 
-    Asynchronous so far: :meth:`get`, :meth:`get_many`, :meth:`exists`, :meth:`save`,
-    :meth:`save_many`, :meth:`delete`, :meth:`delete_many`, :meth:`increment`,
+    Asynchronous so far: :meth:`get`, :meth:`get_many`, :meth:`get_fields`,
+    :meth:`history`, :meth:`exists`, :meth:`save`, :meth:`save_many`, :meth:`update`,
+    :meth:`move`, :meth:`delete`, :meth:`delete_many`, :meth:`increment`,
+    :meth:`increment_many`, the map entries (:meth:`put_entries`,
+    :meth:`remove_entries`, :meth:`change_entries`, :meth:`get_entries`),
     :meth:`scan`, :meth:`page`, :meth:`pages`, plus the methods without I/O
     (:meth:`plan`, :meth:`load`, :meth:`reserve_stamp`...); models with a version field
     (optimistic locking, R5) included: one atomic ``check_and_mutate`` on the memory
@@ -246,3 +249,100 @@ class AsyncRepository(RepositoryCore[M, AsyncBackend]):
     async def increment(self, key: Mapping[str, Any], **amounts: int) -> dict[str, int]:
         """Add to counter fields of one row; return their new values (F10)."""
         return await arun(self._increment_op(key, amounts), self.backend)
+
+    async def update(
+        self,
+        key: Mapping[str, Any],
+        *,
+        ttl: timedelta | None = None,
+        write_stamp: int | None = None,
+        **changes: Any,
+    ) -> None:
+        """Write only the named fields of one row, without reading it (as ``update``).
+
+        One round trip (a map with a prefix is read first: +1).
+
+        Raises:
+            ValidationError: Unknown or key fields, wrong types, or a locked model.
+                Nothing is written.
+        """
+        op = self._update_op(key, ttl=ttl, write_stamp=write_stamp, changes=changes)
+        await arun(op, self.backend)
+
+    async def move(self, obj: M, **new_key: Any) -> M:
+        """Change key fields (K10): save a copy under the new key, then delete the old row.
+
+        As ``Repository.move``: not atomic across the two rows (a failure or a
+        cancellation between them leaves both). Returns the copy.
+        """
+        return await arun(self._move_op(obj, new_key), self.backend)
+
+    # --- projections and versions -----------------------------------------------------
+
+    async def get_fields(self, fields: Sequence[str], **key: Any) -> dict[str, Any] | None:
+        """Read some fields of one row as a dict, key fields included (as ``get_fields``).
+
+        One round trip; ``None`` when the row holds none of the fields' cells.
+        """
+        return await arun(self._get_fields_op(fields, key), self.backend)
+
+    async def history(
+        self, field: str, *, limit: int | None = None, before: int | None = None, **key: Any
+    ) -> list[tuple[Any, int]]:
+        """A field's versions, newest first, as ``(value, timestamp)`` (F7; as ``history``).
+
+        One round trip; at most ``limit`` versions and never more than the family keeps;
+        ``before`` (exclusive) reads older ones.
+
+        Raises:
+            QueryError: ``limit`` is below 1.
+        """
+        op = self._history_op(field, limit=limit, before=before, key=key)
+        return await arun(op, self.backend)
+
+    # --- counters (F10) ---------------------------------------------------------------
+
+    async def increment_many(
+        self, items: Sequence[tuple[Mapping[str, Any], Mapping[str, int]]]
+    ) -> None:
+        """Increment counters of many rows in one round trip; each increment is atomic."""
+        await arun(self._increment_many_op(items), self.backend)
+
+    # --- map fields (F6, R10) ---------------------------------------------------------
+
+    async def put_entries(
+        self, key: Mapping[str, Any], field: str, entries: Mapping[Any, Any]
+    ) -> None:
+        """Add or overwrite entries of a map field, one round trip (as ``put_entries``)."""
+        await arun(self._put_entries_op(key, field, entries), self.backend)
+
+    async def remove_entries(
+        self, key: Mapping[str, Any], field: str, names: Sequence[Any]
+    ) -> None:
+        """Delete entries of a map field by key, one round trip (as ``remove_entries``)."""
+        await arun(self._remove_entries_op(key, field, names), self.backend)
+
+    async def change_entries(
+        self,
+        key: Mapping[str, Any],
+        field: str,
+        *,
+        put: Mapping[Any, Any] | None = None,
+        remove: Sequence[Any] = (),
+    ) -> None:
+        """Put some entries and remove others in one mutation (R10; as ``change_entries``).
+
+        One ``mutate`` request, none when nothing changes; its atomicity per backend is
+        ``Repository.change_entries``'s.
+
+        Raises:
+            ValidationError: Not a map field, a key both put and removed, or a locked
+                model. Nothing is written.
+        """
+        await arun(self._change_entries_op(key, field, put=put, remove=remove), self.backend)
+
+    async def get_entries(
+        self, key: Mapping[str, Any], field: str, names: Sequence[Any] | None = None
+    ) -> dict[Any, Any]:
+        """Read a map field whole, or only the entries named, one round trip."""
+        return await arun(self._get_entries_op(key, field, names), self.backend)
