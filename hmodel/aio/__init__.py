@@ -1,4 +1,4 @@
-"""The asyncio API: :class:`AsyncRepository` and the async backends (issue 19, first slice).
+"""The asyncio API: :class:`AsyncRepository`, :class:`AsyncUnitOfWork`, the async backends.
 
 The same names, arguments, types and errors as the synchronous API, as coroutines (and
 async iterators for scans), over an :class:`~hmodel.backend.aio.AsyncBackend`. Each
@@ -8,6 +8,7 @@ asynchronous so far.
 """
 
 from hmodel.aio.repository import AsyncRepository
+from hmodel.aio.unit_of_work import AsyncUnitOfWork
 from hmodel.backend.aio import AsyncBackend, AsyncScanner, InProcessAsyncBackend
 from hmodel.backend.memory import AsyncMemoryBackend
 from hmodel.backend.thrift import AsyncThriftBackend
@@ -20,5 +21,6 @@ __all__ = [
     "AsyncScanner",
     "AsyncThrift2Backend",
     "AsyncThriftBackend",
+    "AsyncUnitOfWork",
     "InProcessAsyncBackend",
 ]

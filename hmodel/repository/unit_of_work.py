@@ -6,17 +6,21 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
 from types import TracebackType
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import attrs
 
 from hmodel.backend.base import Backend, Delete, Increment, Mutation, Put, RowResult
+from hmodel.backend.op import Call, Op, run
 from hmodel.clock import Clock, WriteStamps, stamps_for, system_clock
 from hmodel.errors import ValidationError
 from hmodel.mapping import Mapper
 from hmodel.repository.event import Listener, QueryEvent
 
-__all__ = ["UnitOfWork"]
+__all__ = ["UnitOfWork", "UnitOfWorkCore"]
+
+#: The backend type: a ``Backend`` (synchronous edge) or an ``AsyncBackend``.
+B = TypeVar("B")
 
 #: Queued mutations carry one of two relative stamps, made real at commit: the write's
 #: stamp, and the one before it for deletes that must hide only what is older (a map's
@@ -34,52 +38,19 @@ class _Replace:
     fields: tuple[str, ...] | None  # the map fields replaced; None: all of the model's
 
 
-class UnitOfWork:
-    """Batches writes of any models; :meth:`commit` sends one ``mutate`` per table.
+class UnitOfWorkCore(Generic[B]):
+    """The queue and the commit operation (sans-I/O) shared by both unit-of-work edges.
 
-    Every kind of write a repository makes can be queued: saves (of several models),
-    partial updates, deletes, map entries put or removed, and counter increments (sent
-    after the mutations, one ``increment_many`` per table; each increment is atomic on
-    its own, F10).
-
-    Everything is validated when it is added, so a bad instance is rejected before
-    anything is sent. The writes are stamped when the unit commits, by the process's
-    :class:`~hmodel.clock.WriteStamps` for ``clock`` (the same as the repositories'), so
-    they are ordered after every earlier write of the process and before every later one.
-    All writes of a unit share one stamp; deletes that must hide only older cells (a map
-    owning its family, a row deleted and then written again in the unit) take the stamp
-    just before it.
-
-    Round trips per table: one, plus one when a saved model has a map owning its family
-    over Thrift1 (its family delete, a stamp older, is a second ``mutateRowsTs``; one
-    atomic row mutation on the memory engine and Thrift2), plus one read when a saved or
-    updated map has a prefix (its old entries are found by name). The last operation
-    queued on a row wins. Rows are atomic one by one (HBase row atomicity); the unit as a
-    whole is not a transaction. Models with a version field are refused when queued, with
-    a :class:`~hmodel.errors.ValidationError` naming the alternative: their saves and
-    deletes need a checked write each (``Repository.save``/``delete``), and a
-    relation's entries on them change through ``Relation.link``/``unlink``.
-
-    Used as a context manager, it commits when the block ends without an exception and
-    discards everything otherwise.
-
-    Args:
-        backend: Where to write.
-        clock: Epoch-ms clock the stamps follow.
-        stamps: The write stamps; default: the process's stamps for ``clock``.
-        listeners: Told of one :class:`~hmodel.repository.event.QueryEvent` per commit
-            (operation ``"commit"``, the tables comma-separated, the rows written).
-
-    Example:
-        >>> from hmodel.backend.memory import MemoryBackend
-        >>> uow = UnitOfWork(MemoryBackend())
-        >>> uow.pending
-        0
+    Not used directly: :class:`UnitOfWork` (synchronous) and
+    :class:`hmodel.aio.AsyncUnitOfWork` (asyncio) are its facades; the queueing
+    methods are these, and each edge's ``commit`` runs :meth:`_commit_op`. ``backend``
+    is a :class:`~hmodel.backend.base.Backend` or an
+    :class:`~hmodel.backend.aio.AsyncBackend`.
     """
 
     def __init__(
         self,
-        backend: Backend,
+        backend: B,
         *,
         clock: Clock = system_clock,
         stamps: WriteStamps | None = None,
@@ -244,7 +215,7 @@ class UnitOfWork:
         ]  # every one is checked before any is queued
         self._increments.setdefault(mapper.info.table.full_name, []).extend(checked)
 
-    def _stale(self, table: str, queue: Sequence[Mutation], write: int) -> list[Mutation]:
+    def _stale_op(self, table: str, queue: Sequence[Mutation], write: int) -> Op[list[Mutation]]:
         """Read the prefixed maps being replaced (one round trip) and delete what is gone."""
         replaces = self._replaces.get(table)
         if not replaces:
@@ -252,9 +223,8 @@ class UnitOfWork:
         families = sorted(
             {f for r in replaces.values() for f in r.mapper.previous_families(r.fields)}
         )
-        found: dict[bytes, RowResult] = {
-            r.row: r for r in self.backend.get(table, list(replaces), columns=families)
-        }
+        results: list[RowResult] = yield Call("get", (table, list(replaces)), {"columns": families})
+        found = {r.row: r for r in results}
         deletes: list[Mutation] = []
         for row, replace in replaces.items():
             stored = found.get(row)
@@ -268,13 +238,14 @@ class UnitOfWork:
             )
         return deletes
 
-    def commit(self) -> int:
-        """Stamp and send everything queued, one ``mutate`` per table; return the round trips.
+    def _commit_op(self) -> Op[int]:
+        """The operation of ``commit``: a ``mutate`` per table, then an ``increment_many``.
 
-        Raises:
-            BackendError: A table's mutate failed; tables sent before it stay written.
+        A table whose queue replaces prefixed maps is read first (one ``get``). The queue
+        is emptied however it ends (an error, a cancellation).
         """
-        before = self.backend.round_trips
+        backend: Any = self.backend
+        before = backend.round_trips
         started_ns, began = time.time_ns(), time.perf_counter_ns()
         tables = list(dict.fromkeys([*self._by_table, *self._increments]))
         rows = tuple(
@@ -291,15 +262,15 @@ class UnitOfWork:
             stamp = {_CLEAR: first, _WRITE: first + count - 1}
             for table, mutations in self._by_table.items():
                 real = [_stamped(m, stamp) for m in mutations]
-                real.extend(self._stale(table, mutations, stamp[_WRITE]))
+                real.extend((yield from self._stale_op(table, mutations, stamp[_WRITE])))
                 if real:
-                    self.backend.mutate(table, real)
+                    yield Call("mutate", (table, real))
             for table, increments in self._increments.items():
                 if increments:
-                    self.backend.increment_many(table, increments)
+                    yield Call("increment_many", (table, increments))
         finally:
             self.discard()
-        spent = self.backend.round_trips - before
+        spent: int = backend.round_trips - before
         if self._listeners and tables:
             event = QueryEvent(
                 "commit",
@@ -319,6 +290,58 @@ class UnitOfWork:
         self._by_table.clear()
         self._replaces.clear()
         self._increments.clear()
+
+
+class UnitOfWork(UnitOfWorkCore[Backend]):
+    """Batches writes of any models; :meth:`commit` sends one ``mutate`` per table.
+
+    Every kind of write a repository makes can be queued: saves (of several models),
+    partial updates, deletes, map entries put or removed, and counter increments (sent
+    after the mutations, one ``increment_many`` per table; each increment is atomic on
+    its own, F10).
+
+    Everything is validated when it is added, so a bad instance is rejected before
+    anything is sent. The writes are stamped when the unit commits, by the process's
+    :class:`~hmodel.clock.WriteStamps` for ``clock`` (the same as the repositories'), so
+    they are ordered after every earlier write of the process and before every later one.
+    All writes of a unit share one stamp; deletes that must hide only older cells (a map
+    owning its family, a row deleted and then written again in the unit) take the stamp
+    just before it.
+
+    Round trips per table: one, plus one when a saved model has a map owning its family
+    over Thrift1 (its family delete, a stamp older, is a second ``mutateRowsTs``; one
+    atomic row mutation on the memory engine and Thrift2), plus one read when a saved or
+    updated map has a prefix (its old entries are found by name). The last operation
+    queued on a row wins. Rows are atomic one by one (HBase row atomicity); the unit as a
+    whole is not a transaction. Models with a version field are refused when queued, with
+    a :class:`~hmodel.errors.ValidationError` naming the alternative: their saves and
+    deletes need a checked write each (``Repository.save``/``delete``), and a
+    relation's entries on them change through ``Relation.link``/``unlink``.
+
+    Used as a context manager, it commits when the block ends without an exception and
+    discards everything otherwise.
+
+    Args:
+        backend: Where to write.
+        clock: Epoch-ms clock the stamps follow.
+        stamps: The write stamps; default: the process's stamps for ``clock``.
+        listeners: Told of one :class:`~hmodel.repository.event.QueryEvent` per commit
+            (operation ``"commit"``, the tables comma-separated, the rows written).
+
+    Example:
+        >>> from hmodel.backend.memory import MemoryBackend
+        >>> uow = UnitOfWork(MemoryBackend())
+        >>> uow.pending
+        0
+    """
+
+    def commit(self) -> int:
+        """Stamp and send everything queued, one ``mutate`` per table; return the round trips.
+
+        Raises:
+            BackendError: A table's mutate failed; tables sent before it stay written.
+        """
+        return run(self._commit_op(), self.backend)
 
     def __enter__(self) -> UnitOfWork:
         return self

@@ -23,6 +23,7 @@ from hmodel.aio import (
     AsyncRepository,
     AsyncThrift2Backend,
     AsyncThriftBackend,
+    AsyncUnitOfWork,
 )
 from hmodel.backend.base import Backend
 from hmodel.backend.memory import MemoryBackend
@@ -30,7 +31,7 @@ from hmodel.backend.thrift import ThriftBackend
 from hmodel.backend.thrift2 import Thrift2Backend
 from hmodel.errors import UnsupportedOperationError
 from hmodel.model import model_info
-from hmodel.repository import QueryEvent, Repository
+from hmodel.repository import QueryEvent, Repository, UnitOfWork
 
 M = TypeVar("M")
 
@@ -82,6 +83,26 @@ class Edge:
         if self.async_backend is not None:
             return AsyncRepository(model, self.async_backend, **options)
         return Repository(model, self.backend, **options)
+
+    def unit(self, **options: Any) -> Any:
+        """A unit of work on this edge's backend (``UnitOfWork`` or ``AsyncUnitOfWork``)."""
+        options.setdefault("listeners", [self.events.append])
+        if self.async_backend is not None:
+            return AsyncUnitOfWork(self.async_backend, **options)
+        return UnitOfWork(self.backend, **options)
+
+    def within(self, unit: Any, body: Any) -> None:
+        """Run ``body(unit)`` in ``with unit:`` (sync) or ``async with unit:`` (async)."""
+        if not self.is_async:
+            with unit:
+                body(unit)
+            return
+
+        async def block() -> None:
+            async with unit:
+                body(unit)
+
+        self.loop.run_until_complete(block())
 
     def sync_repo(self, model: type[M], **options: Any) -> Repository[M]:
         """The synchronous repository of ``model`` on the same backend (to cross edges)."""
