@@ -432,7 +432,13 @@ class Repository(RepositoryCore[M, Backend]):
         return run(self._increment_op(key, amounts), self.backend)
 
     def increment_many(self, items: Sequence[tuple[Mapping[str, Any], Mapping[str, int]]]) -> None:
-        """Increment counters of many rows in one round trip; each increment is atomic."""
+        """Increment counters of many rows; each increment is atomic on its own.
+
+        Round trips: one on the memory engine and over Thrift1 (``incrementRows``, after a
+        read of the table's families the first time); over Thrift2, which has no multi-row
+        increment, one ``increment`` per row (and a family check first when the rows are
+        several).
+        """
         run(self._increment_many_op(items), self.backend)
 
     # --- map fields (F6) --------------------------------------------------------------

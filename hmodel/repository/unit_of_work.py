@@ -1,4 +1,4 @@
-"""A unit of work: collect saves, updates and deletes, send them in one round trip per table."""
+"""A unit of work: collect saves, updates and deletes, send them in one ``mutate`` per table."""
 
 from __future__ import annotations
 
@@ -337,6 +337,11 @@ class UnitOfWork(UnitOfWorkCore[Backend]):
 
     def commit(self) -> int:
         """Stamp and send everything queued, one ``mutate`` per table; return the round trips.
+
+        A table's ``mutate`` is one round trip on the memory engine and over Thrift1
+        (``mutateRowsTs``); over Thrift2, one ``mutateRow`` for one row, else a
+        ``putMultiple`` and a ``deleteMultiple`` when it both puts and deletes (the count
+        returned is the backend's).
 
         Raises:
             BackendError: A table's mutate failed; tables sent before it stay written.
