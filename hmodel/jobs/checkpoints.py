@@ -261,12 +261,20 @@ class DirectoryCheckpoints:
 class TableCheckpoints:
     r"""Checkpoints in an HBase table of their own: for jobs whose workers span machines.
 
-    One row per job id and shard (``<job>\\x00`` and 4 bytes of the shard number, big
-    endian) and one for the plan (``<job>\\x00``), each one JSON cell ``c:state``. A
-    record is advanced by one ``check_and_put`` comparing the whole cell with the record
-    read (HBase's ``checkAndMutate``: atomic on the row), so the counts and the last row
-    are written together and two runners of one shard cannot both advance it. The table
-    (one family ``c``, one version) is created by the first write if missing.
+    Per job id, a plan row ``<job>\x00`` and one row per shard (``<job>\x00``, 4 bytes of
+    the shard number, big endian, then for every generation but the first 4 bytes of the
+    generation), each one JSON cell ``c:state``. Every record is changed by one
+    ``check_and_put`` comparing the whole cell with what was read (HBase's
+    ``checkAndMutate``: atomic on the row), so the counts and the last row are written
+    together and two runners of one shard cannot both advance it. The table (one family
+    ``c``, one version) is created by the first write if missing.
+
+    No record is ever deleted and written again under the same key: HBase hides a put
+    stamped in the same millisecond as a delete marker of its row (the delete wins the
+    tie), so a job forgotten and run again at once would lose its new plan. Instead
+    :meth:`forget` turns the plan row into a "forgotten" record of its generation (a
+    compare-and-set), the next :meth:`record_plan` starts the next generation, whose shard
+    rows have keys of their own, and the old generation's shard rows are deleted.
 
     Picklable: the backend is not pickled; each worker binds its own (:meth:`bind`).
 
@@ -281,6 +289,7 @@ class TableCheckpoints:
     def __init__(self, backend: Backend | None = None, table: str = JOBS_TABLE) -> None:
         self.backend = backend
         self.table = table
+        self._generations: dict[str, int] = {}
 
     def __repr__(self) -> str:
         return f"TableCheckpoints(table={self.table!r})"
@@ -291,6 +300,7 @@ class TableCheckpoints:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.backend = None
         self.table = state["table"]
+        self._generations = {}
 
     def bind(self, backend: Backend) -> TableCheckpoints:
         """This store's table on ``backend``."""
@@ -302,9 +312,11 @@ class TableCheckpoints:
         return self.backend
 
     @staticmethod
-    def _row(job: str, number: int | None = None) -> bytes:
+    def _row(job: str, number: int | None = None, generation: int = 0) -> bytes:
         check_job_id(job)
         tail = b"" if number is None else number.to_bytes(4, "big")
+        if number is not None and generation:
+            tail += generation.to_bytes(4, "big")
         return job.encode() + b"\x00" + tail
 
     def _get(self, row: bytes) -> bytes | None:
@@ -328,34 +340,88 @@ class TableCheckpoints:
             self._create()
             return self._backend().check_and_put(self.table, row, self.column, expected, put)
 
+    def _head(self, job: str) -> tuple[bytes | None, int, Plan | None]:
+        """The plan row as read: its bytes, its generation, and the live plan if any.
+
+        A generation's plan is ``{"generation": g, "plan": ...}``; a forgotten one
+        ``{"generation": g, "forgotten": true}`` (the next plan is ``g + 1``).
+        """
+        raw = self._get(self._row(job))
+        if raw is None:
+            return None, 0, None
+        try:
+            head = json.loads(raw)
+            generation = int(head["generation"])
+            plan = None if head.get("forgotten") else Plan.decode(head["plan"].encode())
+        except (ValueError, KeyError, TypeError) as exc:
+            raise JobError(
+                f"job {job!r}'s plan record does not decode: {exc}",
+                table=self.table,
+                row=self._row(job),
+            ) from exc
+        self._generations[job] = generation if plan is not None else generation + 1
+        return raw, generation, plan
+
+    def _generation(self, job: str) -> int:
+        if job not in self._generations:
+            self._head(job)
+        return self._generations.get(job, 0)
+
     def record_plan(self, plan: Plan) -> Plan:
         """See :meth:`CheckpointStore.record_plan`."""
-        self._check_and_put(self._row(plan.job), None, plan.encode())
-        recorded = self.plan(plan.job)
-        if recorded is None:  # pragma: no cover - a forget racing the record
-            raise JobError(f"job {plan.job!r}'s plan vanished as it was recorded", table=self.table)
-        return recorded
+        for _ in range(8):
+            raw, generation, recorded = self._head(plan.job)
+            if recorded is not None:
+                return recorded
+            nxt = 0 if raw is None else generation + 1
+            head = {"generation": nxt, "plan": plan.encode().decode()}
+            value = json.dumps(head, separators=(",", ":")).encode()
+            self._check_and_put(self._row(plan.job), raw, value)
+        raise JobError(  # pragma: no cover - eight forgets racing one record
+            f"job {plan.job!r}'s plan kept changing as it was recorded", table=self.table
+        )
 
     def plan(self, job: str) -> Plan | None:
         """See :meth:`CheckpointStore.plan`."""
-        data = self._get(self._row(job))
-        return None if data is None else Plan.decode(data)
+        return self._head(job)[2]
 
     def load(self, job: str, number: int) -> Checkpoint | None:
         """See :meth:`CheckpointStore.load`."""
-        data = self._get(self._row(job, number))
+        data = self._get(self._row(job, number, self._generation(job)))
         return None if data is None else Checkpoint.decode(data)
 
     def advance(self, previous: Checkpoint | None, new: Checkpoint) -> bool:
         """See :meth:`CheckpointStore.advance`."""
         expected = None if previous is None else previous.encode()
-        return self._check_and_put(self._row(new.job, new.number), expected, new.encode())
+        row = self._row(new.job, new.number, self._generation(new.job))
+        return self._check_and_put(row, expected, new.encode())
 
     def forget(self, job: str) -> None:
-        """See :meth:`CheckpointStore.forget`."""
+        """See :meth:`CheckpointStore.forget`: the plan row marked forgotten, shard rows deleted."""
         backend = self._backend()
         if not backend.table_exists(self.table):
             return
-        rows = [r.row for r in backend.scan(self.table, Scan.prefix(self._row(job)))]
+        last = -1  # the newest generation forgotten
+        for _ in range(8):
+            raw, generation, plan = self._head(job)
+            if raw is None:
+                break
+            if plan is None:
+                last = generation
+                break
+            marker = json.dumps({"generation": generation, "forgotten": True}).encode()
+            if self._check_and_put(self._row(job), raw, marker):
+                last = generation
+                self._generations[job] = generation + 1
+                break
+        head = self._row(job)
+        # Shard rows of the generations forgotten: their keys are never written again,
+        # so deleting them cannot hide a later write (a newer generation's rows, which a
+        # run may be writing already, are left).
+        rows = [
+            r.row
+            for r in backend.scan(self.table, Scan.prefix(head, columns=(self.column,)))
+            if r.row != head and int.from_bytes(r.row[len(head) + 4 :] or b"\0", "big") <= last
+        ]
         if rows:
             backend.mutate(self.table, [Delete(row) for row in rows])

@@ -10,10 +10,12 @@ from typing import Any
 import pytest
 
 from hmodel import Store
-from hmodel.backend.base import Backend
+from hmodel.backend.base import Backend, Scan
 from hmodel.backend.memory import MemoryBackend
+from hmodel.clock import ManualClock
 from hmodel.errors import ValidationError
 from hmodel.jobs import (
+    JOBS_TABLE,
     Checkpoint,
     CheckpointConflictError,
     CheckpointStore,
@@ -24,6 +26,7 @@ from hmodel.jobs import (
     Plan,
     RateLimit,
     RelationTask,
+    Shard,
     Sharding,
     TableCheckpoints,
     TokenBucket,
@@ -256,3 +259,28 @@ def test_tasks_and_shards_pickle() -> None:
     assert pickle.loads(pickle.dumps(shards)) == shards
     assert pickle.loads(pickle.dumps(task)) == task
     assert pickle.loads(pickle.dumps(CopyTask(ship_to, "sync"))) == CopyTask(ship_to, "sync")
+
+
+def test_a_job_forgotten_and_planned_again_in_one_millisecond_keeps_its_new_records() -> None:
+    """HBase hides a put stamped in the same millisecond as a delete marker of its row, so
+    ``forget`` never deletes a key that is written again: the plan row is marked
+    forgotten and the next generation's shard rows have keys of their own."""
+    clock = ManualClock(1_700_000_000_000)  # frozen: every write in one millisecond
+    backend = MemoryBackend(clock=clock)
+    store = TableCheckpoints(backend)
+    shard = Shard("again", 0, "t", b"", b"")
+    for generation in range(3):
+        assert store.plan("again") is None
+        plan = store.record_plan(Plan("again", (shard,), f"task {generation}"))
+        assert plan.task == f"task {generation}"
+        assert store.plan("again") == plan
+        assert store.load("again", 0) is None  # nothing of the generation before
+        record = Checkpoint("again", 0, b"r", {"rows": generation + 1}, {}, False, 1)
+        assert store.advance(None, record)
+        assert store.load("again", 0) == record
+        other = TableCheckpoints(backend)  # another process, reading afresh
+        assert other.load("again", 0) == record
+        store.forget("again")
+    assert store.plan("again") is None
+    rows = [r.row for r in backend.scan(JOBS_TABLE, Scan())]
+    assert rows == [b"again\x00"]  # the plan row, marked forgotten; shard rows deleted
