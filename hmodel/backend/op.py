@@ -63,9 +63,12 @@ class Request:
     __slots__ = ()
 
 
-@attrs.frozen(weakref_slot=False)
 class Call(Request):
     """Call ``method(*args, **kwargs)`` on the object the operation runs against.
+
+    Treat it as immutable. A plain slotted class rather than a frozen attrs class: every
+    backend call of every operation makes one, and a frozen class's ``__init__`` (through
+    ``object.__setattr__``) cost about as much as the rest of the sync driver.
 
     Attributes:
         method: A method name, e.g. ``"get"`` of the
@@ -74,9 +77,24 @@ class Call(Request):
         kwargs: Keyword arguments.
     """
 
-    method: str
-    args: tuple[Any, ...] = ()
-    kwargs: Mapping[str, Any] = _NO_KWARGS
+    __slots__ = ("args", "kwargs", "method")
+
+    def __init__(
+        self, method: str, args: tuple[Any, ...] = (), kwargs: Mapping[str, Any] = _NO_KWARGS
+    ) -> None:
+        self.method = method
+        self.args = args
+        self.kwargs = kwargs
+
+    def __repr__(self) -> str:
+        return f"Call(method={self.method!r}, args={self.args!r}, kwargs={self.kwargs!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Call:
+            return NotImplemented
+        return (self.method, self.args, self.kwargs) == (other.method, other.args, other.kwargs)
+
+    __hash__ = None  # type: ignore[assignment]  # kwargs is a mapping: not hashable
 
 
 @attrs.frozen(weakref_slot=False)
@@ -180,21 +198,44 @@ def run(op: Op[T], target: Any) -> T:
 
     Each request is performed and its result sent back in, or its exception thrown in
     at the ``yield`` (so the operation's ``try``/``except`` see the backend's errors).
+
+    Most operations yield one :class:`Call` and return: that case is run inline (no scan
+    bookkeeping, no ``finally``); anything else continues in the general loop, so both
+    behave the same.
     """
+    try:
+        request = op.send(None)
+    except StopIteration as stop:
+        return stop.value  # type: ignore[no-any-return]
+    if type(request) is not Call:
+        return _run(op, target, request, None)
+    try:
+        result = getattr(target, request.method)(*request.args, **request.kwargs)
+    except BaseException as exc:  # thrown in at the ``yield``, as the general loop does
+        return _run(op, target, None, exc)
+    try:
+        request = op.send(result)
+    except StopIteration as stop:
+        return stop.value  # type: ignore[no-any-return]
+    return _run(op, target, request, None)
+
+
+def _run(op: Op[T], target: Any, request: Any, error: BaseException | None) -> T:
+    """:func:`run`'s general loop: perform ``request`` (or throw ``error`` in) and go on."""
     scans: dict[int, Any] = {}
     send: Any = None
-    error: BaseException | None = None
     try:
         while True:
+            if error is None:
+                try:
+                    send = _perform(request, target, scans)
+                except BaseException as exc:
+                    error, send = exc, None
             try:
                 request = op.send(send) if error is None else op.throw(error)
             except StopIteration as stop:
                 return stop.value  # type: ignore[no-any-return]
             error = None
-            try:
-                send = _perform(request, target, scans)
-            except BaseException as exc:
-                error, send = exc, None
     finally:
         op.close()
         for handle in scans.values():

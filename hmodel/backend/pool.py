@@ -18,7 +18,7 @@ from thriftpy2.transport import TTransportException
 
 from hmodel.backend.connection import Connection, Connector, tls_refusal
 from hmodel.backend.endpoint import Endpoint
-from hmodel.backend.retry import DroppedError, Retry, send
+from hmodel.backend.retry import DroppedError, Retry, after_drop, send
 from hmodel.errors import ConnectionLostError, HModelError, IllegalArgumentError
 
 __all__ = ["PooledChannel"]
@@ -162,6 +162,24 @@ class PooledChannel:
         transport error as its cause. An argument thriftpy2 cannot encode raises
         :class:`~hmodel.errors.IllegalArgumentError` at once (nothing was sent).
         """
+        # The first attempt is made here (most calls need no other): the retry loop, and
+        # the closure it calls, only after a drop.
+        try:
+            return self._attempt(method, args, table=table, row=row)
+        except DroppedError as dropped:
+            pause = after_drop(
+                dropped,
+                tries=0,
+                method=method,
+                retry=retry,
+                retries=self._retries,
+                backoff_ms=self._backoff_ms,
+                where=self._where,
+                table=table,
+                row=row,
+                jitter=self.jitter,
+            )
+        self._sleep(pause)
         return send(
             lambda: self._attempt(method, args, table=table, row=row),
             method=method,
@@ -173,6 +191,7 @@ class PooledChannel:
             table=table,
             row=row,
             jitter=self.jitter,
+            tries=1,
         )
 
     def _borrow(self) -> Any:

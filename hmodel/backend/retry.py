@@ -180,6 +180,7 @@ def send(
     table: str | None = None,
     row: bytes | None = None,
     jitter: Callable[[], float] = random.random,
+    tries: int = 0,
 ) -> Any:
     """Run ``attempt`` until it returns, retrying dropped connections as ``retry`` allows.
 
@@ -188,14 +189,14 @@ def send(
     further attempt, capped at :data:`MAX_BACKOFF_MS`, with ``jitter()`` (a float from 0
     to 1; inject a constant or a seeded ``random.Random().random`` in tests) spreading
     the pause between half and all of it. Each retry is sent on a new connection; what
-    follows a drop is decided by :func:`after_drop`.
+    follows a drop is decided by :func:`after_drop`. ``tries``: the attempts already made
+    and dropped (a caller that made the first attempt itself passes 1).
 
     Raises:
         OutcomeUnknownError: A non-idempotent request may have reached the server.
         ReadInterruptedError: A cursor-moving read may have reached the server.
         ConnectionLostError: The retry budget is spent (the last failure as the cause).
     """
-    tries = 0
     while True:
         try:
             return attempt()

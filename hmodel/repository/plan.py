@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Generator, Sequence
+from heapq import heapify, heapreplace
 from typing import Any
 
 import attrs
@@ -175,7 +176,20 @@ class RowCursor:
         if not live:
             return taken
         offset = self._offset
-        pick = max if self._reverse else min
+        if not self._reverse:
+            # A heap of (head, index): the least head first, ties to the lower index, as
+            # the ``min`` below picks (a ``min`` over every bucket per row cost a tenth of
+            # a salted read's client time).
+            heap = [(buffers[index][-1].row[offset:], index) for index, _, _ in live]
+            heapify(heap)
+            while True:
+                index = heap[0][1]
+                buffer = buffers[index]
+                taken.append((index, buffer.pop()))
+                if not buffer:
+                    return taken
+                heapreplace(heap, (buffer[-1].row[offset:], index))
+        pick = max
         heads = {index: buffers[index][-1].row[offset:] for index, _, _ in live}
         while True:
             index = pick(heads, key=lambda i: (heads[i], i))

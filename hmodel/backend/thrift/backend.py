@@ -225,6 +225,7 @@ class ThriftBackend(Backend):
                 table_prefix_separator=table_prefix_separator,
             )
         self._families: dict[bytes, tuple[bytes, ...]] = {}
+        self._read_lists: dict[int, tuple[tuple[bytes, ...], list[bytes]]] = {}
         self._deferred_closes: list[int] = []
         self._lock = threading.Lock()
         #: RPCs sent to the server so far; each attempt of a retried request counts.
@@ -571,6 +572,25 @@ class ThriftBackend(Backend):
 
     # --- reads ----------------------------------------------------------------------
 
+    def _read_columns(self, columns: Sequence[bytes], table: str) -> list[bytes]:
+        """The checked column list a read sends (:func:`read_columns`).
+
+        A tuple of exact ``bytes`` (a repository's column list, the same tuple on every
+        read) is checked and ordered once and remembered by identity (at most 64, each
+        kept alive with its list); the list is only ever sent, never changed.
+        """
+        known = self._read_lists.get(id(columns))
+        if known is not None and known[0] is columns:
+            return known[1]
+        wanted = read_columns(require_each("columns", columns, table=table))
+        if (
+            type(columns) is tuple
+            and len(self._read_lists) < 64
+            and all(type(column) is bytes for column in columns)
+        ):
+            self._read_lists[id(columns)] = (columns, wanted)
+        return wanted
+
     def get(
         self,
         table: str,
@@ -601,9 +621,7 @@ class ThriftBackend(Backend):
         for key in keys:
             if type(key) is not bytes or not 0 < len(key) <= MAX_ROW_LENGTH:
                 require_row(key, table=table, argument="rows")  # raises, or a bytes subclass
-        wanted = (
-            [] if columns == () else read_columns(require_each("columns", columns, table=table))
-        )
+        wanted = [] if columns == () else self._read_columns(columns, table)
         if before is not None:
             _require_before(before, table=table)
         if not keys:

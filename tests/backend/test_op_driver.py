@@ -1,0 +1,127 @@
+"""The synchronous driver of the sans-I/O core: its one-call fast path behaves as its loop."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from hmodel.backend.op import Call, CloseScan, Op, OpenScan, ScanNext, run
+
+
+class _Scanner:
+    def __init__(self, rows: list[bytes]) -> None:
+        self._rows = iter(rows)
+        self.closed = False
+
+    def __iter__(self) -> Iterator[bytes]:
+        return self._rows
+
+    def __next__(self) -> bytes:
+        return next(self._rows)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class _Target:
+    def __init__(self) -> None:
+        self.calls: list[tuple[Any, ...]] = []
+        self.scanners: list[_Scanner] = []
+
+    def lookup(self, row: bytes, *, twice: bool = False) -> int:
+        self.calls.append(("lookup", row, twice))
+        return len(row) * (2 if twice else 1)
+
+    def fail(self) -> None:
+        self.calls.append(("fail",))
+        raise KeyError("refused")
+
+    def scan(self, table: str, scan: object) -> _Scanner:
+        scanner = _Scanner([b"a", b"b", b"c"])
+        self.scanners.append(scanner)
+        return scanner
+
+
+def test_an_operation_that_yields_nothing_returns_its_value() -> None:
+    def op() -> Op[int]:
+        return 7
+        yield  # pragma: no cover  # a generator
+
+    assert run(op(), _Target()) == 7
+
+
+def test_a_one_call_operation_gets_the_result_with_its_keywords() -> None:
+    target = _Target()
+
+    def op() -> Op[int]:
+        got = yield Call("lookup", (b"abc",), {"twice": True})
+        return got + 1
+
+    assert run(op(), target) == 7
+    assert target.calls == [("lookup", b"abc", True)]
+
+
+def test_the_first_calls_error_is_thrown_in_at_its_yield() -> None:
+    target = _Target()
+
+    def op() -> Op[str]:
+        try:
+            yield Call("fail")
+        except KeyError:
+            again = yield Call("lookup", (b"xy",))
+            return f"recovered {again}"
+        return "not reached"  # pragma: no cover
+
+    assert run(op(), target) == "recovered 2"
+    assert target.calls == [("fail",), ("lookup", b"xy", False)]
+
+
+def test_an_error_the_operation_does_not_catch_is_raised() -> None:
+    def op() -> Op[None]:
+        yield Call("fail")
+
+    with pytest.raises(KeyError, match="refused"):
+        run(op(), _Target())
+
+
+def test_requests_after_the_first_call_go_through_the_loop_and_scans_are_closed() -> None:
+    target = _Target()
+
+    def op() -> Op[list[bytes]]:
+        size = yield Call("lookup", (b"ab",))
+        handle = yield OpenScan("t", None)
+        rows: list[bytes] = yield ScanNext(handle, size)
+        return rows  # the scan is left open: the driver closes it
+
+    assert run(op(), target) == [b"a", b"b"]
+    assert [s.closed for s in target.scanners] == [True]
+
+
+def test_a_first_request_that_is_no_call_is_performed_by_the_loop() -> None:
+    target = _Target()
+
+    def op() -> Op[list[bytes]]:
+        handle = yield OpenScan("t", None)
+        rows: list[bytes] = yield ScanNext(handle, 5)
+        yield CloseScan(handle)
+        return rows
+
+    assert run(op(), target) == [b"a", b"b", b"c"]
+    assert [s.closed for s in target.scanners] == [True]
+
+
+def test_something_that_is_no_request_is_refused() -> None:
+    def op() -> Op[None]:
+        yield "an item"
+
+    with pytest.raises(TypeError, match="no request"):
+        run(op(), _Target())
+
+
+def test_a_call_compares_by_value_and_shows_its_parts() -> None:
+    assert Call("get", (b"r",), {"columns": ()}) == Call("get", (b"r",), {"columns": ()})
+    assert Call("get", (b"r",)) != Call("get", (b"s",))
+    assert Call("get") != ("get", (), {})
+    assert repr(Call("get", (b"r",))) == "Call(method='get', args=(b'r',), kwargs={})"
