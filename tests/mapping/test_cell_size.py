@@ -50,7 +50,7 @@ def test_a_cell_over_warn_bytes_is_written_with_a_warning() -> None:
     assert caught[0].filename == __file__  # points at the caller, not at hmodel
     assert any(m.column == b"d:b" for m in mutations)
     with warnings.catch_warnings():
-        warnings.simplefilter("error")
+        warnings.simplefilter("error", UserWarning)
         mapper_for(Doc).to_mutations(Doc(id="x", title="t", body=b"b" * 100), timestamp=1)
 
 

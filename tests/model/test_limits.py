@@ -73,7 +73,7 @@ def test_the_warning_is_silenced_with_a_reason() -> None:
     from datetime import datetime
 
     with warnings.catch_warnings():
-        warnings.simplefilter("error")
+        warnings.simplefilter("error", UserWarning)
 
         @model(EVENTS, key=Key(Timestamp("ts")), allow_monotonic_key="a few writes a day")
         class Audit:
@@ -144,7 +144,7 @@ def test_the_advisors_ignore_with_a_reason_silences_the_warning_too() -> None:
     from datetime import datetime
 
     with warnings.catch_warnings():
-        warnings.simplefilter("error")
+        warnings.simplefilter("error", UserWarning)
 
         @model(EVENTS, key=Key(Timestamp("ts")))
         class Audit:

@@ -203,6 +203,6 @@ def test_min_versions_without_ttl_warns() -> None:
 def test_min_versions_with_ttl_is_silent() -> None:
     """MIN_VERSIONS together with a TTL is the intended use (F7): no warning."""
     with warnings.catch_warnings():
-        warnings.simplefilter("error")
+        warnings.simplefilter("error", UserWarning)
         family = Family("d", versions=3, min_versions=1, ttl=3600)
     assert family.min_versions == 1
