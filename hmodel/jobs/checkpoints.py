@@ -258,6 +258,29 @@ class DirectoryCheckpoints:
                     child.unlink()
 
 
+def job_row(job: str, number: int | None = None, generation: int = 0) -> bytes:
+    r"""The rowkey of a record of job ``job`` in a job table.
+
+    ``<job>\x00``, then for a shard its number (4 bytes, big endian) and, past the
+    first generation, the generation (4 bytes).
+
+    Raises:
+        ValidationError: ``job`` is not a valid job id.
+    """
+    check_job_id(job)
+    tail = b"" if number is None else number.to_bytes(4, "big")
+    if number is not None and generation:
+        tail += generation.to_bytes(4, "big")
+    return job.encode() + b"\x00" + tail
+
+
+def create_if_missing(backend: Backend, table: str, family: str) -> None:
+    """Create ``table`` with one ``family`` of one version, unless it exists."""
+    if not backend.table_exists(table):
+        with contextlib.suppress(TableExistsError):  # another runner created it first
+            backend.create_table(Table(table, [Family(family, versions=1)]))
+
+
 class TableCheckpoints:
     r"""Checkpoints in an HBase table of their own: for jobs whose workers span machines.
 
@@ -311,13 +334,7 @@ class TableCheckpoints:
             raise JobError("TableCheckpoints used before bind(backend)", table=self.table)
         return self.backend
 
-    @staticmethod
-    def _row(job: str, number: int | None = None, generation: int = 0) -> bytes:
-        check_job_id(job)
-        tail = b"" if number is None else number.to_bytes(4, "big")
-        if number is not None and generation:
-            tail += generation.to_bytes(4, "big")
-        return job.encode() + b"\x00" + tail
+    _row = staticmethod(job_row)
 
     def _get(self, row: bytes) -> bytes | None:
         try:
@@ -327,10 +344,7 @@ class TableCheckpoints:
         return found[0].value(self.column) if found else None
 
     def _create(self) -> None:
-        backend = self._backend()
-        if not backend.table_exists(self.table):
-            with contextlib.suppress(TableExistsError):  # another runner created it first
-                backend.create_table(Table(self.table, [Family("c", versions=1)]))
+        create_if_missing(self._backend(), self.table, self.family.decode())
 
     def _check_and_put(self, row: bytes, expected: bytes | None, value: bytes) -> bool:
         put = Put(row, self.column, value)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -10,25 +9,18 @@ import attrs
 import msgpack
 
 from hmodel.backend.base import Backend, Delete, Put, RowResult, Scan
-from hmodel.errors import TableExistsError, TableNotFoundError
-from hmodel.jobs.checkpoints import CheckpointStore, check_job_id
+from hmodel.errors import TableNotFoundError
+from hmodel.jobs.checkpoints import CheckpointStore, create_if_missing, job_row
 from hmodel.jobs.model import JobError, JobReport, Shard, Tally, Target
 from hmodel.jobs.runner import run_job
 from hmodel.patterns.summary import Summary, SummaryReport
 from hmodel.patterns.summary import Tally as Recount
-from hmodel.schema import Family, Table
 
 __all__ = ["TALLIES_TABLE", "SummaryTask", "run_summary_job"]
 
 #: Where the shards of summary jobs keep their recounts until the driver sums them.
 TALLIES_TABLE = "hmodel_job_tallies"
 _COLUMN = b"t:v"
-
-
-def _prefix(job: str, number: int | None = None) -> bytes:
-    check_job_id(job)
-    tail = b"" if number is None else number.to_bytes(4, "big")
-    return job.encode() + b"\x00" + tail
 
 
 def _encode(recount: Recount) -> bytes:
@@ -46,12 +38,6 @@ def _decode(raw: bytes) -> Recount:
     return recount
 
 
-def _ensure_table(backend: Backend, table: str) -> None:
-    if not backend.table_exists(table):
-        with contextlib.suppress(TableExistsError):  # another runner created it first
-            backend.create_table(Table(table, [Family("t", versions=1)]))
-
-
 @attrs.define
 class _SummaryWork:
     summary: Summary[Any, Any]
@@ -67,7 +53,7 @@ class _SummaryWork:
         recount = self.summary.tally_rows(rows)
         # One row per batch, keyed by where the batch's scan starts: a batch run again
         # after a crash starts there again and replaces its row, so it is summed once.
-        row = _prefix(self.shard.job, self.shard.number) + self.after
+        row = job_row(self.shard.job, self.shard.number) + self.after
         self.summary.store.backend.mutate(self.table, [Put(row, _COLUMN, _encode(recount))])
         tally.add("counted", amount=recount.rows)
         tally.add("skipped", amount=len(rows) - recount.rows - recount.undecodable)
@@ -108,7 +94,7 @@ class SummaryTask:
 
     def plan(self, backend: Backend) -> list[Target]:
         """The data table's regions (the recount table is created here if missing)."""
-        _ensure_table(backend, self.table)
+        create_if_missing(backend, self.table, "t")
         table = self.summary_of(backend).data.table
         return [Target(table, r.start, r.end, 0, "data") for r in backend.regions(table)]
 
@@ -120,7 +106,7 @@ class SummaryTask:
 
 def _batches(backend: Backend, table: str, job: str) -> Iterator[RowResult]:
     try:
-        yield from backend.scan(table, Scan.prefix(_prefix(job), columns=(_COLUMN,)))
+        yield from backend.scan(table, Scan.prefix(job_row(job), columns=(_COLUMN,)))
     except TableNotFoundError:
         return
 

@@ -6,6 +6,7 @@ import os
 import signal
 
 import attrs
+import pytest
 
 from examples.ecommerce.dataset import generate, load
 from examples.ecommerce.migrations import ORDER16, ORDERS_SALT16, Order16
@@ -15,7 +16,15 @@ from examples.ecommerce.service import Shop
 from hmodel import Query, Store
 from hmodel.backend.base import Backend
 from hmodel.clock import ManualClock
-from hmodel.jobs import IndexTask, Shard
+from hmodel.jobs import (
+    DaskExecutor,
+    Executor,
+    IndexTask,
+    InlineExecutor,
+    ProcessExecutor,
+    Shard,
+    SparkExecutor,
+)
 from hmodel.patterns import Copy, Migrator, Relation, Summary
 from hmodel.repository import Repository
 from hmodel.schema import Family, Table
@@ -122,3 +131,15 @@ def shop_with_orders(backend: Backend) -> int:
     clock = ManualClock()
     load(Shop(backend, clock=clock), generate(7, customers=30, orders=120, days=10), clock)
     return sum(1 for _ in Repository(EOrder, backend).scan())
+
+
+def executor_of(kind: str, request: pytest.FixtureRequest) -> Executor:
+    """The executor ``kind`` names: a pool of two spawned processes, or the session's
+    Dask or Spark cluster (fixtures of tests/jobs/conftest.py), or the inline one."""
+    if kind == "inline":
+        return InlineExecutor()
+    if kind == "process":
+        return ProcessExecutor(2, mp_context="spawn")
+    if kind == "dask":
+        return DaskExecutor(request.getfixturevalue("dask_client"))
+    return SparkExecutor(request.getfixturevalue("spark"))

@@ -13,9 +13,7 @@ from hmodel.backend.base import Backend
 from hmodel.jobs import (
     CheckpointStore,
     CopyTask,
-    DaskExecutor,
     DirectoryCheckpoints,
-    Executor,
     IndexTask,
     InlineExecutor,
     JobError,
@@ -23,25 +21,16 @@ from hmodel.jobs import (
     ProcessExecutor,
     RateLimit,
     Sharding,
-    SparkExecutor,
     TableCheckpoints,
     job_status,
     run_job,
 )
 from hmodel.jobs.model import Task
-from tests.jobs.models import Crash, always_die, drop_all, ship_to, stock
+from tests.jobs.models import Crash, always_die, drop_all, executor_of, ship_to, stock
 from tests.patterns.index_models import colour_index
 from tests.patterns.shared_models import Line, Shipping
 
 SPLITS = (b"i10", b"i20", b"i30")
-
-
-def _executor(kind: str, request: pytest.FixtureRequest) -> Executor:
-    if kind == "process":
-        return ProcessExecutor(2, mp_context="spawn")
-    if kind == "dask":
-        return DaskExecutor(request.getfixturevalue("dask_client"))
-    return SparkExecutor(request.getfixturevalue("spark"))
 
 
 def _store(kind: str, tmp_path: Path) -> CheckpointStore:
@@ -76,7 +65,7 @@ def test_an_index_rebuild_survives_a_killed_worker(
     request: pytest.FixtureRequest,
 ) -> None:
     """A worker SIGKILLed after 6 rows of shard 1: the job ends as an uninterrupted run."""
-    executor = _executor(kind, request)
+    executor = executor_of(kind, request)
     store = _store(kind, tmp_path)
     with factory() as backend:
         stock(backend, 40, SPLITS)
@@ -128,7 +117,7 @@ def test_a_copy_sync_runs_on_every_executor(
     request: pytest.FixtureRequest,
 ) -> None:
     """Copies (R3) repaired over the source table's shards, with a worker killed."""
-    executor = _executor(kind, request)
+    executor = executor_of(kind, request)
     with factory() as backend:
         shop = Store(backend)
         shop.create_tables(Shipping)

@@ -12,27 +12,12 @@ from examples.ecommerce.migrations import Order16
 from hmodel import Store
 from hmodel.backend.base import Backend, Scan
 from hmodel.jobs import (
-    DaskExecutor,
     DirectoryCheckpoints,
-    Executor,
-    InlineExecutor,
     MigrationTask,
-    ProcessExecutor,
-    SparkExecutor,
     TableCheckpoints,
     run_job,
 )
-from tests.jobs.models import Crash, orders_to_16, shop_with_orders
-
-
-def _executor(kind: str, request: pytest.FixtureRequest) -> Executor:
-    if kind == "inline":
-        return InlineExecutor()
-    if kind == "process":
-        return ProcessExecutor(2, mp_context="spawn")
-    if kind == "dask":
-        return DaskExecutor(request.getfixturevalue("dask_client"))
-    return SparkExecutor(request.getfixturevalue("spark"))
+from tests.jobs.models import Crash, executor_of, orders_to_16, shop_with_orders
 
 
 def _old_orders(backend: Backend) -> int:
@@ -54,7 +39,7 @@ def test_a_migration_moves_every_order_once_with_a_worker_killed(
         store = DirectoryCheckpoints(tmp_path / "jobs") if kind == "process" else TableCheckpoints()
         crash = Crash(str(tmp_path / "killed"), number=3, after=7, kill=kind != "inline")
         options: dict[str, Any] = {
-            "executor": _executor(kind, request),
+            "executor": executor_of(kind, request),
             "factory": factory,
             "batch_size": 7,
         }

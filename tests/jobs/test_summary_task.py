@@ -14,33 +14,21 @@ from hmodel.backend.forwarding import ForwardingBackend
 from hmodel.jobs import (
     JOBS_TABLE,
     TALLIES_TABLE,
-    DaskExecutor,
     DirectoryCheckpoints,
-    Executor,
     InlineExecutor,
     JobError,
-    ProcessExecutor,
     Sharding,
-    SparkExecutor,
     SummaryTask,
     TableCheckpoints,
     run_summary_job,
 )
 from hmodel.patterns import SummarizedRepository
-from tests.jobs.models import Crash, orders_daily, stock_orders
+from tests.jobs.models import Crash, executor_of, orders_daily, stock_orders
 from tests.patterns.summary_models import Order, at
 
 SPLITS = (b"o10", b"o20", b"o30")
 P = ParamSpec("P")
 T = TypeVar("T")
-
-
-def _executor(kind: str, request: pytest.FixtureRequest) -> Executor:
-    if kind == "process":
-        return ProcessExecutor(2, mp_context="spawn")
-    if kind == "dask":
-        return DaskExecutor(request.getfixturevalue("dask_client"))
-    return SparkExecutor(request.getfixturevalue("spark"))
 
 
 def test_a_rebuild_recounts_in_shards_and_fixes_every_group(
@@ -105,7 +93,7 @@ def test_a_summary_rebuild_survives_a_killed_worker(
     request: pytest.FixtureRequest,
 ) -> None:
     """A worker SIGKILLed mid-shard: every row is still counted exactly once."""
-    executor = _executor(kind, request)
+    executor = executor_of(kind, request)
     store = DirectoryCheckpoints(tmp_path / "jobs") if kind == "process" else TableCheckpoints()
     with factory() as backend:
         stock_orders(backend, 40, SPLITS)
