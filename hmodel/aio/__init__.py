@@ -8,6 +8,7 @@ asynchronous so far.
 """
 
 from hmodel.aio.repository import AsyncRepository
+from hmodel.aio.store import AsyncStore
 from hmodel.aio.unit_of_work import AsyncUnitOfWork
 from hmodel.backend.aio import AsyncBackend, AsyncScanner, InProcessAsyncBackend
 from hmodel.backend.memory import AsyncMemoryBackend
@@ -19,6 +20,7 @@ __all__ = [
     "AsyncMemoryBackend",
     "AsyncRepository",
     "AsyncScanner",
+    "AsyncStore",
     "AsyncThrift2Backend",
     "AsyncThriftBackend",
     "AsyncUnitOfWork",

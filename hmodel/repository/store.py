@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import timedelta
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from hmodel.backend.base import Backend
 from hmodel.clock import Clock, WriteStamps, stamps_for, system_clock
@@ -14,12 +14,61 @@ from hmodel.repository.event import Listener, QueryEvent
 from hmodel.repository.repository import Repository
 from hmodel.repository.unit_of_work import UnitOfWork
 
-__all__ = ["Store"]
+__all__ = ["Store", "StoreCore"]
 
 M = TypeVar("M")
+B = TypeVar("B")
 
 
-class Store:
+class StoreCore(Generic[B]):
+    """What a :class:`Store` and an :class:`~hmodel.aio.AsyncStore` share (no I/O).
+
+    The backend, clock, write stamps, page-token key, listeners and repository options;
+    each edge builds its own repositories and units of work from them.
+    """
+
+    def __init__(
+        self,
+        backend: B,
+        *,
+        clock: Clock = system_clock,
+        stamps: WriteStamps | None = None,
+        token_secret: bytes | None = None,
+        listeners: Sequence[Listener] = (),
+        scan_batch_size: int = 1000,
+        lock_lease: timedelta = timedelta(seconds=30),
+    ) -> None:
+        self.backend = backend
+        self.clock = clock
+        self.stamps = stamps if stamps is not None else stamps_for(clock)
+        self.token_secret = token_secret
+        self._listeners = list(listeners)
+        self._options: dict[str, Any] = {
+            "scan_batch_size": scan_batch_size,
+            "lock_lease": lock_lease,
+        }
+        self._repositories: dict[type, Any] = {}
+
+    def _tell(self, event: QueryEvent) -> None:
+        for listener in self._listeners:
+            listener(event)
+
+    def add_listener(self, listener: Listener) -> None:
+        """Tell ``listener`` of every later event of every repository and unit of work."""
+        self._listeners.append(listener)
+
+    def _repository_options(self) -> dict[str, Any]:
+        """The keywords every repository of the store is built with."""
+        return {
+            "clock": self.clock,
+            "stamps": self.stamps,
+            "token_secret": self.token_secret,
+            "listeners": [self._tell],
+            **self._options,
+        }
+
+
+class Store(StoreCore[Backend]):
     """What every repository of an application shares: the session of SQLAlchemy's ORM.
 
     One store per backend: it hands out one cached :class:`Repository` per model, opens
@@ -56,36 +105,6 @@ class Store:
         True
     """
 
-    def __init__(
-        self,
-        backend: Backend,
-        *,
-        clock: Clock = system_clock,
-        stamps: WriteStamps | None = None,
-        token_secret: bytes | None = None,
-        listeners: Sequence[Listener] = (),
-        scan_batch_size: int = 1000,
-        lock_lease: timedelta = timedelta(seconds=30),
-    ) -> None:
-        self.backend = backend
-        self.clock = clock
-        self.stamps = stamps if stamps is not None else stamps_for(clock)
-        self.token_secret = token_secret
-        self._listeners = list(listeners)
-        self._options: dict[str, Any] = {
-            "scan_batch_size": scan_batch_size,
-            "lock_lease": lock_lease,
-        }
-        self._repositories: dict[type, Repository[Any]] = {}
-
-    def _tell(self, event: QueryEvent) -> None:
-        for listener in self._listeners:
-            listener(event)
-
-    def add_listener(self, listener: Listener) -> None:
-        """Tell ``listener`` of every later event of every repository and unit of work."""
-        self._listeners.append(listener)
-
     def repository(self, model: type[M]) -> Repository[M]:
         """The store's repository of ``model`` (built once, then cached).
 
@@ -94,17 +113,10 @@ class Store:
         """
         found = self._repositories.get(model)
         if found is None:
-            found = Repository(
-                model,
-                self.backend,
-                clock=self.clock,
-                stamps=self.stamps,
-                token_secret=self.token_secret,
-                listeners=[self._tell],
-                **self._options,
-            )
+            found = Repository(model, self.backend, **self._repository_options())
             self._repositories[model] = found
-        return found
+        result: Repository[M] = found
+        return result
 
     def unit_of_work(self) -> UnitOfWork:
         """A new unit of work on the store's backend, stamps and listeners."""
