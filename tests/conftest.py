@@ -16,6 +16,7 @@ from hypothesis import settings
 
 from hmodel.backend.base import Backend
 from hmodel.testing.kit import TARGETS
+from tests.edges import edge, loop  # noqa: F401 -- the sync/async edge fixtures, for every suite
 
 # Property tests check behaviour, not speed: on a loaded 2-core machine an example may take
 # longer than hypothesis's default 200 ms deadline, which would fail a correct test.

@@ -20,7 +20,7 @@ from hmodel.errors import (
     ValidationError,
 )
 from hmodel.keys import Salt
-from tests.aio.conftest import Edge
+from tests.edges import Edge
 
 users = Table("aio_user", [Family("i")])
 

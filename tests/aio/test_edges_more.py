@@ -12,7 +12,7 @@ import pytest
 
 from hmodel import Family, Int, Key, Str, Table, counter, field, map_field, model, version_field
 from hmodel.errors import QueryError, ValidationError
-from tests.aio.conftest import Edge
+from tests.edges import Edge
 
 people = Table("aio_person", [Family("p", versions=3), Family("t")])
 

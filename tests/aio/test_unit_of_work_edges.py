@@ -15,7 +15,7 @@ from hmodel import Family, Int, Key, Str, Table, counter, field, map_field, mode
 from hmodel.aio import AsyncMemoryBackend, AsyncUnitOfWork
 from hmodel.backend.memory import MemoryBackend
 from hmodel.errors import ValidationError
-from tests.aio.conftest import Edge
+from tests.edges import Edge
 
 shelves = Table("aio_shelf", [Family("s")])
 

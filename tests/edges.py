@@ -1,4 +1,6 @@
-"""The two edges of the repository: every test body runs on the sync and the async API.
+"""The two edges of the API: a test body taking ``edge`` runs on the sync and the async API.
+
+Its fixtures (``edge``, ``loop``) are imported by ``tests/conftest.py`` for every suite.
 
 ``edge`` gives a test the repository of its parametrised edge over the test's backend
 target (the kit's ``backend``): the synchronous :class:`Repository`, or
