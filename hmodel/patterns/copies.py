@@ -8,11 +8,14 @@ from typing import Any, Generic, TypeVar
 import attrs
 
 from hmodel.backend.base import Delete, Mutation, Put, RowResult
+from hmodel.backend.op import Call, Op, iterate, run
 from hmodel.errors import ConflictError, DeclarationError, ValidationError
 from hmodel.patterns.guard import Outcome, RowGuard
-from hmodel.repository import Query, Store, execute
+from hmodel.patterns.storelike import END, StoreLike, pull
+from hmodel.repository import Query, Repository, Store, execute_op
+from hmodel.repository.core import RepositoryCore
 
-__all__ = ["Copy", "CopyReport", "StaleCopy"]
+__all__ = ["Copy", "CopyCore", "CopyReport", "StaleCopy"]
 
 S = TypeVar("S")
 T = TypeVar("T")
@@ -66,7 +69,511 @@ class _Version:
     stamps: Mapping[str, int]
 
 
-class Copy(Generic[S, T]):
+class CopyCore(Generic[S, T]):
+    """The declaration and sans-I/O operations of a copy, shared by both edges (R3, R7).
+
+    Not used directly: :class:`Copy` (over a :class:`~hmodel.repository.Store`) and
+    :class:`hmodel.aio.AsyncCopy` (over an :class:`~hmodel.aio.AsyncStore`) run its
+    operations; see :class:`Copy` for the arguments and what a copy promises.
+    """
+
+    def __init__(
+        self,
+        store: StoreLike,
+        source: type[S],
+        target: type[T],
+        *,
+        fields: Mapping[str, str],
+        locate: Callable[[S], Query | Iterable[T]],
+        source_of: Callable[[T], Mapping[str, Any] | None] | None = None,
+        batch_size: int = 100,
+    ) -> None:
+        self.store = store
+        self.source: RepositoryCore[S, Any] = store.repository(source)
+        self.target: RepositoryCore[T, Any] = store.repository(target)
+        self.fields = dict(fields)
+        self.locate = locate
+        self.source_of = source_of
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise DeclarationError("batch_size is an int >= 1", value=batch_size)
+        self.batch_size = batch_size
+        for copied, original in self.fields.items():
+            for repository, name in ((self.target, copied), (self.source, original)):
+                info = repository.info
+                if name not in info.columns and name not in info.key_field_names:
+                    raise DeclarationError(
+                        f"{info.name} has no plain field {name!r} to copy",
+                        table=info.table.full_name,
+                        field=name,
+                    )
+            if copied in self.target.info.key_field_names:
+                raise DeclarationError(
+                    f"{copied!r} is a key field of {self.target.info.name}: keys never "
+                    "change (K10), so a copy cannot live there",
+                    table=self.target.table,
+                    field=copied,
+                )
+        self._locked = self.target.info.version_field is not None
+        self._target_guard = RowGuard(store.backend, self.target.mapper)
+        self._source_guard = RowGuard(store.backend, self.source.mapper)
+        self._columns = {name: self.target.mapper.column_of(name) for name in self.fields}
+        originals = [o for o in self.fields.values() if o in self.source.info.columns]
+        self._source_columns = sorted(
+            {*self._source_guard.required, *(self.source.mapper.column_of(o) for o in originals)}
+        )
+        self._ttl = self.target.mapper.ttl_of(None)
+
+    # --- values -------------------------------------------------------------------------
+
+    def values(self, source: S) -> dict[str, Any]:
+        """The copied fields' values for ``source``, by target field name."""
+        return {copied: getattr(source, original) for copied, original in self.fields.items()}
+
+    def fill(self, target: T, source: S) -> T:
+        """Set the copied fields of a target instance from ``source`` (before saving it)."""
+        for name, value in self.values(source).items():
+            setattr(target, name, value)
+        return target
+
+    def _copies_op(self, source: S) -> Op[None]:
+        """The stream operation of ``copies``: yields the stored copies of ``source``."""
+        located = self._located_op(source)
+        try:
+            while True:
+                item = yield from pull(located)
+                if item is END:
+                    return
+                yield item[1]
+        finally:
+            located.close()
+
+    def _located_op(self, source: S) -> Op[None]:
+        """Stream: the copies of ``source`` with their rows as read, ``(row, copy)``."""
+        where = self.locate(source)
+        if isinstance(where, Query):
+            rows = execute_op(self.target.plan(query=where))
+            try:
+                while True:
+                    item = yield from pull(rows)
+                    if item is END:
+                        return
+                    result = item[1]
+                    copy = self.target.load(result)
+                    if copy is not None:
+                        yield result, copy
+            finally:
+                rows.close()
+        found = list(where)
+        for item in found:
+            if not isinstance(item, self.target.model):
+                raise ValidationError(
+                    f"locate() gave a {type(item).__name__}, not a {self.target.info.name}",
+                    table=self.target.table,
+                )
+        yield from self._read_targets_op(found)
+
+    def _read_targets_op(self, targets: Sequence[T]) -> Op[None]:
+        """Stream: ``targets`` read again, whole (one ``get`` per batch), deleted ones left out."""
+        columns = self.target.plan(fields=None).columns
+        for start in range(0, len(targets), self.batch_size):
+            chunk = targets[start : start + self.batch_size]
+            rows = [self.target.mapper.rowkey(t) for t in chunk]
+            found = yield Call("get", (self.target.table, rows), {"columns": columns})
+            for result in found:
+                copy = self.target.load(result)
+                if copy is not None:
+                    yield result, copy
+
+    def _read_sources_op(self, rows: Sequence[bytes]) -> Op[dict[bytes, _Version]]:
+        """The stored copied fields of the source rows (one ``get``); missing rows left out."""
+        if not rows:
+            return {}
+        found = yield Call(
+            "get",
+            (self.source.table, list(dict.fromkeys(rows))),
+            {"columns": self._source_columns},
+        )
+        versions: dict[bytes, _Version] = {}
+        mapper = self.source.mapper
+        for result in found:
+            if not self._source_guard.exists(result):
+                continue
+            newest = max(cell.timestamp for cell in result.cells.values())
+            key = mapper.info.key.decode(result.row)
+            values: dict[str, Any] = {}
+            stamps: dict[str, int] = {}
+            for copied, original in self.fields.items():
+                if original in key:
+                    values[copied], stamps[copied] = key[original], newest
+                    continue
+                cell = result.cells.get(mapper.column_of(original))
+                if cell is None:  # None: deleted by the save that set it, stamped <= newest
+                    values[copied], stamps[copied] = None, newest
+                else:
+                    values[copied] = mapper.decode_cell(original, cell.value, row=result.row)
+                    stamps[copied] = cell.timestamp
+            versions[result.row] = _Version(values, stamps)
+        return versions
+
+    def _read_source_op(self, source: S) -> Op[_Version | None]:
+        row = self.source.mapper.rowkey(source)
+        versions = yield from self._read_sources_op([row])
+        return versions.get(row)
+
+    # --- rewriting ----------------------------------------------------------------------
+
+    def _mutations(self, result: RowResult, version: _Version, *, elevate: bool) -> list[Mutation]:
+        """The writes that make the copy ``result`` show ``version``; none when it does.
+
+        Each copied cell takes its source cell's stamp. A stored cell with the source's
+        bytes and a stamp at least the source's is left. With ``elevate`` a stored cell
+        that differs but is newer than the source's (a target save that raced a source
+        change) is overwritten at a stamp after it; without, it is left.
+        """
+        mutations: list[Mutation] = []
+        row = result.row
+        for name, value in version.values.items():
+            column = self._columns[name]
+            stamp = version.stamps[name]
+            stored = result.cells.get(column)
+            if value is None:
+                if stored is not None and stored.timestamp > stamp:
+                    if not elevate:
+                        continue
+                    stamp = self._after(row, stored.timestamp)
+                mutations.append(Delete(row, column, stamp))
+                continue
+            data = self.target.mapper.encode_value(name, value)
+            if stored is not None and stored.timestamp >= stamp:
+                if stored.value == data:
+                    continue
+                if not elevate:
+                    continue
+                stamp = self._after(row, stored.timestamp)
+            mutations.append(Put(row, column, data, stamp, self._ttl))
+        return mutations
+
+    def _after(self, row: bytes, timestamp: int) -> int:
+        return self.store.stamps.next(after=timestamp, rows=(row,))
+
+    def _differ(self, result: RowResult, version: _Version) -> bool:
+        """Whether the copy ``result`` shows other values than ``version`` (stamps aside)."""
+        for name, value in version.values.items():
+            stored = result.cells.get(self._columns[name])
+            if value is None:
+                if stored is not None:
+                    return True
+            elif stored is None or stored.value != self.target.mapper.encode_value(name, value):
+                return True
+        return False
+
+    def _rewrite_op(self, pairs: Op[None], *, elevate: bool) -> Op[tuple[int, int, int]]:
+        """Rewrite the copies ``pairs`` yields as they come; ``(examined, touched, vanished)``.
+
+        ``pairs`` is a stream operation of ``(row, copy, source version)``.
+        """
+        examined = touched = vanished = 0
+        batch: list[tuple[bytes, list[Mutation]]] = []
+        guard = self._target_guard
+
+        def flush() -> Op[None]:
+            nonlocal touched, vanished
+            outcomes = yield from guard._write_many_op(batch)
+            gone = sum(outcome is Outcome.GONE for outcome in outcomes.values())
+            vanished += gone
+            touched += len(outcomes) - gone
+            batch.clear()
+
+        try:
+            while True:
+                item = yield from pull(pairs)
+                if item is END:
+                    break
+                result, copy, version = item
+                examined += 1
+                if self._locked:
+                    outcome = yield from self._rewrite_locked_op(copy, version)
+                    touched += outcome is Outcome.APPLIED
+                    vanished += outcome is Outcome.GONE
+                    continue
+                mutations = self._mutations(result, version, elevate=elevate)
+                if not mutations:
+                    continue
+                if not guard.atomic:
+                    batch.append((result.row, mutations))
+                    if len(batch) >= self.batch_size:
+                        yield from flush()
+                    continue
+                outcome = yield from self._write_guarded_op(
+                    result, mutations, version, elevate=elevate
+                )
+                touched += outcome is Outcome.APPLIED
+                vanished += outcome is Outcome.GONE
+        finally:
+            pairs.close()
+        if batch:
+            yield from flush()
+        return examined, touched, vanished
+
+    def _write_guarded_op(
+        self, result: RowResult, mutations: list[Mutation], version: _Version, *, elevate: bool
+    ) -> Op[Outcome]:
+        """One copy by ``check_and_mutate``; a changed row is read again and retried."""
+        for _ in range(ATTEMPTS):
+            outcome = yield from self._target_guard._write_op(result, mutations)
+            if outcome is not Outcome.CHANGED:
+                return outcome
+            fresh = yield from self._target_guard._read_op(
+                result.row, self.target.plan(fields=None).columns
+            )
+            if fresh is None or not self._target_guard.exists(fresh):
+                return Outcome.GONE
+            result = fresh
+            mutations = self._mutations(result, version, elevate=elevate)
+            if not mutations:
+                return Outcome.APPLIED
+        raise ConflictError(
+            f"this copy changed {ATTEMPTS} times while it was being rewritten: run repair",
+            table=self.target.table,
+            row=result.row,
+        )
+
+    def _rewrite_locked_op(self, copy: T, version: _Version) -> Op[Outcome]:
+        """One copy of a versioned target, through its repository's checked save."""
+        current: T | None = copy
+        for _ in range(ATTEMPTS):
+            if current is None:
+                return Outcome.GONE
+            wanted = version.values
+            if all(getattr(current, name) == value for name, value in wanted.items()):
+                return Outcome.CHANGED  # nothing to write: not counted as touched
+            for name, value in wanted.items():
+                setattr(current, name, value)
+            try:
+                yield from self.target._save_op(current, ttl=None, write_stamp=None)
+            except ConflictError:
+                key = self.target.mapper.key_values(current)
+                current = yield from self.target._get_op(
+                    required=False, fields=None, as_of=None, key=key
+                )
+                continue
+            return Outcome.APPLIED
+        raise ConflictError(
+            f"this copy changed {ATTEMPTS} times while it was being rewritten: run repair",
+            table=self.target.table,
+            row=self.target.mapper.rowkey(copy),
+        )
+
+    @staticmethod
+    def _versioned(located: Op[None], version: _Version) -> Op[None]:
+        """Stream: each ``(row, copy)`` of ``located`` with ``version``."""
+        try:
+            while True:
+                item = yield from pull(located)
+                if item is END:
+                    return
+                yield (*item, version)
+        finally:
+            located.close()
+
+    def _sync_op(self, source: S, *, elevate: bool) -> Op[tuple[int, int, int]]:
+        """Sync the copies of ``source`` from its stored version; redo if it changes (locked)."""
+        version = yield from self._read_source_op(source)
+        for _ in range(ATTEMPTS):
+            if version is None:
+                return 0, 0, 0
+            pairs = self._versioned(self._located_op(source), version)
+            counts = yield from self._rewrite_op(pairs, elevate=elevate)
+            if not self._locked:
+                return counts
+            again = yield from self._read_source_op(source)
+            if again == version:
+                return counts
+            version = again
+        raise ConflictError(
+            f"the source changed {ATTEMPTS} times while its copies were rewritten",
+            table=self.source.table,
+            row=self.source.mapper.rowkey(source),
+        )
+
+    def _report_op(self, source: S) -> Op[CopyReport]:
+        """The operation of ``sync``."""
+        before = self.store.backend.round_trips
+        examined, touched, vanished = yield from self._sync_op(source, elevate=False)
+        return CopyReport(
+            examined, touched, self.store.backend.round_trips - before, vanished=vanished
+        )
+
+    def _save_op(self, source: S) -> Op[CopyReport]:
+        """The operation of ``save``: the source's save, then its sync."""
+        before = self.store.backend.round_trips
+        yield from self.source._save_op(source, ttl=None, write_stamp=None)
+        report = yield from self._report_op(source)
+        return attrs.evolve(report, round_trips=self.store.backend.round_trips - before)
+
+    # --- checking -----------------------------------------------------------------------
+
+    def _differences(self, copy: T, wanted: Mapping[str, Any]) -> dict[str, tuple[Any, Any]]:
+        return {
+            name: (getattr(copy, name), value)
+            for name, value in wanted.items()
+            if getattr(copy, name) != value
+        }
+
+    def _verify_op(self, sources: Iterable[S]) -> Op[list[StaleCopy]]:
+        """The operation of ``verify``."""
+        stale: list[StaleCopy] = []
+        for source in sources:
+            wanted = self.values(source)
+            copies = self._copies_op(source)
+            while True:
+                copy = yield from pull(copies)
+                if copy is END:
+                    break
+                differences = self._differences(copy, wanted)
+                if differences:
+                    stale.append(StaleCopy(copy, differences))
+        return stale
+
+    def _repair_op(self, sources: Iterable[S]) -> Op[CopyReport]:
+        """The operation of ``repair``."""
+        before = self.store.backend.round_trips
+        examined = touched = vanished = 0
+        for source in sources:
+            e, t, v = yield from self._sync_op(source, elevate=True)
+            examined, touched, vanished = examined + e, touched + t, vanished + v
+        return CopyReport(
+            examined, touched, self.store.backend.round_trips - before, vanished=vanished
+        )
+
+    # --- from the target side -----------------------------------------------------------
+
+    def _targets_op(self, targets: Iterable[T] | None, partial: list[RowResult]) -> Op[None]:
+        """Stream: every target row (or those given), ``(row, copy)``.
+
+        Rows holding only copied cells are put in ``partial`` instead.
+        """
+        if targets is not None:
+            yield from self._read_targets_op(list(targets))
+            return
+        rows = execute_op(self.target.plan(fields=None))
+        try:
+            while True:
+                item = yield from pull(rows)
+                if item is END:
+                    return
+                result = item[1]
+                if not self.target.mapper.matches(result.row):
+                    continue  # another record type sharing the table (R1)
+                if not self._target_guard.exists(result) and self._only_copied(result):
+                    partial.append(result)  # left by a Thrift1 writer that died
+                    continue
+                copy = self.target.load(result)
+                if copy is not None:
+                    yield result, copy
+        finally:
+            rows.close()
+
+    def _only_copied(self, result: RowResult) -> bool:
+        """Whether the row holds copied cells only: a copy written after its row's delete."""
+        copied = set(self._columns.values())
+        return all(column in copied for column in result.cells)
+
+    def _with_sources_op(self, targets: Iterable[T] | None, partial: list[RowResult]) -> Op[None]:
+        """Stream: every target (or those given) with its source version, read by batches."""
+        if self.source_of is None:
+            raise ValidationError(
+                "checking copies from the target side needs source_of= (a copy's source "
+                "key fields) in Copy(...)",
+                table=self.target.table,
+            )
+        source_of = self.source_of
+        batch: list[tuple[RowResult, T, bytes | None]] = []
+
+        def flush() -> Op[None]:
+            versions = yield from self._read_sources_op(
+                [row for _, _, row in batch if row is not None]
+            )
+            for result, copy, row in batch:
+                yield result, copy, None if row is None else versions.get(row)
+            batch.clear()
+
+        found = self._targets_op(targets, partial)
+        try:
+            while True:
+                item = yield from pull(found)
+                if item is END:
+                    break
+                result, copy = item
+                key = source_of(copy)
+                if key is None:
+                    continue  # no source: nothing to copy
+                batch.append((result, copy, self.source.mapper.key_of_values(key)))
+                if len(batch) >= self.batch_size:
+                    yield from flush()
+        finally:
+            found.close()
+        yield from flush()
+
+    def _verify_targets_op(self, targets: Iterable[T] | None) -> Op[list[StaleCopy]]:
+        """The operation of ``verify_targets``."""
+        stale: list[StaleCopy] = []
+        partial: list[RowResult] = []
+        checked = self._with_sources_op(targets, partial)
+        while True:
+            item = yield from pull(checked)
+            if item is END:
+                break
+            result, copy, version = item
+            if version is None:
+                orphan = {name: (getattr(copy, name), None) for name in self.fields}
+                stale.append(StaleCopy(copy, orphan, source_found=False))
+            elif self._differ(result, version):
+                stale.append(StaleCopy(copy, self._differences(copy, version.values)))
+        for result in partial:
+            key = self.target.mapper.info.key.decode(result.row)
+            stale.append(StaleCopy(key, {}, source_found=False))
+        return stale
+
+    def _repair_targets_op(self, targets: Iterable[T] | None) -> Op[CopyReport]:
+        """The operation of ``repair_targets``."""
+        before = self.store.backend.round_trips
+        orphans = 0
+        partial: list[RowResult] = []
+        pairs: list[tuple[RowResult, T, _Version]] = []
+        checked = self._with_sources_op(targets, partial)
+        while True:
+            item = yield from pull(checked)
+            if item is END:
+                break
+            if item[2] is None:
+                orphans += 1
+            else:
+                pairs.append(item)
+        examined, touched, vanished = yield from self._rewrite_op(_items(pairs), elevate=True)
+        undo: list[Mutation] = [
+            Delete(result.row, column, cell.timestamp)
+            for result in partial
+            for column, cell in result.cells.items()
+        ]
+        if undo:
+            yield Call("mutate", (self.target.table, undo))
+        vanished += len(partial)
+        return CopyReport(
+            examined + orphans,
+            touched,
+            self.store.backend.round_trips - before,
+            vanished=vanished,
+            orphans=orphans,
+        )
+
+
+def _items(items: Sequence[Any]) -> Op[None]:
+    """A stream operation yielding ``items`` (no request)."""
+    yield from items
+
+
+class Copy(CopyCore[S, T]):
     """Fields of ``target`` rows that copy fields of a ``source`` model (R3, R7).
 
     Data is copied where it is read: the ship-to city into every line item of an order
@@ -122,6 +629,10 @@ class Copy(Generic[S, T]):
       left partial. This is HBase's clock-skew limit for every writer
       (``docs/repository.md``, "What a write guarantees").
 
+    Every method runs the operation :class:`CopyCore` defines (sans-I/O, see
+    :mod:`hmodel.backend.op`); :class:`hmodel.aio.AsyncCopy` runs the same ones from an
+    asyncio event loop.
+
     Args:
         store: Where both models live.
         source: The model copied from.
@@ -140,6 +651,9 @@ class Copy(Generic[S, T]):
             or a counter/version field.
     """
 
+    source: Repository[S]
+    target: Repository[T]
+
     def __init__(
         self,
         store: Store,
@@ -151,274 +665,19 @@ class Copy(Generic[S, T]):
         source_of: Callable[[T], Mapping[str, Any] | None] | None = None,
         batch_size: int = 100,
     ) -> None:
-        self.store = store
-        self.source = store.repository(source)
-        self.target = store.repository(target)
-        self.fields = dict(fields)
-        self.locate = locate
-        self.source_of = source_of
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise DeclarationError("batch_size is an int >= 1", value=batch_size)
-        self.batch_size = batch_size
-        for copied, original in self.fields.items():
-            for repository, name in ((self.target, copied), (self.source, original)):
-                info = repository.info
-                if name not in info.columns and name not in info.key_field_names:
-                    raise DeclarationError(
-                        f"{info.name} has no plain field {name!r} to copy",
-                        table=info.table.full_name,
-                        field=name,
-                    )
-            if copied in self.target.info.key_field_names:
-                raise DeclarationError(
-                    f"{copied!r} is a key field of {self.target.info.name}: keys never "
-                    "change (K10), so a copy cannot live there",
-                    table=self.target.table,
-                    field=copied,
-                )
-        self._locked = self.target.info.version_field is not None
-        self._target_guard = RowGuard(store.backend, self.target.mapper)
-        self._source_guard = RowGuard(store.backend, self.source.mapper)
-        self._columns = {name: self.target.mapper.column_of(name) for name in self.fields}
-        originals = [o for o in self.fields.values() if o in self.source.info.columns]
-        self._source_columns = sorted(
-            {*self._source_guard.required, *(self.source.mapper.column_of(o) for o in originals)}
+        super().__init__(
+            store,
+            source,
+            target,
+            fields=fields,
+            locate=locate,
+            source_of=source_of,
+            batch_size=batch_size,
         )
-        self._ttl = self.target.mapper.ttl_of(None)
-        self._partial: list[RowResult] = []  # rows of only copied cells, by the last scan
-
-    # --- values -------------------------------------------------------------------------
-
-    def values(self, source: S) -> dict[str, Any]:
-        """The copied fields' values for ``source``, by target field name."""
-        return {copied: getattr(source, original) for copied, original in self.fields.items()}
-
-    def fill(self, target: T, source: S) -> T:
-        """Set the copied fields of a target instance from ``source`` (before saving it)."""
-        for name, value in self.values(source).items():
-            setattr(target, name, value)
-        return target
 
     def copies(self, source: S) -> Iterator[T]:
         """The stored copies of ``source``, found as declared."""
-        for _, copy in self._located(source):
-            yield copy
-
-    def _located(self, source: S) -> Iterator[tuple[RowResult, T]]:
-        """The copies of ``source`` with their rows as read (every column of the target)."""
-        where = self.locate(source)
-        if isinstance(where, Query):
-            rows = execute(self.store.backend, self.target.plan(query=where))
-            try:
-                for _, result in rows:
-                    copy = self.target.load(result)
-                    if copy is not None:
-                        yield result, copy
-            finally:
-                rows.close()
-            return
-        found = list(where)
-        for item in found:
-            if not isinstance(item, self.target.model):
-                raise ValidationError(
-                    f"locate() gave a {type(item).__name__}, not a {self.target.info.name}",
-                    table=self.target.table,
-                )
-        yield from self._read_targets(found)
-
-    def _read_targets(self, targets: Sequence[T]) -> Iterator[tuple[RowResult, T]]:
-        """Read ``targets`` again, whole (one ``get`` per batch); the deleted ones are left out."""
-        columns = self.target.plan(fields=None).columns
-        for start in range(0, len(targets), self.batch_size):
-            chunk = targets[start : start + self.batch_size]
-            rows = [self.target.mapper.rowkey(t) for t in chunk]
-            for result in self.store.backend.get(self.target.table, rows, columns=columns):
-                copy = self.target.load(result)
-                if copy is not None:
-                    yield result, copy
-
-    def _read_sources(self, rows: Sequence[bytes]) -> dict[bytes, _Version]:
-        """The stored copied fields of the source rows (one ``get``); missing rows left out."""
-        if not rows:
-            return {}
-        found = self.store.backend.get(
-            self.source.table, list(dict.fromkeys(rows)), columns=self._source_columns
-        )
-        versions: dict[bytes, _Version] = {}
-        mapper = self.source.mapper
-        for result in found:
-            if not self._source_guard.exists(result):
-                continue
-            newest = max(cell.timestamp for cell in result.cells.values())
-            key = mapper.info.key.decode(result.row)
-            values: dict[str, Any] = {}
-            stamps: dict[str, int] = {}
-            for copied, original in self.fields.items():
-                if original in key:
-                    values[copied], stamps[copied] = key[original], newest
-                    continue
-                cell = result.cells.get(mapper.column_of(original))
-                if cell is None:  # None: deleted by the save that set it, stamped <= newest
-                    values[copied], stamps[copied] = None, newest
-                else:
-                    values[copied] = mapper.decode_cell(original, cell.value, row=result.row)
-                    stamps[copied] = cell.timestamp
-            versions[result.row] = _Version(values, stamps)
-        return versions
-
-    def _read_source(self, source: S) -> _Version | None:
-        row = self.source.mapper.rowkey(source)
-        return self._read_sources([row]).get(row)
-
-    # --- rewriting ----------------------------------------------------------------------
-
-    def _mutations(self, result: RowResult, version: _Version, *, elevate: bool) -> list[Mutation]:
-        """The writes that make the copy ``result`` show ``version``; none when it does.
-
-        Each copied cell takes its source cell's stamp. A stored cell with the source's
-        bytes and a stamp at least the source's is left. With ``elevate`` a stored cell
-        that differs but is newer than the source's (a target save that raced a source
-        change) is overwritten at a stamp after it; without, it is left.
-        """
-        mutations: list[Mutation] = []
-        row = result.row
-        for name, value in version.values.items():
-            column = self._columns[name]
-            stamp = version.stamps[name]
-            stored = result.cells.get(column)
-            if value is None:
-                if stored is not None and stored.timestamp > stamp:
-                    if not elevate:
-                        continue
-                    stamp = self._after(row, stored.timestamp)
-                mutations.append(Delete(row, column, stamp))
-                continue
-            data = self.target.mapper.encode_value(name, value)
-            if stored is not None and stored.timestamp >= stamp:
-                if stored.value == data:
-                    continue
-                if not elevate:
-                    continue
-                stamp = self._after(row, stored.timestamp)
-            mutations.append(Put(row, column, data, stamp, self._ttl))
-        return mutations
-
-    def _after(self, row: bytes, timestamp: int) -> int:
-        return self.store.stamps.next(after=timestamp, rows=(row,))
-
-    def _differ(self, result: RowResult, version: _Version) -> bool:
-        """Whether the copy ``result`` shows other values than ``version`` (stamps aside)."""
-        for name, value in version.values.items():
-            stored = result.cells.get(self._columns[name])
-            if value is None:
-                if stored is not None:
-                    return True
-            elif stored is None or stored.value != self.target.mapper.encode_value(name, value):
-                return True
-        return False
-
-    def _rewrite(
-        self, pairs: Iterable[tuple[RowResult, T, _Version]], *, elevate: bool
-    ) -> tuple[int, int, int]:
-        """Rewrite each copy from its source version; ``(examined, touched, vanished)``."""
-        examined = touched = vanished = 0
-        batch: list[tuple[bytes, list[Mutation]]] = []
-        guard = self._target_guard
-
-        def flush() -> None:
-            nonlocal touched, vanished
-            outcomes = guard.write_many(batch)
-            gone = sum(outcome is Outcome.GONE for outcome in outcomes.values())
-            vanished += gone
-            touched += len(outcomes) - gone
-            batch.clear()
-
-        for result, copy, version in pairs:
-            examined += 1
-            if self._locked:
-                outcome = self._rewrite_locked(copy, version)
-                touched += outcome is Outcome.APPLIED
-                vanished += outcome is Outcome.GONE
-                continue
-            mutations = self._mutations(result, version, elevate=elevate)
-            if not mutations:
-                continue
-            if not guard.atomic:
-                batch.append((result.row, mutations))
-                if len(batch) >= self.batch_size:
-                    flush()
-                continue
-            outcome = self._write_guarded(result, mutations, version, elevate=elevate)
-            touched += outcome is Outcome.APPLIED
-            vanished += outcome is Outcome.GONE
-        if batch:
-            flush()
-        return examined, touched, vanished
-
-    def _write_guarded(
-        self, result: RowResult, mutations: list[Mutation], version: _Version, *, elevate: bool
-    ) -> Outcome:
-        """One copy by ``check_and_mutate``; a changed row is read again and retried."""
-        for _ in range(ATTEMPTS):
-            outcome = self._target_guard.write(result, mutations)
-            if outcome is not Outcome.CHANGED:
-                return outcome
-            fresh = self._target_guard.read(result.row, self.target.plan(fields=None).columns)
-            if fresh is None or not self._target_guard.exists(fresh):
-                return Outcome.GONE
-            result = fresh
-            mutations = self._mutations(result, version, elevate=elevate)
-            if not mutations:
-                return Outcome.APPLIED
-        raise ConflictError(
-            f"this copy changed {ATTEMPTS} times while it was being rewritten: run repair",
-            table=self.target.table,
-            row=result.row,
-        )
-
-    def _rewrite_locked(self, copy: T, version: _Version) -> Outcome:
-        """One copy of a versioned target, through its repository's checked save."""
-        current: T | None = copy
-        for _ in range(ATTEMPTS):
-            if current is None:
-                return Outcome.GONE
-            wanted = version.values
-            if all(getattr(current, name) == value for name, value in wanted.items()):
-                return Outcome.CHANGED  # nothing to write: not counted as touched
-            for name, value in wanted.items():
-                setattr(current, name, value)
-            try:
-                self.target.save(current)
-            except ConflictError:
-                key = self.target.mapper.key_values(current)
-                current = self.target.get(**key)
-                continue
-            return Outcome.APPLIED
-        raise ConflictError(
-            f"this copy changed {ATTEMPTS} times while it was being rewritten: run repair",
-            table=self.target.table,
-            row=self.target.mapper.rowkey(copy),
-        )
-
-    def _sync(self, source: S, *, elevate: bool) -> tuple[int, int, int]:
-        """Sync the copies of ``source`` from its stored version; redo if it changes (locked)."""
-        version = self._read_source(source)
-        for _ in range(ATTEMPTS):
-            if version is None:
-                return 0, 0, 0
-            pairs = ((r, c, version) for r, c in self._located(source))
-            counts = self._rewrite(pairs, elevate=elevate)
-            if not self._locked:
-                return counts
-            again = self._read_source(source)
-            if again == version:
-                return counts
-            version = again
-        raise ConflictError(
-            f"the source changed {ATTEMPTS} times while its copies were rewritten",
-            table=self.source.table,
-            row=self.source.mapper.rowkey(source),
-        )
+        return iterate(self._copies_op(source), self.store.backend)
 
     def sync(self, source: S) -> CopyReport:
         """Rewrite every copy of ``source`` whose fields differ (call after saving it).
@@ -440,30 +699,14 @@ class Copy(Generic[S, T]):
             ConflictError: A copy (or, with a versioned target, the source) kept changing
                 through every attempt; the copies written stay written.
         """
-        before = self.store.backend.round_trips
-        examined, touched, vanished = self._sync(source, elevate=False)
-        return CopyReport(
-            examined, touched, self.store.backend.round_trips - before, vanished=vanished
-        )
+        return run(self._report_op(source), self.store.backend)
 
     def save(self, source: S) -> CopyReport:
         """Save ``source`` with its repository, then :meth:`sync` its copies.
 
         The report's round trips include the source's save.
         """
-        before = self.store.backend.round_trips
-        self.source.save(source)
-        report = self.sync(source)
-        return attrs.evolve(report, round_trips=self.store.backend.round_trips - before)
-
-    # --- checking -----------------------------------------------------------------------
-
-    def _differences(self, copy: T, wanted: Mapping[str, Any]) -> dict[str, tuple[Any, Any]]:
-        return {
-            name: (getattr(copy, name), value)
-            for name, value in wanted.items()
-            if getattr(copy, name) != value
-        }
+        return run(self._save_op(source), self.store.backend)
 
     def verify(self, sources: Iterable[S]) -> list[StaleCopy]:
         """The copies of ``sources`` whose copied fields differ from the source's.
@@ -471,14 +714,7 @@ class Copy(Generic[S, T]):
         Only copies that ``locate`` finds for one of ``sources`` are checked; a copy no
         source locates any more is found from the target side (:meth:`verify_targets`).
         """
-        stale: list[StaleCopy] = []
-        for source in sources:
-            wanted = self.values(source)
-            for copy in self.copies(source):
-                differences = self._differences(copy, wanted)
-                if differences:
-                    stale.append(StaleCopy(copy, differences))
-        return stale
+        return run(self._verify_op(sources), self.store.backend)
 
     def repair(self, sources: Iterable[S]) -> CopyReport:
         """Rewrite every stale copy of ``sources`` from the sources as stored now.
@@ -486,68 +722,7 @@ class Copy(Generic[S, T]):
         As :meth:`sync`, and a copy whose cell is newer than its source's but differs (a
         target's save that raced a source change) is rewritten at a stamp after it.
         """
-        before = self.store.backend.round_trips
-        examined = touched = vanished = 0
-        for source in sources:
-            e, t, v = self._sync(source, elevate=True)
-            examined, touched, vanished = examined + e, touched + t, vanished + v
-        return CopyReport(
-            examined, touched, self.store.backend.round_trips - before, vanished=vanished
-        )
-
-    # --- from the target side -----------------------------------------------------------
-
-    def _targets(self, targets: Iterable[T] | None) -> Iterator[tuple[RowResult, T]]:
-        self._partial = []
-        if targets is not None:
-            yield from self._read_targets(list(targets))
-            return
-        rows = execute(self.store.backend, self.target.plan(fields=None))
-        try:
-            for _, result in rows:
-                if not self.target.mapper.matches(result.row):
-                    continue  # another record type sharing the table (R1)
-                if not self._target_guard.exists(result) and self._only_copied(result):
-                    self._partial.append(result)  # left by a Thrift1 writer that died
-                    continue
-                copy = self.target.load(result)
-                if copy is not None:
-                    yield result, copy
-        finally:
-            rows.close()
-
-    def _only_copied(self, result: RowResult) -> bool:
-        """Whether the row holds copied cells only: a copy written after its row's delete."""
-        copied = set(self._columns.values())
-        return all(column in copied for column in result.cells)
-
-    def _with_sources(
-        self, targets: Iterable[T] | None
-    ) -> Iterator[tuple[RowResult, T, _Version | None]]:
-        """Every target (or those given) with its source version, read by batches."""
-        if self.source_of is None:
-            raise ValidationError(
-                "checking copies from the target side needs source_of= (a copy's source "
-                "key fields) in Copy(...)",
-                table=self.target.table,
-            )
-        source_of = self.source_of
-        batch: list[tuple[RowResult, T, bytes | None]] = []
-
-        def flush() -> Iterator[tuple[RowResult, T, _Version | None]]:
-            versions = self._read_sources([row for _, _, row in batch if row is not None])
-            for result, copy, row in batch:
-                yield result, copy, None if row is None else versions.get(row)
-            batch.clear()
-
-        for result, copy in self._targets(targets):
-            key = source_of(copy)
-            if key is None:
-                continue  # no source: nothing to copy
-            batch.append((result, copy, self.source.mapper.key_of_values(key)))
-            if len(batch) >= self.batch_size:
-                yield from flush()
-        yield from flush()
+        return run(self._repair_op(sources), self.store.backend)
 
     def verify_targets(self, targets: Iterable[T] | None = None) -> list[StaleCopy]:
         """From the target side: every copy (or those given) checked against its source.
@@ -567,17 +742,7 @@ class Copy(Generic[S, T]):
         Raises:
             ValidationError: ``source_of`` was not given to the constructor.
         """
-        stale: list[StaleCopy] = []
-        for result, copy, version in self._with_sources(targets):
-            if version is None:
-                orphan = {name: (getattr(copy, name), None) for name in self.fields}
-                stale.append(StaleCopy(copy, orphan, source_found=False))
-            elif self._differ(result, version):
-                stale.append(StaleCopy(copy, self._differences(copy, version.values)))
-        for result in self._partial:
-            key = self.target.mapper.info.key.decode(result.row)
-            stale.append(StaleCopy(key, {}, source_found=False))
-        return stale
+        return run(self._verify_targets_op(targets), self.store.backend)
 
     def repair_targets(self, targets: Iterable[T] | None = None) -> CopyReport:
         """From the target side: rewrite every stale copy (or those given) from its source.
@@ -590,27 +755,4 @@ class Copy(Generic[S, T]):
             ValidationError: ``source_of`` was not given to the constructor.
             ConflictError: A copy kept changing through every attempt.
         """
-        before = self.store.backend.round_trips
-        orphans = 0
-        pairs: list[tuple[RowResult, T, _Version]] = []
-        for result, copy, version in self._with_sources(targets):
-            if version is None:
-                orphans += 1
-            else:
-                pairs.append((result, copy, version))
-        examined, touched, vanished = self._rewrite(pairs, elevate=True)
-        undo: list[Mutation] = [
-            Delete(result.row, column, cell.timestamp)
-            for result in self._partial
-            for column, cell in result.cells.items()
-        ]
-        if undo:
-            self.store.backend.mutate(self.target.table, undo)
-        vanished += len(self._partial)
-        return CopyReport(
-            examined + orphans,
-            touched,
-            self.store.backend.round_trips - before,
-            vanished=vanished,
-            orphans=orphans,
-        )
+        return run(self._repair_targets_op(targets), self.store.backend)
