@@ -8,10 +8,13 @@ from typing import Any, Generic, TypeVar
 import attrs
 
 from hmodel.backend.base import RowResult
+from hmodel.backend.op import Op, iterate, run
 from hmodel.errors import DeclarationError, DecodeError
-from hmodel.repository import KeySpan, OnError, Repository, ScanPlan, Store, execute
+from hmodel.patterns.storelike import END, StoreLike, collect, pull
+from hmodel.repository import KeySpan, OnError, Repository, ScanPlan, Store, execute_op
+from hmodel.repository.core import RepositoryCore
 
-__all__ = ["Aggregate", "RecordTypes"]
+__all__ = ["Aggregate", "RecordTypes", "RecordTypesCore"]
 
 R = TypeVar("R")
 T = TypeVar("T")
@@ -34,31 +37,20 @@ class Aggregate(Generic[R]):
         return [m for m in self.members if isinstance(m, cls)]
 
 
-class RecordTypes:
-    """Models that share a table and a key prefix, read together (R1, R2; R5 for contrast).
+class RecordTypesCore:
+    """The declaration and sans-I/O operations of record types, shared by both edges (R2).
 
-    The HBase reference guide's single-table designs ("Case Study - Customer/Order") put
-    several record types under one prefix: a
-    customer ``[customer][1]`` and its orders ``[customer][2][order]`` (R1); an order
-    ``[order][ORDER]``, its shipments ``[order][SHIPPING][ship#]`` and lines
-    ``[order][LINE][ship#][line#]`` (R2). Each type is a model with its own key, told apart
-    by a ``Const`` tag; one prefix scan reads them all, in key order, as typed objects.
-    A single type is read with its repository, whose ranges already include its tag, so it
-    never fetches another type's rows. (R5, the normalised alternative, is one model per
-    table: one read per table.)
-
-    Args:
-        store: Where the models' repositories come from.
-        *models: The record types; all on one table.
-
-    Raises:
-        DeclarationError: Fewer than two models, or models on different tables.
+    Not used directly: :class:`RecordTypes` (over a :class:`~hmodel.repository.Store`)
+    and :class:`hmodel.aio.AsyncRecordTypes` (over an :class:`~hmodel.aio.AsyncStore`)
+    run its operations; see :class:`RecordTypes` for the arguments.
     """
 
-    def __init__(self, store: Store, *models: type) -> None:
+    def __init__(self, store: StoreLike, *models: type) -> None:
         if len(models) < 2:
             raise DeclarationError("record types are two or more models on one table")
-        self.repositories: tuple[Repository[Any], ...] = tuple(store.repository(m) for m in models)
+        self.repositories: tuple[RepositoryCore[Any, Any], ...] = tuple(
+            store.repository(m) for m in models
+        )
         tables = {r.info.table.full_name for r in self.repositories}
         if len(tables) != 1:
             raise DeclarationError(
@@ -129,6 +121,112 @@ class RecordTypes:
             )
         return found
 
+    def _scan_op(self, prefix: Mapping[str, Any], reverse: bool, on_error: OnError) -> Op[None]:
+        """The stream operation of ``scan``: yields the typed records (one scan)."""
+        rows = execute_op(self.plan(prefix, reverse=reverse))
+        try:
+            while True:
+                item = yield from pull(rows)
+                if item is END:
+                    return
+                yield from self._decode(item[1], on_error)
+        finally:
+            rows.close()
+
+    def _read_op(self, prefix: Mapping[str, Any], on_error: OnError) -> Op[list[Any]]:
+        """The operation of ``read``."""
+        return (yield from collect(self._scan_op(prefix, False, on_error)))
+
+    def _groups_op(self, root: type[R], prefix: Mapping[str, Any], on_error: OnError) -> Op[None]:
+        """The stream operation of ``groups``: yields an :class:`Aggregate` per root.
+
+        Raises:
+            DeclarationError: ``root`` is not one of the record types (when called).
+        """
+        repositories = {r.model: r for r in self.repositories}
+        if root not in repositories:
+            raise DeclarationError(f"{root.__name__} is not one of these record types")
+        return self._grouped(root, repositories[root].info.key_field_names, prefix, on_error)
+
+    def _grouped(
+        self,
+        root: type[R],
+        key_fields: Sequence[str],
+        prefix: Mapping[str, Any],
+        on_error: OnError,
+    ) -> Op[None]:
+        current: R | None = None
+        members: list[Any] = []
+        records = self._scan_op(prefix, False, on_error)
+        try:
+            while True:
+                record = yield from pull(records)
+                if record is END:
+                    break
+                if isinstance(record, root):
+                    if current is not None:
+                        yield Aggregate(current, tuple(members))
+                    current, members = record, []
+                elif current is not None and all(
+                    getattr(record, f, None) == getattr(current, f) for f in key_fields
+                ):
+                    members.append(record)
+                else:
+                    _report(
+                        DecodeError(
+                            f"an orphan {type(record).__name__}: no {root.__name__} before it",
+                            table=self.table,
+                        ),
+                        on_error,
+                    )
+        finally:
+            records.close()
+        if current is not None:
+            yield Aggregate(current, tuple(members))
+
+    def _group_op(
+        self, root: type[R], prefix: Mapping[str, Any], on_error: OnError
+    ) -> Op[Aggregate[R] | None]:
+        """The operation of ``group``."""
+        found = yield from collect(self._groups_op(root, prefix, on_error))
+        if len(found) > 1:
+            raise DeclarationError(
+                f"{len(found)} {root.__name__} records under this prefix: use groups()",
+                table=self.table,
+            )
+        return found[0] if found else None
+
+
+class RecordTypes(RecordTypesCore):
+    """Models that share a table and a key prefix, read together (R1, R2; R5 for contrast).
+
+    The HBase reference guide's single-table designs ("Case Study - Customer/Order") put
+    several record types under one prefix: a
+    customer ``[customer][1]`` and its orders ``[customer][2][order]`` (R1); an order
+    ``[order][ORDER]``, its shipments ``[order][SHIPPING][ship#]`` and lines
+    ``[order][LINE][ship#][line#]`` (R2). Each type is a model with its own key, told apart
+    by a ``Const`` tag; one prefix scan reads them all, in key order, as typed objects.
+    A single type is read with its repository, whose ranges already include its tag, so it
+    never fetches another type's rows. (R5, the normalised alternative, is one model per
+    table: one read per table.)
+
+    Every method runs the operation :class:`RecordTypesCore` defines (sans-I/O, see
+    :mod:`hmodel.backend.op`); :class:`hmodel.aio.AsyncRecordTypes` runs the same ones
+    from an asyncio event loop.
+
+    Args:
+        store: Where the models' repositories come from.
+        *models: The record types; all on one table.
+
+    Raises:
+        DeclarationError: Fewer than two models, or models on different tables.
+    """
+
+    repositories: tuple[Repository[Any], ...]
+
+    def __init__(self, store: Store, *models: type) -> None:
+        super().__init__(store, *models)
+
     def scan(
         self,
         prefix: Mapping[str, Any],
@@ -142,16 +240,11 @@ class RecordTypes:
         A row that matches no record type, or does not decode, raises
         :class:`~hmodel.errors.DecodeError` unless ``on_error`` skips it.
         """
-        rows = execute(self.backend, self.plan(prefix, reverse=reverse))
-        try:
-            for _, result in rows:
-                yield from self._decode(result, on_error)
-        finally:
-            rows.close()
+        return iterate(self._scan_op(prefix, reverse, on_error), self.backend)
 
     def read(self, prefix: Mapping[str, Any], *, on_error: OnError = "raise") -> list[Any]:
         """:meth:`scan` as a list (R1: "one prefix scan returns everything about a customer")."""
-        return list(self.scan(prefix, on_error=on_error))
+        return run(self._read_op(prefix, on_error), self.backend)
 
     def groups(
         self, root: type[R], prefix: Mapping[str, Any], *, on_error: OnError = "raise"
@@ -166,43 +259,13 @@ class RecordTypes:
         Raises:
             DeclarationError: ``root`` is not one of the record types.
         """
-        repositories = {r.model: r for r in self.repositories}
-        if root not in repositories:
-            raise DeclarationError(f"{root.__name__} is not one of these record types")
-        key_fields = repositories[root].info.key_field_names
-        current: R | None = None
-        members: list[Any] = []
-        for record in self.scan(prefix, on_error=on_error):
-            if isinstance(record, root):
-                if current is not None:
-                    yield Aggregate(current, tuple(members))
-                current, members = record, []
-            elif current is not None and all(
-                getattr(record, f, None) == getattr(current, f) for f in key_fields
-            ):
-                members.append(record)
-            else:
-                _report(
-                    DecodeError(
-                        f"an orphan {type(record).__name__}: no {root.__name__} before it",
-                        table=self.table,
-                    ),
-                    on_error,
-                )
-        if current is not None:
-            yield Aggregate(current, tuple(members))
+        return iterate(self._groups_op(root, prefix, on_error), self.backend)
 
     def group(
         self, root: type[R], prefix: Mapping[str, Any], *, on_error: OnError = "raise"
     ) -> Aggregate[R] | None:
         """The one aggregate under ``prefix`` (the prefix is the root's whole key), or None."""
-        found = list(self.groups(root, prefix, on_error=on_error))
-        if len(found) > 1:
-            raise DeclarationError(
-                f"{len(found)} {root.__name__} records under this prefix: use groups()",
-                table=self.table,
-            )
-        return found[0] if found else None
+        return run(self._group_op(root, prefix, on_error), self.backend)
 
 
 def _union(columns: Sequence[bytes]) -> tuple[bytes, ...]:
