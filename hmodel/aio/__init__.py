@@ -7,8 +7,12 @@ run by an awaiting driver: no logic is written twice. See ``docs/async.md`` for 
 asynchronous so far.
 """
 
+from hmodel.aio.copies import AsyncCopy
+from hmodel.aio.records import AsyncRecordTypes
+from hmodel.aio.relation import AsyncRelation
 from hmodel.aio.repository import AsyncRepository
 from hmodel.aio.store import AsyncStore
+from hmodel.aio.taxonomy import AsyncTaxonomy
 from hmodel.aio.unit_of_work import AsyncUnitOfWork
 from hmodel.backend.aio import AsyncBackend, AsyncScanner, InProcessAsyncBackend
 from hmodel.backend.memory import AsyncMemoryBackend
@@ -17,10 +21,14 @@ from hmodel.backend.thrift2 import AsyncThrift2Backend
 
 __all__ = [
     "AsyncBackend",
+    "AsyncCopy",
     "AsyncMemoryBackend",
+    "AsyncRecordTypes",
+    "AsyncRelation",
     "AsyncRepository",
     "AsyncScanner",
     "AsyncStore",
+    "AsyncTaxonomy",
     "AsyncThrift2Backend",
     "AsyncThriftBackend",
     "AsyncUnitOfWork",
