@@ -23,6 +23,7 @@ from hmodel.aio import (
     AsyncBackend,
     AsyncMemoryBackend,
     AsyncRepository,
+    AsyncStore,
     AsyncThrift2Backend,
     AsyncThriftBackend,
     AsyncUnitOfWork,
@@ -33,7 +34,7 @@ from hmodel.backend.thrift import ThriftBackend
 from hmodel.backend.thrift2 import Thrift2Backend
 from hmodel.errors import UnsupportedOperationError
 from hmodel.model import model_info
-from hmodel.repository import QueryEvent, Repository, UnitOfWork
+from hmodel.repository import QueryEvent, Repository, Store, UnitOfWork
 
 M = TypeVar("M")
 
@@ -92,6 +93,17 @@ class Edge:
         if self.async_backend is not None:
             return AsyncUnitOfWork(self.async_backend, **options)
         return UnitOfWork(self.backend, **options)
+
+    def store(self, **options: Any) -> Any:
+        """A store on this edge's backend (``Store`` or ``AsyncStore``); no table created."""
+        options.setdefault("listeners", [self.events.append])
+        if self.async_backend is not None:
+            return AsyncStore(self.async_backend, **options)
+        return Store(self.backend, **options)
+
+    def pick(self, sync: Any, asynchronous: Any) -> Any:
+        """``asynchronous`` on the async edge, ``sync`` on the sync one (e.g. two classes)."""
+        return asynchronous if self.is_async else sync
 
     def within(self, unit: Any, body: Any) -> None:
         """Run ``body(unit)`` in ``with unit:`` (sync) or ``async with unit:`` (async)."""

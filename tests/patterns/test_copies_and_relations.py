@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from hmodel import Family, Key, Query, Store, Str, Table, map_field, model
+from hmodel.aio import AsyncCopy, AsyncRelation
 from hmodel.backend.base import Backend
 from hmodel.clock import ManualClock
-from hmodel.errors import ConnectionLostError, DeclarationError
+from hmodel.errors import ConnectionLostError, DeclarationError, NotFoundError
 from hmodel.patterns import Copy, Relation
 from hmodel.testing.fault import FaultyBackend
+from tests.edges import Edge
 from tests.patterns.shared_models import Line, Shipping, User
 
 
@@ -31,9 +35,23 @@ def _ship_to(store: Store, batch_size: int = 100) -> Copy[Shipping, Line]:
     )
 
 
-def test_a_source_change_rewrites_every_copy_in_batches_R3(store: Store, backend: Backend) -> None:
+def _edge_ship_to(edge: Edge, store: Store, batch_size: int = 100) -> Any:
+    """``_ship_to`` on the edge's store (``Copy`` or ``AsyncCopy``), on ``store``'s clock."""
+    return edge.pick(Copy, AsyncCopy)(
+        edge.store(clock=store.clock),
+        Shipping,
+        Line,
+        fields={"ship_city": "city"},
+        locate=lambda s: Query({"order_id": s.order_id, "ship": s.ship}),
+        batch_size=batch_size,
+    )
+
+
+def test_a_source_change_rewrites_every_copy_in_batches_R3(
+    store: Store, backend: Backend, edge: Edge
+) -> None:
     """250 lines of one shipment: a guarded write each, or over Thrift1 three batches."""
-    copy = _ship_to(store)
+    copy = _edge_ship_to(edge, store)
     shipping = Shipping(order_id="o1", ship=1, city="Paris")
     store.repository(Shipping).save(shipping)
     lines = [
@@ -44,10 +62,10 @@ def test_a_source_change_rewrites_every_copy_in_batches_R3(store: Store, backend
     other = Line(order_id="o1", ship=2, line=1, item="x", ship_city="Oslo")
     store.repository(Line).save(other)
     shipping.city = "Rome"
-    before = backend.round_trips
-    report = copy.save(shipping)
+    before = edge.round_trips
+    report = edge.call(copy.save(shipping))
     assert (report.examined, report.touched) == (250, 250)
-    assert report.round_trips <= backend.round_trips - before
+    assert report.round_trips <= edge.round_trips - before
     if "check_and_mutate" in backend.capabilities:  # the save, the source's get, the scan
         assert report.round_trips <= 1 + 1 + 4 + 250  # and one check_and_mutate per copy
     else:  # the save, the source's get, the scan, then 3 x (mutate + get back)
@@ -55,12 +73,13 @@ def test_a_source_change_rewrites_every_copy_in_batches_R3(store: Store, backend
     cities = {x.ship_city for x in store.repository(Line).scan({"order_id": "o1", "ship": 1})}
     assert cities == {"Rome"}
     assert store.repository(Line).get(order_id="o1", ship=2, line=1) == other  # untouched
-    assert copy.sync(shipping).touched == 0  # idempotent
+    assert edge.call(copy.sync(shipping)).touched == 0  # idempotent
+    assert len(edge.list(copy.copies(shipping))) == 250
 
 
-def test_verify_finds_stale_copies_and_repair_fixes_them(store: Store) -> None:
+def test_verify_finds_stale_copies_and_repair_fixes_them(store: Store, edge: Edge) -> None:
     """A source saved without sync (a crash in between) leaves stale copies."""
-    copy = _ship_to(store, batch_size=2)
+    copy = _edge_ship_to(edge, store, batch_size=2)
     shipping = Shipping(order_id="o2", ship=1, city="Paris")
     store.repository(Shipping).save(shipping)
     for n in range(5):
@@ -68,11 +87,12 @@ def test_verify_finds_stale_copies_and_repair_fixes_them(store: Store) -> None:
         store.repository(Line).save(copy.fill(line, shipping))
     shipping.city = "Lyon"
     store.repository(Shipping).save(shipping)  # the copies were not rewritten
-    stale = copy.verify(store.repository(Shipping).scan({"order_id": "o2"}))
+    sources = copy.source  # the edge's repository: its scan is an async iterator on async
+    stale = edge.call(copy.verify(sources.scan({"order_id": "o2"})))
     assert len(stale) == 5 and stale[0].differences == {"ship_city": ("Paris", "Lyon")}
-    report = copy.repair(store.repository(Shipping).scan({"order_id": "o2"}))
+    report = edge.call(copy.repair(sources.scan({"order_id": "o2"})))
     assert report.touched == 5
-    assert copy.verify([shipping]) == []
+    assert edge.call(copy.verify([shipping])) == []
 
 
 def test_a_copy_cannot_be_a_key_field(store: Store) -> None:
@@ -103,22 +123,43 @@ class ItemRow:
 
 
 def test_a_follow_is_written_on_both_sides_by_guarded_writes(
-    store: Store, backend: Backend
+    store: Store, backend: Backend, edge: Edge
 ) -> None:
     """Both rows read in one get, each side a guarded write; unlink removes both entries."""
     store.create_tables(User)
-    follow = Relation(store, User, "follows", User, "fans")
-    for name in ("ann", "bob"):
+    follow = edge.pick(Relation, AsyncRelation)(
+        edge.store(clock=store.clock), User, "follows", User, "fans"
+    )
+    for name in ("ann", "bob", "cid"):
         store.repository(User).save(User(user_id=name, nickname=name))
-    before = backend.round_trips
-    follow.link("ann", "bob", "one-way")
+    before = edge.round_trips
+    edge.call(follow.link("ann", "bob", "one-way"))
     atomic = "check_and_mutate" in backend.capabilities
-    assert backend.round_trips - before == (3 if atomic else 5)  # Thrift1: mutate + get a side
-    assert follow.of_left("ann") == {"bob": "one-way"}
-    assert follow.of_right("bob") == {"ann": "one-way"}
-    follow.link("ann", "bob", "one-way")  # idempotent
-    follow.unlink("ann", "bob")
-    assert follow.of_left("ann") == {} and follow.of_right("bob") == {}
+    assert edge.round_trips - before == (3 if atomic else 5)  # Thrift1: mutate + get a side
+    assert edge.call(follow.of_left("ann")) == {"bob": "one-way"}
+    assert edge.call(follow.of_right("bob")) == {"ann": "one-way"}
+    edge.call(follow.link("ann", "bob", "one-way"))  # idempotent
+    edge.call(follow.link("cid", "bob", "cid's", "bob's"))
+    assert edge.call(follow.of_right_many(["bob", "ann"])) == [
+        {"ann": "one-way", "cid": "bob's"},
+        {},
+    ]
+    assert edge.call(follow.of_left_many(["cid"])) == [{"bob": "cid's"}]
+    assert edge.call(follow.all_of_left()) == {"ann": {"bob": "one-way"}, "cid": {"bob": "cid's"}}
+    with pytest.raises(NotFoundError):
+        edge.call(follow.link("ann", "nobody", "x"))
+    assert edge.call(follow.of_left("ann")) == {"bob": "one-way"}  # nothing left behind
+    edge.call(follow.unlink("ann", "bob"))
+    assert edge.call(follow.of_left("ann")) == {} and edge.call(follow.of_right("bob")) == {
+        "cid": "bob's"
+    }
+    unit = edge.unit()
+    follow.queue_link(unit, "ann", "cid", "queued")
+    follow.queue_unlink(unit, "cid", "bob")
+    edge.call(unit.commit())
+    assert edge.call(follow.of_left("ann")) == {"cid": "queued"}
+    assert edge.call(follow.of_right("bob")) == {}
+    assert edge.call(follow.verify()) == [] and edge.call(follow.verify(["ann"])) == []
     assert store.repository(User).get(user_id="ann", required=True).nickname == "ann"  # type: ignore[union-attr]
 
 
