@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 import pytest
-
-from typing import Any
 
 from hmodel import Const, Family, Int, Key, Store, Str, Table, field, model
 from hmodel.aio import AsyncMemoryBackend, AsyncRecordTypes, AsyncStore
