@@ -10,7 +10,7 @@ declaration and its rows),
 relations write through).
 """
 
-from hmodel.patterns.copies import Copy, CopyReport, StaleCopy
+from hmodel.patterns.copies import Copy, CopyCore, CopyReport, StaleCopy
 from hmodel.patterns.guard import Outcome, RowGuard
 from hmodel.patterns.ids import IdAllocator, id_table
 from hmodel.patterns.index import Entry, Index
@@ -34,8 +34,8 @@ from hmodel.patterns.migration import (
     Migrator,
     VerifyReport,
 )
-from hmodel.patterns.records import Aggregate, RecordTypes
-from hmodel.patterns.relation import OneSidedLink, Relation
+from hmodel.patterns.records import Aggregate, RecordTypes, RecordTypesCore
+from hmodel.patterns.relation import OneSidedLink, Relation, RelationCore
 from hmodel.patterns.revision import (
     PHASES,
     REVISION_TABLE,
@@ -52,7 +52,7 @@ from hmodel.patterns.summary import (
     Tally,
     WrongGroup,
 )
-from hmodel.patterns.taxonomy import Taxonomy
+from hmodel.patterns.taxonomy import Taxonomy, TaxonomyCore
 from hmodel.patterns.timebucket import Point, TimeBuckets, TimeSeries
 
 __all__ = [
@@ -60,6 +60,7 @@ __all__ = [
     "REVISION_TABLE",
     "Aggregate",
     "Copy",
+    "CopyCore",
     "CopyReport",
     "Count",
     "DataMigration",
@@ -78,7 +79,9 @@ __all__ = [
     "Point",
     "Progress",
     "RecordTypes",
+    "RecordTypesCore",
     "Relation",
+    "RelationCore",
     "RevisionState",
     "RevisionTable",
     "RowGuard",
@@ -91,6 +94,7 @@ __all__ = [
     "SummaryReport",
     "Tally",
     "Taxonomy",
+    "TaxonomyCore",
     "TimeBuckets",
     "TimeSeries",
     "VerifyReport",

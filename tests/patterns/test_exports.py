@@ -7,9 +7,11 @@ import pkgutil
 
 import hmodel.patterns
 
-#: Names a module exports that the package leaves to it: the bytes of an index row's layout.
+#: Names a module exports that the package leaves to it: the bytes of an index row's layout,
+#: the plumbing of the pattern cores' operations.
 MODULE_ONLY = {
     "hmodel.patterns.index": {"ROW_FIELD", "STATUS_QUALIFIER", "UNVERIFIED", "VERIFIED"},
+    "hmodel.patterns.storelike": {"END", "StoreLike", "UnitLike", "collect", "pull"},
 }
 
 
