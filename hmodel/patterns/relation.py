@@ -372,7 +372,7 @@ class RelationCore(Generic[L, R]):
 
     @staticmethod
     def _ident(side: _Side, ident: Any) -> Any:
-        """``ident`` as :meth:`of_left` and :meth:`of_right` give ids back (hashable)."""
+        """``ident`` as ``of_left`` and ``of_right`` give ids back (hashable)."""
         if len(side.names) == 1:
             return side.key(ident)[side.names[0]]
         key = side.key(ident)
