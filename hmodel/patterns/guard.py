@@ -6,7 +6,9 @@ import enum
 from collections.abc import Collection, Sequence
 from typing import Any
 
+from hmodel.backend.aio import AsyncBackend
 from hmodel.backend.base import Backend, Delete, Mutation, Put, RowResult
+from hmodel.backend.op import Call, Op, run
 from hmodel.mapping import Mapper
 
 __all__ = ["Outcome", "RowGuard"]
@@ -50,12 +52,19 @@ class RowGuard:
 
     The same fallback serves a row whose cells read all hold ``b""`` (no usable guard).
 
+    Each I/O method is written once as a sans-I/O operation (:mod:`hmodel.backend.op`):
+    :meth:`_read_op`, :meth:`_write_op`, :meth:`_write_many_op`, which a pattern's own
+    operations run with ``yield from`` on either edge. :meth:`read`, :meth:`write` and
+    :meth:`write_many` run them on a synchronous ``backend``.
+
     Args:
-        backend: Where the rows are.
+        backend: Where the rows are: a :class:`~hmodel.backend.base.Backend`, or an
+            :class:`~hmodel.backend.aio.AsyncBackend` for the operations alone (the
+            synchronous methods need a synchronous backend).
         mapper: The model whose rows are written.
     """
 
-    def __init__(self, backend: Backend, mapper: Mapper[Any]) -> None:
+    def __init__(self, backend: Backend | AsyncBackend, mapper: Mapper[Any]) -> None:
         self.backend = backend
         self.mapper = mapper
         self.table = mapper.info.table.full_name
@@ -96,8 +105,12 @@ class RowGuard:
 
     def read(self, row: bytes, columns: Sequence[bytes] = ()) -> RowResult | None:
         """The row with :attr:`read_columns` and ``columns`` (one ``get``), or ``None``."""
+        return run(self._read_op(row, columns), self.backend)
+
+    def _read_op(self, row: bytes, columns: Sequence[bytes] = ()) -> Op[RowResult | None]:
+        """The operation of :meth:`read`."""
         wanted = list(dict.fromkeys((*self.read_columns, *columns))) if columns else []
-        found = self.backend.get(self.table, [row], columns=wanted)
+        found = yield Call("get", (self.table, [row]), {"columns": wanted})
         return found[0] if found else None
 
     def write(self, read: RowResult, mutations: Sequence[Mutation]) -> Outcome:
@@ -107,6 +120,10 @@ class RowGuard:
         Round trips: one ``check_and_mutate``; over Thrift1 a ``mutate`` and a ``get``,
         plus a ``mutate`` of deletes when the row is gone.
         """
+        return run(self._write_op(read, mutations), self.backend)
+
+    def _write_op(self, read: RowResult, mutations: Sequence[Mutation]) -> Op[Outcome]:
+        """The operation of :meth:`write`."""
         if not mutations:
             return Outcome.APPLIED
         if not self.exists(read):
@@ -115,11 +132,12 @@ class RowGuard:
         guard = self.guard_of(read, written)
         if self.atomic and guard is not None:
             column, expected = guard
-            applied = self.backend.check_and_mutate(
-                self.table, read.row, column, expected, mutations
+            applied = yield Call(
+                "check_and_mutate", (self.table, read.row, column, expected, mutations)
             )
             return Outcome.APPLIED if applied else Outcome.CHANGED
-        return self.write_many([(read.row, mutations)])[read.row]
+        outcomes = yield from self._write_many_op([(read.row, mutations)])
+        return outcomes[read.row]
 
     def write_many(
         self, writes: Sequence[tuple[bytes, Sequence[Mutation]]]
@@ -129,14 +147,19 @@ class RowGuard:
         Every row is written, all rows are read back in one ``get``, and the puts of the
         rows found gone are deleted at their own timestamps (one more ``mutate``).
         """
+        return run(self._write_many_op(writes), self.backend)
+
+    def _write_many_op(
+        self, writes: Sequence[tuple[bytes, Sequence[Mutation]]]
+    ) -> Op[dict[bytes, Outcome]]:
+        """The operation of :meth:`write_many`."""
         mutations = [m for _, ms in writes for m in ms]
         if not mutations:
             return {row: Outcome.APPLIED for row, _ in writes}
-        self.backend.mutate(self.table, mutations)
+        yield Call("mutate", (self.table, mutations))
         rows = list(dict.fromkeys(row for row, _ in writes))
-        found = {
-            r.row: r for r in self.backend.get(self.table, rows, columns=list(self.read_columns))
-        }
+        results = yield Call("get", (self.table, rows), {"columns": list(self.read_columns)})
+        found = {r.row: r for r in results}
         outcome: dict[bytes, Outcome] = {}
         undo: list[Mutation] = []
         for row, ms in writes:
@@ -146,5 +169,5 @@ class RowGuard:
             outcome[row] = Outcome.GONE
             undo.extend(Delete(row, m.column, m.timestamp) for m in ms if isinstance(m, Put))
         if undo:
-            self.backend.mutate(self.table, undo)
+            yield Call("mutate", (self.table, undo))
         return outcome
