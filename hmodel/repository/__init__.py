@@ -4,7 +4,7 @@ from hmodel.repository.condition import And, Comparison, Condition, Or, where
 from hmodel.repository.event import Listener, QueryEvent
 from hmodel.repository.explain import Explanation, PlannedCall
 from hmodel.repository.page import Page
-from hmodel.repository.plan import KeySpan, ScanPlan, execute
+from hmodel.repository.plan import KeySpan, RowCursor, ScanPlan, execute, open_rows
 from hmodel.repository.query import Query
 from hmodel.repository.repository import OnError, Repository
 from hmodel.repository.store import Store
@@ -24,9 +24,11 @@ __all__ = [
     "Query",
     "QueryEvent",
     "Repository",
+    "RowCursor",
     "ScanPlan",
     "Store",
     "UnitOfWork",
     "execute",
+    "open_rows",
     "where",
 ]
