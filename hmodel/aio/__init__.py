@@ -7,6 +7,7 @@ run by an awaiting driver: no logic is written twice. See ``docs/async.md`` for 
 asynchronous so far.
 """
 
+from hmodel.aio.index import AsyncIndexedRepository
 from hmodel.aio.repository import AsyncRepository
 from hmodel.aio.store import AsyncStore
 from hmodel.aio.unit_of_work import AsyncUnitOfWork
@@ -17,6 +18,7 @@ from hmodel.backend.thrift2 import AsyncThrift2Backend
 
 __all__ = [
     "AsyncBackend",
+    "AsyncIndexedRepository",
     "AsyncMemoryBackend",
     "AsyncRepository",
     "AsyncScanner",

@@ -32,7 +32,6 @@ from hmodel.patterns.index import Entry, Index
 from hmodel.repository import KeySpan, Page, Repository, ScanPlan, open_rows
 from hmodel.repository.core import RepositoryCore
 from hmodel.repository.page import Position, TokenCodec
-from hmodel.schema import Table
 
 __all__ = ["IndexStats", "IndexedRepository", "parse_result"]
 
@@ -125,20 +124,6 @@ class IndexStats:
         }
 
 
-def _create_tables(backend: Backend, tables: Sequence[Table], *, exist_ok: bool) -> None:
-    """Create ``tables`` (one round trip each) through a synchronous backend.
-
-    Raises:
-        TableExistsError: A table exists and ``exist_ok`` is false.
-    """
-    for table in tables:
-        try:
-            backend.create_table(table)
-        except TableExistsError:
-            if not exist_ok:
-                raise
-
-
 class IndexedRepositoryCore(Generic[M, B]):
     """The state, planning and sans-I/O operations both indexed repository edges share (I1).
 
@@ -206,9 +191,20 @@ class IndexedRepositoryCore(Generic[M, B]):
         """Whether an entry tagged ``tag`` is older than the index's grace (not in flight)."""
         return self.stamps.clock() - tag > index.grace_ms
 
-    def _tables(self) -> list[Table]:
-        """The data table, then every index table."""
-        return [self.repository.info.table, *(i.table for i in self.indexes.values())]
+    def _create_tables(self, backend: Backend, *, exist_ok: bool) -> None:
+        """Create the data table and every index table through a synchronous ``backend``.
+
+        DDL is synchronous on both edges. One round trip each.
+
+        Raises:
+            TableExistsError: A table exists and ``exist_ok`` is false.
+        """
+        for table in [self.repository.info.table, *(i.table for i in self.indexes.values())]:
+            try:
+                backend.create_table(table)
+            except TableExistsError:
+                if not exist_ok:
+                    raise
 
     def _unique(self) -> list[Index[M]]:
         return [i for i in self.indexes.values() if i.unique]
@@ -1140,7 +1136,7 @@ class IndexedRepository(IndexedRepositoryCore[M, Backend]):
         Raises:
             TableExistsError: A table exists and ``exist_ok`` is false.
         """
-        _create_tables(self.backend, self._tables(), exist_ok=exist_ok)
+        self._create_tables(self.backend, exist_ok=exist_ok)
 
     def load_rows(self, rows: Sequence[bytes]) -> dict[bytes, M | None]:
         """The models stored at data rowkeys ``rows`` (``None``: missing or undecodable).
