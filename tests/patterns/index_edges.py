@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import inspect
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from hmodel.aio import AsyncIndexedRepository, AsyncRepository
@@ -129,3 +129,26 @@ def indexed(
         if create:
             repo.create_tables(exist_ok=True)
     return repo
+
+
+def then(edge: Edge, result: Any, check: Callable[[Any], Any]) -> Any:
+    """``check(result)`` once ``result`` is there (a hook's multi-step work, on either edge).
+
+    Sync: ``check(result)`` at once. Async: a coroutine awaiting ``result``, then
+    ``check`` of its value, then what ``check`` returns if it is awaitable (so checks chain
+    further calls). A hook returns it: the async wrapper awaits it at the hooked call.
+    """
+    if not edge.is_async:
+        return check(result)
+
+    async def run() -> Any:
+        value = await result
+        return await _settle_value(check(value))
+
+    return run()
+
+
+async def _settle_value(value: Any) -> Any:
+    if inspect.isawaitable(value):
+        return await value
+    return value
