@@ -18,13 +18,21 @@ import pytest
 from hmodel.backend.base import Backend, Scan
 from hmodel.backend.memory import MemoryBackend
 from hmodel.clock import ManualClock
-from hmodel.errors import UniqueViolationError
+from hmodel.errors import ConflictError, UniqueViolationError
 from hmodel.patterns.index import Index
 from hmodel.patterns.index_job import run_job
 from hmodel.patterns.index_repository import parse_result
 from tests.edges import Edge, async_backend_of
 from tests.patterns.index_edges import AsyncFaultyBackend, indexed
-from tests.patterns.index_models import BY_NICK, GRACE, Item, User, colour_index
+from tests.patterns.index_models import (
+    BY_NICK,
+    GRACE,
+    Account,
+    Item,
+    User,
+    colour_index,
+    email_index,
+)
 
 T0 = 1_700_000_000_000
 
@@ -260,3 +268,40 @@ def test_load_rows_put_status_if_resolve_and_repair(edge: Edge) -> None:
     assert edge.call(users.get_unique(index, nickname="ann")) is None
     edge.call(users.save(User(user_id="u2", nickname="ann")))  # released: free to take
     assert run_job(edge.backend, nick(), "verify", clock=clock).problems == 0
+
+
+@pytest.mark.parametrize("head_start", [0, 1, 2, 3, 5, 8])
+def test_a_double_submit_of_a_new_unique_value_from_two_tasks_keeps_the_value_owned(
+    aio: Edge, head_start: int
+) -> None:
+    """Two tasks save the same read of one row with a new unique value (a double submit):
+    one wins, the other gets ConflictError and writes nothing; the value stays the row's
+    and the old one is released."""
+    setup = indexed(aio, Account, [email_index()])
+    aio.call(setup.save(Account(account_id="a1", email="old@x")))
+    first, second = indexed(aio, Account, [email_index()]), indexed(aio, Account, [email_index()])
+    one = aio.call(first.repository.get(account_id="a1"))
+    two = aio.call(second.repository.get(account_id="a1"))
+    one.email = two.email = "new@x"
+
+    async def submit(repo: Any, account: Account, start: int) -> BaseException | None:
+        await turns(start)
+        try:
+            await repo.save(account)
+        except ConflictError as exc:
+            return exc
+        return None
+
+    async def both() -> list[BaseException | None]:
+        return list(await asyncio.gather(submit(first, one, 0), submit(second, two, head_start)))
+
+    outcomes = aio.loop.run_until_complete(both())
+    assert outcomes.count(None) == 1
+    refused = next(o for o in outcomes if o is not None)
+    assert isinstance(refused, ConflictError) and not isinstance(refused, UniqueViolationError)
+    found = aio.call(setup.get_unique("account_by_email", email="new@x"))
+    assert found is not None and found.account_id == "a1"
+    assert aio.call(setup.get_unique("account_by_email", email="old@x")) is None
+    with pytest.raises(UniqueViolationError):
+        aio.call(setup.save(Account(account_id="a2", email="new@x")))
+    assert run_job(aio.backend, email_index(), "verify").problems == 0
