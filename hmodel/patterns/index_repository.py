@@ -1343,8 +1343,9 @@ class IndexedRepository(IndexedRepositoryCore[M, Backend]):
         from that row could verify an entry about to go stale, or delete the entry of a
         row about to hold its values. The entry is left unverified instead, which
         readers keep checking against the data row (``stats.repair_deferred``), unless
-        ``fence`` (the rebuild job) and :meth:`_fence` first make that write unable to
-        land. Without ``data_stamp`` (an index-side job shard) the entry is judged as is.
+        ``fence`` (the rebuild job) and a fence (``_fence_op``: the row saved again with a
+        new version) first make that write unable to land. Without ``data_stamp`` (an
+        index-side job shard) the entry is judged as is.
         Both write at ``entry.stamp``: its tag, or the newest cell of the row if a write
         outside the protocol left a newer one (a
         delete marker hides versions ``<=`` its timestamp only, so a later write of the
