@@ -8,6 +8,7 @@ asynchronous so far.
 """
 
 from hmodel.aio.copies import AsyncCopy
+from hmodel.aio.index import AsyncIndexedRepository
 from hmodel.aio.records import AsyncRecordTypes
 from hmodel.aio.relation import AsyncRelation
 from hmodel.aio.repository import AsyncRepository
@@ -22,6 +23,7 @@ from hmodel.backend.thrift2 import AsyncThrift2Backend
 __all__ = [
     "AsyncBackend",
     "AsyncCopy",
+    "AsyncIndexedRepository",
     "AsyncMemoryBackend",
     "AsyncRecordTypes",
     "AsyncRelation",

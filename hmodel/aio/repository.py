@@ -277,6 +277,14 @@ class AsyncRepository(RepositoryCore[M, AsyncBackend]):
         """
         return await arun(self._move_op(obj, new_key), self.backend)
 
+    async def get_stamped(self, rows: Sequence[bytes]) -> dict[bytes, tuple[M | None, int]]:
+        """Read rows by rowkey in one round trip, each with its newest write stamp.
+
+        As ``Repository.get_stamped``: per rowkey the model (``None`` for a missing row,
+        or one that does not decode) and the newest write stamp read (0: no row).
+        """
+        return await arun(self._get_stamped_op(rows), self.backend)
+
     # --- projections and versions -----------------------------------------------------
 
     async def get_fields(self, fields: Sequence[str], **key: Any) -> dict[str, Any] | None:

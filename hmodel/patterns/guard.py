@@ -6,7 +6,8 @@ import enum
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from hmodel.backend.base import Delete, Mutation, Put, RowResult
+from hmodel.backend.aio import AsyncBackend
+from hmodel.backend.base import Backend, Delete, Mutation, Put, RowResult
 from hmodel.backend.op import Call, Op, run
 from hmodel.mapping import Mapper
 
@@ -51,17 +52,19 @@ class RowGuard:
 
     The same fallback serves a row whose cells read all hold ``b""`` (no usable guard).
 
-    Each write is a sans-I/O operation (``_read_op``, ``_write_op``, ``_write_many_op``:
-    see :mod:`hmodel.backend.op`) that the copies and relations of both edges run; the
-    plain methods run them on a synchronous backend.
+    Each I/O method is written once as a sans-I/O operation (:mod:`hmodel.backend.op`):
+    :meth:`_read_op`, :meth:`_write_op`, :meth:`_write_many_op`, which a pattern's own
+    operations run with ``yield from`` on either edge. :meth:`read`, :meth:`write` and
+    :meth:`write_many` run them on a synchronous ``backend``.
 
     Args:
         backend: Where the rows are: a :class:`~hmodel.backend.base.Backend`, or an
-            :class:`~hmodel.backend.aio.AsyncBackend` (then only the operations are used).
+            :class:`~hmodel.backend.aio.AsyncBackend` for the operations alone (the
+            synchronous methods need a synchronous backend).
         mapper: The model whose rows are written.
     """
 
-    def __init__(self, backend: Any, mapper: Mapper[Any]) -> None:
+    def __init__(self, backend: Backend | AsyncBackend, mapper: Mapper[Any]) -> None:
         self.backend = backend
         self.mapper = mapper
         self.table = mapper.info.table.full_name
@@ -155,8 +158,8 @@ class RowGuard:
             return {row: Outcome.APPLIED for row, _ in writes}
         yield Call("mutate", (self.table, mutations))
         rows = list(dict.fromkeys(row for row, _ in writes))
-        got = yield Call("get", (self.table, rows), {"columns": list(self.read_columns)})
-        found = {r.row: r for r in got}
+        results = yield Call("get", (self.table, rows), {"columns": list(self.read_columns)})
+        found = {r.row: r for r in results}
         outcome: dict[bytes, Outcome] = {}
         undo: list[Mutation] = []
         for row, ms in writes:

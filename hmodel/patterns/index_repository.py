@@ -6,12 +6,13 @@ import copy
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import timedelta
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 import attrs
 
 from hmodel.backend.argument import MAX_ROW_LENGTH
-from hmodel.backend.base import Delete, Mutation, Put, RowResult, prefix_stop
+from hmodel.backend.base import Backend, Delete, Mutation, Put, RowResult, prefix_stop
+from hmodel.backend.op import Call, Op, iterate, run
 from hmodel.errors import (
     ClaimLostError,
     ConflictError,
@@ -28,12 +29,15 @@ from hmodel.keys import Bytes, Nullable, Str
 from hmodel.keys.modifier import PRESENT
 from hmodel.keys.string import TERMINATOR
 from hmodel.patterns.index import Entry, Index
-from hmodel.repository import KeySpan, Page, Repository, ScanPlan, execute
+from hmodel.repository import KeySpan, Page, Repository, ScanPlan, open_rows
+from hmodel.repository.core import RepositoryCore
 from hmodel.repository.page import Position, TokenCodec
 
 __all__ = ["IndexStats", "IndexedRepository", "parse_result"]
 
 M = TypeVar("M")
+#: The backend type: a ``Backend`` (synchronous edge) or an ``AsyncBackend``.
+B = TypeVar("B")
 
 #: Claim attempts on a contended unique value before giving up with ConflictError.
 _CLAIM_ATTEMPTS = 5
@@ -120,53 +124,16 @@ class IndexStats:
         }
 
 
-class IndexedRepository(Generic[M]):
-    """A repository whose saves and deletes maintain secondary indexes, and their queries (I1).
+class IndexedRepositoryCore(Generic[M, B]):
+    """The state, planning and sans-I/O operations both indexed repository edges share (I1).
 
-    HBase has no cross-row transactions, and a writer can die between any two writes. The
-    write protocol is Apache Phoenix's consistent global indexes (PHOENIX-5156) adapted
-    to a client library: index rows carry a verified/unverified status, and the data row
-    is the truth.
-
-    A save of a row whose stored values are ``old`` (read first: one ``get``) with a new
-    write stamp ``t`` (the *tag*):
-
-    1. writes the new entries **unverified** (status ``00`` + ``t``, covering cells, all at
-       HBase timestamp ``t``), and re-marks the old entries unverified at ``t`` (one
-       ``mutate`` per index table); a unique index instead takes over the rows of its new
-       and old values with check-and-puts to ``00 + t + data rowkey``, so only this write
-       may verify or release them (refused: :class:`~hmodel.errors.UniqueViolationError`,
-       or :class:`~hmodel.errors.ConflictError` for another write of the same row);
-    2. writes the data row (:meth:`Repository.save`, optimistic locking included),
-       stamped ``t`` as well, so the data row a reader sees is always the one of the
-       write with the greatest tag, whose entries no other write's marker hides;
-    3. marks the new entries verified (status ``01`` + ``t`` at timestamp ``t``) and deletes
-       the old ones with a delete marker at ``t`` (it hides versions ``<= t`` only).
-
-    A delete re-marks the row's entries unverified, deletes the data row, then deletes
-    the entries. Step 3 is guarded: with ``check_and_mutate`` (memory engine, Thrift2)
-    each write applies only if the status cell still holds this write's ``00 + t``; over
-    Thrift1 the timestamps alone guard it (a later write's cells are stamped later, so a
-    slow writer's verification at ``t`` stays hidden behind them). Unique claims are only
-    ever changed by check-and-puts comparing the exact claim bytes, on every backend.
-
-    Readers serve verified entries of a covering query from the index row alone; every
-    other entry is checked against its data row (one ``get_many`` round trip per page):
-    an entry whose data row has other values is skipped. Unverified entries older than
-    the index's ``grace`` are read-repaired (rewritten verified from the data row, or
-    deleted, with the same guards); younger ones belong to writes that may be in flight
-    and are only checked.
-
-    What a reader can therefore see: the data row's values, never an entry's; a
-    committed write's entry is written before its data row and removed only after a
-    later data write, so it is never missed. See ``docs/indexes.md`` for the exact
-    guarantees per backend and for what concurrent writers of one row need (a version
-    field, for covering queries).
-
-    Args:
-        repository: The data repository; its write stamps order the index writes.
-        indexes: The indexes of its model.
-        token_secret: HMAC key for page tokens; default: the repository's.
+    Not used directly: :class:`IndexedRepository` (synchronous) and
+    :class:`hmodel.aio.AsyncIndexedRepository` (asyncio) are its facades and take its
+    arguments. Each I/O method of theirs is one operation here (``_save_op``,
+    ``_page_op``, ``_repair_op``...), a generator of backend requests
+    (:mod:`hmodel.backend.op`) that runs the data repository's own operations with
+    ``yield from``: the write protocol, the claims and the read repair are written once.
+    See :class:`IndexedRepository` for the protocol.
 
     Raises:
         ValidationError: An index of another model, or two indexes with one name.
@@ -174,13 +141,13 @@ class IndexedRepository(Generic[M]):
 
     def __init__(
         self,
-        repository: Repository[M],
+        repository: RepositoryCore[M, B],
         indexes: Sequence[Index[M]],
         *,
         token_secret: bytes | None = None,
     ) -> None:
         self.repository = repository
-        self.backend = repository.backend
+        self.backend: B = repository.backend
         self.stamps = repository.stamps
         self.indexes: dict[str, Index[M]] = {}
         for index in indexes:
@@ -196,12 +163,13 @@ class IndexedRepository(Generic[M]):
         self.stats = IndexStats()
         self._tokens = repository.tokens if token_secret is None else TokenCodec(token_secret)
 
-    # --- plumbing -----------------------------------------------------------------------
+    # --- plumbing (no I/O) ------------------------------------------------------------------
 
     @property
     def atomic(self) -> bool:
         """Whether step 3 is guarded by ``check_and_mutate`` (the backend has it)."""
-        return "check_and_mutate" in self.backend.capabilities
+        capabilities: frozenset[str] = cast(Any, self.backend).capabilities
+        return "check_and_mutate" in capabilities
 
     def index(self, name: str | Index[M]) -> Index[M]:
         """The index called ``name``, or ``name`` itself if it is one of this repository's.
@@ -219,243 +187,24 @@ class IndexedRepository(Generic[M]):
             raise QueryError("no such index", value=name)
         return found
 
-    def create_tables(self, *, exist_ok: bool = False) -> None:
-        """Create the data table and every index table (one round trip each).
-
-        Raises:
-            TableExistsError: A table exists and ``exist_ok`` is false.
-        """
-        self.repository.create_table(exist_ok=exist_ok)
-        for index in self.indexes.values():
-            try:
-                self.backend.create_table(index.table)
-            except TableExistsError:
-                if not exist_ok:
-                    raise
-
     def expired(self, index: Index[M], tag: int) -> bool:
         """Whether an entry tagged ``tag`` is older than the index's grace (not in flight)."""
         return self.stamps.clock() - tag > index.grace_ms
 
-    def load_rows(self, rows: Sequence[bytes]) -> dict[bytes, M | None]:
-        """The models stored at data rowkeys ``rows`` (``None``: missing or undecodable).
+    def _create_tables(self, backend: Backend, *, exist_ok: bool) -> None:
+        """Create the data table and every index table through a synchronous ``backend``.
 
-        One ``get_many`` round trip (none for no rows).
+        DDL is synchronous on both edges. One round trip each.
+
+        Raises:
+            TableExistsError: A table exists and ``exist_ok`` is false.
         """
-        repo = self.repository
-        unique = list(dict.fromkeys(rows))
-        keys: list[dict[str, Any]] = []
-        decodable: list[bytes] = []
-        found: dict[bytes, M | None] = dict.fromkeys(unique)
-        for row in unique:
+        for table in [self.repository.info.table, *(i.table for i in self.indexes.values())]:
             try:
-                keys.append(repo.info.key.decode(row))
-                decodable.append(row)
-            except DecodeError:
-                continue
-        if keys:
-            for row, obj in zip(decodable, repo.get_many(keys, on_error="skip"), strict=True):
-                found[row] = obj
-        return found
-
-    def _read_status(self, index: Index[M], row: bytes) -> bytes | None:
-        return self._read_statuses(index, [row]).get(row)
-
-    def put_status_if(
-        self, index: Index[M], row: bytes, expected: bytes | None, value: bytes
-    ) -> bool:
-        """Check-and-put the status cell of a unique row; whether it was applied.
-
-        The put carries no timestamp (Thrift1's ``checkAndPut`` stamps it with the
-        server's time): unique rows are only ever changed by these exact comparisons.
-        """
-        column = index.status_column
-        return self.backend.check_and_put(
-            index.table.full_name, row, column, expected, Put(row, column, value)
-        )
-
-    def _guarded(self, index: Index[M], row: bytes, status: bytes, writes: list[Mutation]) -> bool:
-        """Apply ``writes`` to one entry row if its status is still ``status`` (see class)."""
-        if self.atomic:
-            applied = self.backend.check_and_mutate(
-                index.table.full_name, row, index.status_column, status, writes
-            )
-            if not applied:
-                self.stats.add("guard_refused")
-            return applied
-        self.backend.mutate(index.table.full_name, writes)
-        return True
-
-    # --- writes -------------------------------------------------------------------------
-
-    def save(self, obj: M, *, ttl: timedelta | None = None) -> M:
-        """Save ``obj`` and keep every index consistent (see the class for the protocol).
-
-        Everything that can be refused without I/O is checked first (the instance, every
-        index rowkey, the version), so a save refused for those reasons writes nothing.
-        Round trips: one ``get`` of the stored row; per unique index table one ``get`` of
-        its claim rows and a check-and-put per claim (new value, and the old one when it
-        changes); one ``mutate`` per non-unique index table (step 1); the save itself (see
-        :meth:`Repository.save`); for an insert of a model with a version field one
-        ``get`` of the row written (an insert a concurrent delete hides behind its later
-        stamp is never verified: its entries stay unverified, its claims are given back,
-        ``stats.hidden_inserts``); then per new non-unique entry one ``check_and_mutate``
-        (one ``mutate`` per table over Thrift1) and per claim a check-and-put.
-
-        Raises:
-            ValidationError: The instance is invalid, or an index rowkey of it does not
-                encode or is longer than HBase's 32,767 bytes; nothing is written.
-            UniqueViolationError: A unique value is held by another row, or being claimed
-                by a write of another row; nothing is written.
-            ConflictError: Optimistic locking refused the save, or another save or delete
-                of this row holding one of its unique values is in flight; no data, no
-                claim and no verified entry was written (a version conflict found only at
-                the data write leaves unverified entries, which readers skip and repair).
-            ClaimLostError: The data row was written, but this save stalled past the
-                grace and a unique claim it held was taken over (see docs/indexes.md).
-        """
-        repo = self.repository
-        row = repo.mapper.rowkey(obj)
-        repo.mapper.to_mutations(obj, timestamp=1, row=row)  # validates; writes nothing
-        new_rows = self._entry_rows(obj, row)
-        current = repo.get(**repo.mapper.key_values(obj))
-        self._write(
-            obj, row, new_rows, current, lambda tag: repo.save(obj, ttl=ttl, write_stamp=tag)
-        )
-        return obj
-
-    def update(self, key: Mapping[str, Any], *, ttl: timedelta | None = None, **changes: Any) -> M:
-        """Change some fields of one row and keep every index consistent; return the row.
-
-        The stored row is read (one ``get``: the indexes need its old values) and the
-        changes applied to it. A model with a version field is then saved whole with the
-        version read (:meth:`save`: a concurrent change is a ``ConflictError``); any other
-        writes only the changed fields (:meth:`Repository.update`, stamped with the
-        write's tag), so fields another writer changes meanwhile are kept. Round trips as
-        for :meth:`save`.
-
-        Raises:
-            NotFoundError: No row has this key.
-            ValidationError: An unknown or key field (keys never change, K10), a wrong
-                type; nothing is written.
-            UniqueViolationError, ConflictError, ClaimLostError: As for :meth:`save`.
-        """
-        repo = self.repository
-        current: M | None = repo.get(**key)
-        if current is None:
-            raise NotFoundError(f"no {repo.info.name} to update", table=repo.table, value=dict(key))
-        for name in changes:
-            if name in repo.info.key_field_names:
-                raise ValidationError(
-                    f"{name!r} is a key field: keys never change (K10)",
-                    table=repo.table,
-                    field=name,
-                )
-            if name not in repo.info.fields:
-                raise ValidationError(
-                    f"{repo.info.name} has no field {name!r}", table=repo.table, field=name
-                )
-        changed = copy.copy(current)
-        for name, value in changes.items():
-            setattr(changed, name, value)
-        if repo.info.version_field is not None:
-            return self.save(changed, ttl=ttl)
-        row = repo.mapper.rowkey(changed)
-        repo.mapper.to_mutations(changed, timestamp=1, row=row)  # validates; writes nothing
-        new_rows = self._entry_rows(changed, row)
-
-        def write(tag: int) -> M:
-            repo.update(key, ttl=ttl, write_stamp=tag, **changes)
-            return changed
-
-        self._write(changed, row, new_rows, current, write)
-        return changed
-
-    def _write(
-        self,
-        obj: M,
-        row: bytes,
-        new_rows: Mapping[str, bytes],
-        current: M | None,
-        write: Callable[[int], object],
-    ) -> None:
-        """The protocol of a save around ``write(tag)``, the data write (see the class)."""
-        repo = self.repository
-        repo.check_stored(obj, current)
-        old_rows = {} if current is None else self._entry_rows(current, row)
-        tag = repo.reserve_stamp(obj, rows=self._claim_rows(new_rows, old_rows))
-        claims = self._own(new_rows, old_rows, row, tag)
-        try:
-            self._unverify(new_rows, old_rows, obj, tag)
-            self._check_lease(row, tag)
-        except HModelError:
-            self._restore(claims, row, tag)  # no data was written
-            raise
-        try:
-            write(tag)
-        except (ConflictError, ValidationError):
-            self._restore(claims, row, tag)  # the write wrote nothing
-            raise
-        if current is None and not self._insert_shows(obj):
-            # Hidden behind a later delete marker (or already superseded): the data row
-            # does not hold this write's values, so nothing of it is verified.
-            self._restore(claims, row, tag)
-            self.stats.add("hidden_inserts")
-            return
-        self._commit(new_rows, old_rows, claims, obj, row, tag)
-
-    def _insert_shows(self, obj: M) -> bool:
-        """Whether the data row shows the insert of ``obj`` just written (one ``get``).
-
-        Only for a model with a version field, whose insert is conditional on the row
-        being absent: an insert stamped before another writer created the row and a
-        third deleted it finds the row absent when it lands, and its cells stay hidden
-        behind the delete marker, which has the later stamp (HBase hides every cell
-        stamped at or before a delete marker, whatever the order of arrival). The row
-        then shows no row, or another write's version, instead of this insert's. A model
-        without a version field writes without a check, and its covering reads are exact
-        for one writer per row only (see ``docs/indexes.md``): no read.
-        """
-        repo = self.repository
-        name = repo.info.version_field
-        if name is None:
-            return True
-        stored = repo.get(**repo.mapper.key_values(obj))
-        return stored is not None and getattr(stored, name) == getattr(obj, name)
-
-    def delete(self, obj: M) -> None:
-        """Delete ``obj``'s row and its index entries (see the class for the protocol).
-
-        For a model with a version field the stored version must be ``obj``'s
-        (:meth:`Repository.delete`). Round trips: a ``get``; per unique index table a
-        ``get`` and a check-and-put per claim; one ``mutate`` per non-unique index table;
-        the delete; then the entries' deletes (a ``check_and_mutate`` each; one ``mutate``
-        over Thrift1) and the claims' releases.
-
-        Raises:
-            ConflictError: Optimistic locking refused the delete, or another save or
-                delete of this row holding one of its unique values is in flight; the
-                data row and the claims stay (old entries are left unverified, repaired
-                by readers).
-        """
-        repo = self.repository
-        row = repo.mapper.rowkey(obj)
-        current = repo.get(**repo.mapper.key_values(obj))
-        old_rows = {} if current is None else self._entry_rows(current, row)
-        tag = repo.reserve_stamp(obj, delete=True, rows=self._claim_rows({}, old_rows))
-        claims = self._own({}, old_rows, row, tag)
-        try:
-            self._unverify({}, old_rows, None, tag)
-            self._check_lease(row, tag)
-        except HModelError:
-            self._restore(claims, row, tag)
-            raise
-        try:
-            repo.delete(obj, write_stamp=tag)
-        except (ConflictError, ValidationError):
-            self._restore(claims, row, tag)
-            raise
-        self._commit({}, old_rows, claims, None, row, tag)
+                backend.create_table(table)
+            except TableExistsError:
+                if not exist_ok:
+                    raise
 
     def _unique(self) -> list[Index[M]]:
         return [i for i in self.indexes.values() if i.unique]
@@ -497,114 +246,6 @@ class IndexedRepository(Generic[M]):
         names = [i.name for i in self._unique()]
         return [r for rows in (new_rows, old_rows) for n, r in rows.items() if n in names]
 
-    def _own(
-        self,
-        new_rows: Mapping[str, bytes],
-        old_rows: Mapping[str, bytes],
-        row: bytes,
-        tag: int,
-    ) -> list[_Claim]:
-        """Step 1 of the unique indexes: make this write the owner of every value it touches.
-
-        The new value's row and, when it changes, the old value's row are set to
-        ``00 + tag + row`` by check-and-puts from the bytes read, so only this write may
-        verify or release them. A value held by another row, a claim of another row
-        in flight, or a claim of another write of this row in flight refuses the write
-        (after giving back what it took). An old value no longer this row's is left.
-
-        Raises:
-            UniqueViolationError: A value is held or being claimed by another row.
-            ConflictError: Another write of this row holds one of the values in flight,
-                or a value's row kept changing.
-        """
-        owned: list[_Claim] = []
-        try:
-            for index in self._unique():
-                wanted = [(r, False) for n, r in new_rows.items() if n == index.name]
-                old = old_rows.get(index.name)
-                if old is not None and old != new_rows.get(index.name):
-                    wanted.append((old, True))
-                if not wanted:
-                    continue
-                statuses = self._read_statuses(index, [r for r, _ in wanted])
-                for entry_row, releasing in wanted:
-                    claim = self._take(
-                        index, entry_row, statuses.get(entry_row), row, tag, releasing
-                    )
-                    if claim is not None:
-                        owned.append(claim)
-        except HModelError:
-            self._restore(owned, row, tag)
-            raise
-        return owned
-
-    def _take(  # noqa: PLR0917 -- one claim row's whole state, all needed
-        self,
-        index: Index[M],
-        entry_row: bytes,
-        status: bytes | None,
-        row: bytes,
-        tag: int,
-        releasing: bool,
-    ) -> _Claim | None:
-        """Own one claim row (see :meth:`_own`); ``None`` when there is nothing to own."""
-        mine = index.status(False, tag, row)
-        for _ in range(_CLAIM_ATTEMPTS):
-            entry = index.parse(entry_row, {index.status_column: status}) if status else None
-            if entry is None:
-                if releasing:
-                    return None  # released already: nothing of this row's to give back
-            elif entry.data_row != row:
-                if releasing:
-                    return None  # another row took the value over: not this row's any more
-                holder = self.load_rows([entry.data_row])[entry.data_row]
-                if index.points_at(entry, holder):
-                    raise UniqueViolationError(
-                        f"unique index {index.name!r}: the value is held by another row",
-                        table=index.table.full_name,
-                        row=entry.data_row,
-                        value=dict(entry.values),
-                    )
-                if not entry.verified and not self.expired(index, entry.tag):
-                    raise UniqueViolationError(
-                        f"unique index {index.name!r}: another write is claiming the value",
-                        table=index.table.full_name,
-                        row=entry.data_row,
-                        value=dict(entry.values),
-                    )
-            elif not entry.verified and not self.expired(index, entry.tag):
-                raise ConflictError(
-                    f"unique index {index.name!r}: another save or delete of this row is "
-                    "changing the value; nothing was written: read the row and retry",
-                    table=index.table.full_name,
-                    row=row,
-                    value=dict(entry.values),
-                )
-            if self.put_status_if(index, entry_row, status or None, mine):
-                return _Claim(index, entry_row, status or None, releasing)
-            status = self._read_status(index, entry_row)
-        raise ConflictError(
-            f"unique index {index.name!r}: the value's row kept changing; retry",
-            table=index.table.full_name,
-            row=entry_row,
-        )
-
-    def _restore(self, claims: Sequence[_Claim], row: bytes, tag: int) -> None:
-        """Give back claims of a write that wrote no data: each to the bytes it replaced.
-
-        Best effort: a claim this write no longer owns is left; a failure leaves the
-        claim unverified, and readers release it after the grace (its data row does not
-        hold the value).
-        """
-        for claim in claims:
-            index = claim.index
-            try:
-                self.put_status_if(
-                    index, claim.entry_row, index.status(False, tag, row), claim.previous or b""
-                )
-            except HModelError:
-                continue
-
     def _check_lease(self, row: bytes, tag: int) -> None:
         """Before the data write: abandon a write already half a grace old (its lease).
 
@@ -631,156 +272,23 @@ class IndexedRepository(Generic[M]):
                 row=row,
             )
 
-    def _read_statuses(self, index: Index[M], rows: Sequence[bytes]) -> dict[bytes, bytes]:
-        got = self.backend.get(index.table.full_name, list(rows), columns=[index.status_column])
-        found: dict[bytes, bytes] = {}
-        for result in got:
-            value = result.value(index.status_column)
-            if value is not None:
-                found[result.row] = value
-        return found
+    def _covered(self, index: Index[M], entry: Entry) -> dict[str, Any]:
+        repo = self.repository
+        fields: dict[str, Any] = dict(repo.info.key.decode(entry.data_row))
+        fields.update(entry.values)
+        for name in index.covering:
+            raw = entry.cells.get(name.encode())
+            fields[name] = None if raw is None else repo.mapper.decode_cell(name, raw)
+        return fields
 
-    def _unverify(
-        self,
-        new_rows: Mapping[str, bytes],
-        old_rows: Mapping[str, bytes],
-        new: M | None,
-        tag: int,
-    ) -> None:
-        """Step 1 of the non-unique indexes: new entries unverified, old ones re-marked."""
-        by_table: dict[str, list[Mutation]] = {}
-        for name, index in self.indexes.items():
-            if index.unique:
-                continue
-            new_row = new_rows.get(name)
-            old_row = old_rows.get(name)
-            writes = by_table.setdefault(index.table.full_name, [])
-            if new is not None and new_row is not None:
-                writes.extend(
-                    index.entry_puts(new_row, new, verified=False, tag=tag, timestamp=tag)
-                )
-            if old_row is not None and old_row != new_row:
-                writes.append(Put(old_row, index.status_column, index.status(False, tag), tag))
-        for table, writes in by_table.items():
-            if writes:
-                self.backend.mutate(table, writes)
+    def _fields_of(self, index: Index[M], obj: M) -> dict[str, Any]:
+        repo = self.repository
+        fields = repo.mapper.key_values(obj)
+        for name in (*index.on, *index.covering):
+            fields[name] = getattr(obj, name)
+        return fields
 
-    def _commit(  # noqa: PLR0917 -- the write's whole state, all needed
-        self,
-        new_rows: Mapping[str, bytes],
-        old_rows: Mapping[str, bytes],
-        claims: Sequence[_Claim],
-        new: M | None,
-        row: bytes,
-        tag: int,
-    ) -> None:
-        """Step 3: verify the new entries, delete the old ones, verify or release the claims.
-
-        A new non-unique entry whose guarded verification is refused because it is gone
-        (a read repair removed it while this write stalled past the grace) is written
-        again, unverified, at a fresh stamp: the committed data row always has its entry.
-
-        Raises:
-            ClaimLostError: A claim of this write's new value was taken over (the data row
-                was written).
-        """
-        plain: dict[str, list[Mutation]] = {}
-        for name, index in self.indexes.items():
-            if index.unique:
-                continue
-            new_row = new_rows.get(name)
-            old_row = old_rows.get(name)
-            unverified = index.status(False, tag)
-            verify: list[Mutation] = []
-            if new_row is not None:
-                verify = [Put(new_row, index.status_column, index.status(True, tag), tag)]
-            drop: list[Mutation] = []
-            if old_row is not None and old_row != new_row:
-                drop = [Delete(old_row, timestamp=tag)]
-            if self.atomic:
-                verified = new_row is None or self._guarded(index, new_row, unverified, verify)
-                if not verified and new_row is not None and new is not None:
-                    self._reassert(index, new_row, new, row, tag)
-                if old_row is not None and drop:
-                    self._drop_old(index, old_row, drop, tag)
-            else:
-                plain.setdefault(index.table.full_name, []).extend(verify + drop)
-        for table, writes in plain.items():
-            if writes:
-                self.backend.mutate(table, writes)
-        if not self.atomic and new is not None:
-            self._recheck(new_rows, new, row, tag)
-        lost: _Claim | None = None
-        for claim in claims:
-            index = claim.index
-            mine = index.status(False, tag, row)
-            owned = index.status(True, tag, row)
-            if claim.releasing:
-                if not self.put_status_if(index, claim.entry_row, mine, b""):
-                    # A read repair may have verified it at this write's tag: still ours.
-                    self.put_status_if(index, claim.entry_row, owned, b"")
-            elif (
-                not self.put_status_if(index, claim.entry_row, mine, owned)
-                # A read repair verifies it at this write's tag once the data row has
-                # landed: the claim is then still this write's.
-                and self._read_status(index, claim.entry_row) != owned
-            ):
-                self.stats.add("guard_refused")
-                lost = claim
-        if lost is not None:
-            raise ClaimLostError(
-                f"unique index {lost.index.name!r}: this write stalled past the grace after "
-                "its last check and its claim on the value was taken over; the data row WAS "
-                "written and another row may hold the value: read both and change one",
-                table=lost.index.table.full_name,
-                row=row,
-            )
-
-    def _drop_old(self, index: Index[M], old_row: bytes, drop: list[Mutation], tag: int) -> None:
-        """Step 3 of an old entry: delete it, guarded by this write's tag.
-
-        The entry holds ``00 + tag`` (re-marked at step 1), or ``01 + tag`` if this write
-        stalled past the grace and a read repair, reading the data row before the data
-        write landed, verified it again (a repair keeps the entry's tag): only this write
-        ever writes its tag, so that entry is still this write's to delete. Any other
-        status is a later write's: left.
-        """
-        if self._guarded(index, old_row, index.status(False, tag), drop):
-            return
-        if self._read_status(index, old_row) == index.status(True, tag):
-            self.backend.check_and_mutate(
-                index.table.full_name, old_row, index.status_column, index.status(True, tag), drop
-            )
-
-    def _reassert(self, index: Index[M], entry_row: bytes, new: M, row: bytes, tag: int) -> None:
-        """Write a committed row's entry again (unverified) if a repair removed it."""
-        status = self._read_status(index, entry_row)
-        if status:
-            entry = index.parse(entry_row, {index.status_column: status})
-            if entry is not None and entry.tag >= tag:
-                return  # this write's entry, or a later write's: the row is indexed
-        fresh = self.stamps.next(rows=[row])
-        self.backend.mutate(
-            index.table.full_name,
-            index.entry_puts(entry_row, new, verified=False, tag=fresh, timestamp=fresh),
-        )
-        self.stats.add("reasserted")
-
-    def _recheck(self, new_rows: Mapping[str, bytes], new: M, row: bytes, tag: int) -> None:
-        """Over Thrift1: after a stall past half the grace, write again a removed entry.
-
-        Thrift1's step 3 is guarded by timestamps alone, so a write cannot learn from it
-        that a read repair removed its entry; it reads the entries back instead, only when
-        it is late enough for a repair to have happened (see :meth:`_commit`).
-        """
-        for name, index in self.indexes.items():
-            entry_row = new_rows.get(name)
-            if index.unique or entry_row is None:
-                continue
-            if self.stamps.clock() - tag > index.grace_ms // 2:
-                self._reassert(index, entry_row, new, row, tag)
-
-    # --- reads --------------------------------------------------------------------------
+    # --- queries (no I/O) -------------------------------------------------------------------
 
     def plan(
         self,
@@ -865,6 +373,855 @@ class IndexedRepository(Generic[M]):
             "rows (a covering query: only for unverified entries)"
         )
 
+    # --- small operations -------------------------------------------------------------------
+
+    def _load_rows_op(self, rows: Sequence[bytes]) -> Op[dict[bytes, M | None]]:
+        """The operation of :meth:`IndexedRepository.load_rows` (one ``get``; none if no rows)."""
+        repo = self.repository
+        unique = list(dict.fromkeys(rows))
+        keys: list[dict[str, Any]] = []
+        decodable: list[bytes] = []
+        found: dict[bytes, M | None] = dict.fromkeys(unique)
+        for row in unique:
+            try:
+                keys.append(repo.info.key.decode(row))
+                decodable.append(row)
+            except DecodeError:
+                continue
+        if keys:
+            loaded = yield from repo._get_many_op(keys, fields=None, as_of=None, on_error="skip")
+            for row, obj in zip(decodable, loaded, strict=True):
+                found[row] = obj
+        return found
+
+    def _read_status_op(self, index: Index[M], row: bytes) -> Op[bytes | None]:
+        statuses = yield from self._read_statuses_op(index, [row])
+        return statuses.get(row)
+
+    def _read_statuses_op(self, index: Index[M], rows: Sequence[bytes]) -> Op[dict[bytes, bytes]]:
+        got = yield Call(
+            "get", (index.table.full_name, list(rows)), {"columns": [index.status_column]}
+        )
+        found: dict[bytes, bytes] = {}
+        for result in got:
+            value = result.value(index.status_column)
+            if value is not None:
+                found[result.row] = value
+        return found
+
+    def _put_status_if_op(
+        self, index: Index[M], row: bytes, expected: bytes | None, value: bytes
+    ) -> Op[bool]:
+        """The operation of :meth:`IndexedRepository.put_status_if` (one ``check_and_put``)."""
+        column = index.status_column
+        applied: bool = yield Call(
+            "check_and_put",
+            (index.table.full_name, row, column, expected, Put(row, column, value)),
+        )
+        return applied
+
+    def _guarded_op(
+        self, index: Index[M], row: bytes, status: bytes, writes: list[Mutation]
+    ) -> Op[bool]:
+        """Apply ``writes`` to one entry row if its status is still ``status`` (see class)."""
+        if self.atomic:
+            applied: bool = yield Call(
+                "check_and_mutate",
+                (index.table.full_name, row, index.status_column, status, writes),
+            )
+            if not applied:
+                self.stats.add("guard_refused")
+            return applied
+        yield Call("mutate", (index.table.full_name, writes))
+        return True
+
+    # --- writes -----------------------------------------------------------------------------
+
+    def _save_op(self, obj: M, ttl: timedelta | None) -> Op[M]:
+        """The operation of :meth:`IndexedRepository.save`."""
+        repo = self.repository
+        row = repo.mapper.rowkey(obj)
+        repo.mapper.to_mutations(obj, timestamp=1, row=row)  # validates; writes nothing
+        new_rows = self._entry_rows(obj, row)
+        current = yield from repo._get_op(
+            required=False, fields=None, as_of=None, key=repo.mapper.key_values(obj)
+        )
+        yield from self._write_op(
+            obj,
+            row,
+            new_rows,
+            current,
+            lambda tag: repo._save_op(obj, ttl=ttl, write_stamp=tag),
+        )
+        return obj
+
+    def _update_op(
+        self, key: Mapping[str, Any], ttl: timedelta | None, changes: Mapping[str, Any]
+    ) -> Op[M]:
+        """The operation of :meth:`IndexedRepository.update`."""
+        repo = self.repository
+        current: M | None = yield from repo._get_op(
+            required=False, fields=None, as_of=None, key=dict(key)
+        )
+        if current is None:
+            raise NotFoundError(f"no {repo.info.name} to update", table=repo.table, value=dict(key))
+        for name in changes:
+            if name in repo.info.key_field_names:
+                raise ValidationError(
+                    f"{name!r} is a key field: keys never change (K10)",
+                    table=repo.table,
+                    field=name,
+                )
+            if name not in repo.info.fields:
+                raise ValidationError(
+                    f"{repo.info.name} has no field {name!r}", table=repo.table, field=name
+                )
+        changed = copy.copy(current)
+        for name, value in changes.items():
+            setattr(changed, name, value)
+        if repo.info.version_field is not None:
+            saved: M = yield from self._save_op(changed, ttl)
+            return saved
+        row = repo.mapper.rowkey(changed)
+        repo.mapper.to_mutations(changed, timestamp=1, row=row)  # validates; writes nothing
+        new_rows = self._entry_rows(changed, row)
+        yield from self._write_op(
+            changed,
+            row,
+            new_rows,
+            current,
+            lambda tag: repo._update_op(dict(key), ttl=ttl, write_stamp=tag, changes=changes),
+        )
+        return changed
+
+    def _write_op(
+        self,
+        obj: M,
+        row: bytes,
+        new_rows: Mapping[str, bytes],
+        current: M | None,
+        write: Callable[[int], Op[Any]],
+    ) -> Op[None]:
+        """The protocol of a save around ``write(tag)``, the data write's operation."""
+        repo = self.repository
+        repo.check_stored(obj, current)
+        old_rows = {} if current is None else self._entry_rows(current, row)
+        tag = repo.reserve_stamp(obj, rows=self._claim_rows(new_rows, old_rows))
+        claims = yield from self._own_op(new_rows, old_rows, row, tag)
+        try:
+            yield from self._unverify_op(new_rows, old_rows, obj, tag)
+            self._check_lease(row, tag)
+        except HModelError:
+            yield from self._restore_op(claims, row, tag)  # no data was written
+            raise
+        try:
+            yield from write(tag)
+        except (ConflictError, ValidationError):
+            yield from self._restore_op(claims, row, tag)  # the write wrote nothing
+            raise
+        if current is None:
+            shows = yield from self._insert_shows_op(obj)
+            if not shows:
+                # Hidden behind a later delete marker (or already superseded): the data
+                # row does not hold this write's values, so nothing of it is verified.
+                yield from self._restore_op(claims, row, tag)
+                self.stats.add("hidden_inserts")
+                return
+        yield from self._commit_op(new_rows, old_rows, claims, obj, row, tag)
+
+    def _insert_shows_op(self, obj: M) -> Op[bool]:
+        """Whether the data row shows the insert of ``obj`` just written (one ``get``).
+
+        Only for a model with a version field, whose insert is conditional on the row
+        being absent: an insert stamped before another writer created the row and a
+        third deleted it finds the row absent when it lands, and its cells stay hidden
+        behind the delete marker, which has the later stamp (HBase hides every cell
+        stamped at or before a delete marker, whatever the order of arrival). The row
+        then shows no row, or another write's version, instead of this insert's. A model
+        without a version field writes without a check, and its covering reads are exact
+        for one writer per row only (see ``docs/indexes.md``): no read.
+        """
+        repo = self.repository
+        name = repo.info.version_field
+        if name is None:
+            return True
+        stored = yield from repo._get_op(
+            required=False, fields=None, as_of=None, key=repo.mapper.key_values(obj)
+        )
+        return stored is not None and getattr(stored, name) == getattr(obj, name)
+
+    def _delete_op(self, obj: M) -> Op[None]:
+        """The operation of :meth:`IndexedRepository.delete`."""
+        repo = self.repository
+        row = repo.mapper.rowkey(obj)
+        current = yield from repo._get_op(
+            required=False, fields=None, as_of=None, key=repo.mapper.key_values(obj)
+        )
+        old_rows = {} if current is None else self._entry_rows(current, row)
+        tag = repo.reserve_stamp(obj, delete=True, rows=self._claim_rows({}, old_rows))
+        claims = yield from self._own_op({}, old_rows, row, tag)
+        try:
+            yield from self._unverify_op({}, old_rows, None, tag)
+            self._check_lease(row, tag)
+        except HModelError:
+            yield from self._restore_op(claims, row, tag)
+            raise
+        try:
+            yield from repo._delete_op(obj, write_stamp=tag, key={})
+        except (ConflictError, ValidationError):
+            yield from self._restore_op(claims, row, tag)
+            raise
+        yield from self._commit_op({}, old_rows, claims, None, row, tag)
+
+    def _own_op(
+        self,
+        new_rows: Mapping[str, bytes],
+        old_rows: Mapping[str, bytes],
+        row: bytes,
+        tag: int,
+    ) -> Op[list[_Claim]]:
+        """Step 1 of the unique indexes: make this write the owner of every value it touches.
+
+        The new value's row and, when it changes, the old value's row are set to
+        ``00 + tag + row`` by check-and-puts from the bytes read, so only this write may
+        verify or release them. A value held by another row, a claim of another row
+        in flight, or a claim of another write of this row in flight refuses the write
+        (after giving back what it took). An old value no longer this row's is left.
+
+        Raises:
+            UniqueViolationError: A value is held or being claimed by another row.
+            ConflictError: Another write of this row holds one of the values in flight,
+                or a value's row kept changing.
+        """
+        owned: list[_Claim] = []
+        try:
+            for index in self._unique():
+                wanted = [(r, False) for n, r in new_rows.items() if n == index.name]
+                old = old_rows.get(index.name)
+                if old is not None and old != new_rows.get(index.name):
+                    wanted.append((old, True))
+                if not wanted:
+                    continue
+                statuses = yield from self._read_statuses_op(index, [r for r, _ in wanted])
+                for entry_row, releasing in wanted:
+                    claim = yield from self._take_op(
+                        index, entry_row, statuses.get(entry_row), row, tag, releasing
+                    )
+                    if claim is not None:
+                        owned.append(claim)
+        except HModelError:
+            yield from self._restore_op(owned, row, tag)
+            raise
+        return owned
+
+    def _take_op(  # noqa: PLR0917 -- one claim row's whole state, all needed
+        self,
+        index: Index[M],
+        entry_row: bytes,
+        status: bytes | None,
+        row: bytes,
+        tag: int,
+        releasing: bool,
+    ) -> Op[_Claim | None]:
+        """Own one claim row (see :meth:`_own_op`); ``None`` when there is nothing to own."""
+        mine = index.status(False, tag, row)
+        for _ in range(_CLAIM_ATTEMPTS):
+            entry = index.parse(entry_row, {index.status_column: status}) if status else None
+            if entry is None:
+                if releasing:
+                    return None  # released already: nothing of this row's to give back
+            elif entry.data_row != row:
+                if releasing:
+                    return None  # another row took the value over: not this row's any more
+                holders = yield from self._load_rows_op([entry.data_row])
+                if index.points_at(entry, holders[entry.data_row]):
+                    raise UniqueViolationError(
+                        f"unique index {index.name!r}: the value is held by another row",
+                        table=index.table.full_name,
+                        row=entry.data_row,
+                        value=dict(entry.values),
+                    )
+                if not entry.verified and not self.expired(index, entry.tag):
+                    raise UniqueViolationError(
+                        f"unique index {index.name!r}: another write is claiming the value",
+                        table=index.table.full_name,
+                        row=entry.data_row,
+                        value=dict(entry.values),
+                    )
+            elif not entry.verified and not self.expired(index, entry.tag):
+                raise ConflictError(
+                    f"unique index {index.name!r}: another save or delete of this row is "
+                    "changing the value; nothing was written: read the row and retry",
+                    table=index.table.full_name,
+                    row=row,
+                    value=dict(entry.values),
+                )
+            taken = yield from self._put_status_if_op(index, entry_row, status or None, mine)
+            if taken:
+                return _Claim(index, entry_row, status or None, releasing)
+            status = yield from self._read_status_op(index, entry_row)
+        raise ConflictError(
+            f"unique index {index.name!r}: the value's row kept changing; retry",
+            table=index.table.full_name,
+            row=entry_row,
+        )
+
+    def _restore_op(self, claims: Sequence[_Claim], row: bytes, tag: int) -> Op[None]:
+        """Give back claims of a write that wrote no data: each to the bytes it replaced.
+
+        Best effort: a claim this write no longer owns is left; a failure leaves the
+        claim unverified, and readers release it after the grace (its data row does not
+        hold the value). So does a cancelled task (asyncio): nothing is given back.
+        """
+        for claim in claims:
+            index = claim.index
+            try:
+                yield from self._put_status_if_op(
+                    index, claim.entry_row, index.status(False, tag, row), claim.previous or b""
+                )
+            except HModelError:
+                continue
+
+    def _unverify_op(
+        self,
+        new_rows: Mapping[str, bytes],
+        old_rows: Mapping[str, bytes],
+        new: M | None,
+        tag: int,
+    ) -> Op[None]:
+        """Step 1 of the non-unique indexes: new entries unverified, old ones re-marked."""
+        by_table: dict[str, list[Mutation]] = {}
+        for name, index in self.indexes.items():
+            if index.unique:
+                continue
+            new_row = new_rows.get(name)
+            old_row = old_rows.get(name)
+            writes = by_table.setdefault(index.table.full_name, [])
+            if new is not None and new_row is not None:
+                writes.extend(
+                    index.entry_puts(new_row, new, verified=False, tag=tag, timestamp=tag)
+                )
+            if old_row is not None and old_row != new_row:
+                writes.append(Put(old_row, index.status_column, index.status(False, tag), tag))
+        for table, writes in by_table.items():
+            if writes:
+                yield Call("mutate", (table, writes))
+
+    def _commit_op(  # noqa: PLR0917 -- the write's whole state, all needed
+        self,
+        new_rows: Mapping[str, bytes],
+        old_rows: Mapping[str, bytes],
+        claims: Sequence[_Claim],
+        new: M | None,
+        row: bytes,
+        tag: int,
+    ) -> Op[None]:
+        """Step 3: verify the new entries, delete the old ones, verify or release the claims.
+
+        A new non-unique entry whose guarded verification is refused because it is gone
+        (a read repair removed it while this write stalled past the grace) is written
+        again, unverified, at a fresh stamp: the committed data row always has its entry.
+
+        Raises:
+            ClaimLostError: A claim of this write's new value was taken over (the data row
+                was written).
+        """
+        plain: dict[str, list[Mutation]] = {}
+        for name, index in self.indexes.items():
+            if index.unique:
+                continue
+            new_row = new_rows.get(name)
+            old_row = old_rows.get(name)
+            unverified = index.status(False, tag)
+            verify: list[Mutation] = []
+            if new_row is not None:
+                verify = [Put(new_row, index.status_column, index.status(True, tag), tag)]
+            drop: list[Mutation] = []
+            if old_row is not None and old_row != new_row:
+                drop = [Delete(old_row, timestamp=tag)]
+            if self.atomic:
+                verified = new_row is None or (
+                    yield from self._guarded_op(index, new_row, unverified, verify)
+                )
+                if not verified and new_row is not None and new is not None:
+                    yield from self._reassert_op(index, new_row, new, row, tag)
+                if old_row is not None and drop:
+                    yield from self._drop_old_op(index, old_row, drop, tag)
+            else:
+                plain.setdefault(index.table.full_name, []).extend(verify + drop)
+        for table, writes in plain.items():
+            if writes:
+                yield Call("mutate", (table, writes))
+        if not self.atomic and new is not None:
+            yield from self._recheck_op(new_rows, new, row, tag)
+        lost: _Claim | None = None
+        for claim in claims:
+            index = claim.index
+            mine = index.status(False, tag, row)
+            owned = index.status(True, tag, row)
+            if claim.releasing:
+                released = yield from self._put_status_if_op(index, claim.entry_row, mine, b"")
+                if not released:
+                    # A read repair may have verified it at this write's tag: still ours.
+                    yield from self._put_status_if_op(index, claim.entry_row, owned, b"")
+                continue
+            if (yield from self._put_status_if_op(index, claim.entry_row, mine, owned)):
+                continue
+            # A read repair verifies it at this write's tag once the data row has landed:
+            # the claim is then still this write's.
+            if (yield from self._read_status_op(index, claim.entry_row)) != owned:
+                self.stats.add("guard_refused")
+                lost = claim
+        if lost is not None:
+            raise ClaimLostError(
+                f"unique index {lost.index.name!r}: this write stalled past the grace after "
+                "its last check and its claim on the value was taken over; the data row WAS "
+                "written and another row may hold the value: read both and change one",
+                table=lost.index.table.full_name,
+                row=row,
+            )
+
+    def _drop_old_op(
+        self, index: Index[M], old_row: bytes, drop: list[Mutation], tag: int
+    ) -> Op[None]:
+        """Step 3 of an old entry: delete it, guarded by this write's tag.
+
+        The entry holds ``00 + tag`` (re-marked at step 1), or ``01 + tag`` if this write
+        stalled past the grace and a read repair, reading the data row before the data
+        write landed, verified it again (a repair keeps the entry's tag): only this write
+        ever writes its tag, so that entry is still this write's to delete. Any other
+        status is a later write's: left.
+        """
+        if (yield from self._guarded_op(index, old_row, index.status(False, tag), drop)):
+            return
+        if (yield from self._read_status_op(index, old_row)) == index.status(True, tag):
+            yield Call(
+                "check_and_mutate",
+                (
+                    index.table.full_name,
+                    old_row,
+                    index.status_column,
+                    index.status(True, tag),
+                    drop,
+                ),
+            )
+
+    def _reassert_op(
+        self, index: Index[M], entry_row: bytes, new: M, row: bytes, tag: int
+    ) -> Op[None]:
+        """Write a committed row's entry again (unverified) if a repair removed it."""
+        status = yield from self._read_status_op(index, entry_row)
+        if status:
+            entry = index.parse(entry_row, {index.status_column: status})
+            if entry is not None and entry.tag >= tag:
+                return  # this write's entry, or a later write's: the row is indexed
+        fresh = self.stamps.next(rows=[row])
+        yield Call(
+            "mutate",
+            (
+                index.table.full_name,
+                index.entry_puts(entry_row, new, verified=False, tag=fresh, timestamp=fresh),
+            ),
+        )
+        self.stats.add("reasserted")
+
+    def _recheck_op(self, new_rows: Mapping[str, bytes], new: M, row: bytes, tag: int) -> Op[None]:
+        """Over Thrift1: after a stall past half the grace, write again a removed entry.
+
+        Thrift1's step 3 is guarded by timestamps alone, so a write cannot learn from it
+        that a read repair removed its entry; it reads the entries back instead, only when
+        it is late enough for a repair to have happened (see :meth:`_commit_op`).
+        """
+        for name, index in self.indexes.items():
+            entry_row = new_rows.get(name)
+            if index.unique or entry_row is None:
+                continue
+            if self.stamps.clock() - tag > index.grace_ms // 2:
+                yield from self._reassert_op(index, entry_row, new, row, tag)
+
+    # --- reads ------------------------------------------------------------------------------
+
+    def _pages_op(
+        self,
+        index: str | Index[M],
+        size: int,
+        values: Mapping[str, Any] | None,
+        *,
+        covering: bool,
+        bounds: Mapping[str, Any],
+    ) -> Op[None]:
+        """The stream operation of ``pages``: yields each non-empty :class:`Page`."""
+        token: str | None = None
+        while True:
+            items, token = yield from self._page_op(
+                index, size, values, token, covering=covering, bounds=bounds
+            )
+            if items:
+                yield Page(items, token)
+            if token is None:
+                return
+
+    def _find_op(
+        self,
+        index: str | Index[M],
+        values: Mapping[str, Any] | None,
+        limit: int | None,
+        bounds: Mapping[str, Any],
+    ) -> Op[list[M]]:
+        """The operation of :meth:`IndexedRepository.find`."""
+        if limit is not None and (
+            isinstance(limit, bool) or not isinstance(limit, int) or limit < 1
+        ):
+            raise QueryError("limit must be an int >= 1", value=limit)
+        found: list[M] = []
+        size = 1000 if limit is None else min(limit, 1000)
+        token: str | None = None
+        while True:
+            items, token = yield from self._page_op(
+                index, size, values, token, covering=False, bounds=bounds
+            )
+            for obj in items:
+                found.append(obj)
+                if len(found) == limit:
+                    return found
+            if token is None:
+                return found
+
+    def _get_unique_op(self, index: str | Index[M], values: Mapping[str, Any]) -> Op[M | None]:
+        """The operation of :meth:`IndexedRepository.get_unique`."""
+        found = self.index(index)
+        if not found.unique:
+            raise QueryError("get_unique reads a unique index", value=index)
+        if set(values) != set(found.on):
+            raise QueryError(
+                f"get_unique of index {found.name!r} takes exactly its fields {list(found.on)}",
+                table=found.table.full_name,
+                value=sorted(values),
+            )
+        items, _ = yield from self._page_op(index, 1, values, None, covering=False, bounds={})
+        return items[0] if items else None
+
+    def _page_op(
+        self,
+        index: str | Index[M],
+        size: int,
+        values: Mapping[str, Any] | None,
+        token: str | None,
+        *,
+        covering: bool,
+        bounds: Mapping[str, Any],
+    ) -> Op[tuple[list[Any], str | None]]:
+        """One page's items and the next page's token (``None``: the query is exhausted)."""
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise QueryError("page size must be an int >= 1", value=size)
+        found = self.index(index)
+        plan = self.plan(index, values, **bounds)
+        fingerprint = plan.fingerprint() + ("c" if covering else "m")
+        positions = (
+            self._tokens.decode(token, fingerprint, len(plan.spans))
+            if token is not None
+            else [Position() for _ in plan.spans]
+        )
+        items: list[Any] = []
+        last: dict[int, bytes] = {}
+        extra = False
+        cursor = yield from open_rows(plan, positions, batch_size=size + 1, expected=size + 1)
+        # The rows fetched and not taken yet (popped from the end), in key order.
+        fetched: list[tuple[int, RowResult]] = []
+        exhausted = False
+        while not extra:
+            batch: list[tuple[int, RowResult]] = []
+            while len(batch) < size + 1 - len(items):
+                if not fetched:
+                    if exhausted:
+                        break
+                    fetched = yield from cursor.batch()
+                    if not fetched:
+                        exhausted = True
+                        break
+                    fetched.reverse()
+                batch.append(fetched.pop())
+            if not batch:
+                break
+            resolved = yield from self._resolve_op(found, [r for _, r in batch], covering=covering)
+            for (span, result), served in zip(batch, resolved, strict=True):
+                if served is None:
+                    last[span] = result.row
+                    continue
+                if len(items) == size:
+                    extra = True
+                    break
+                items.append(served)
+                last[span] = result.row
+        yield from cursor.close()
+        if not extra:
+            return items, None
+        new = [Position(last.get(i, p.last_row), p.done) for i, p in enumerate(positions)]
+        return items, self._tokens.encode(fingerprint, new)
+
+    def _resolve_op(
+        self, index: Index[M], results: Sequence[Any], *, covering: bool
+    ) -> Op[list[Any]]:
+        """The operation of :meth:`IndexedRepository.resolve`."""
+        entries: list[Entry | None] = []
+        for result in results:
+            try:
+                entries.append(parse_result(index, result))
+            except DecodeError:
+                entries.append(None)
+        needed = [e.data_row for e in entries if e is not None and not (covering and e.verified)]
+        data = yield from self.repository._get_stamped_op(needed)
+        served: list[Any] = []
+        for entry in entries:
+            if entry is None:
+                served.append(None)
+                continue
+            if covering and entry.verified:
+                self.stats.add("served_from_index")
+                served.append(self._covered(index, entry))
+                continue
+            obj, stamp = data.get(entry.data_row, (None, 0))
+            ok = index.points_at(entry, obj)
+            if not entry.verified and self.expired(index, entry.tag):
+                try:
+                    yield from self._repair_op(index, entry, obj, data_stamp=stamp, fence=False)
+                except HModelError:
+                    self.stats.add("repair_failed")  # best effort: answer all the same
+            if not ok or obj is None:
+                self.stats.add("skipped")
+                served.append(None)
+                continue
+            self.stats.add("served_from_data")
+            served.append(self._fields_of(index, obj) if covering else obj)
+        return served
+
+    def _repair_op(
+        self,
+        index: Index[M],
+        entry: Entry,
+        obj: M | None,
+        *,
+        data_stamp: int | None,
+        fence: bool,
+    ) -> Op[bool]:
+        """The operation of :meth:`IndexedRepository.repair`."""
+        holds = obj is not None and index.points_at(entry, obj)
+        older = data_stamp is not None and data_stamp < entry.tag
+        if older and not (fence and (yield from self._fence_op(entry, obj))):
+            self.stats.add("repair_deferred")
+            return False
+        if index.unique:
+            if holds:
+                applied = yield from self._put_status_if_op(
+                    index, entry.row, entry.status, index.status(True, entry.tag, entry.data_row)
+                )
+                name = "repaired_verified"
+            else:
+                applied = yield from self._put_status_if_op(index, entry.row, entry.status, b"")
+                name = "repaired_deleted"
+        elif holds and obj is not None:
+            writes: list[Mutation] = list(
+                index.entry_puts(
+                    entry.row, obj, verified=True, tag=entry.tag, timestamp=entry.stamp
+                )
+            )
+            present = index.covering_cells(obj)
+            writes.extend(
+                Delete(entry.row, index.covering_column(f), timestamp=entry.stamp)
+                for f in index.covering
+                if index.covering_column(f) not in present
+            )
+            applied = yield from self._guarded_op(index, entry.row, entry.status, writes)
+            name = "repaired_verified"
+        else:
+            applied = yield from self._guarded_op(
+                index, entry.row, entry.status, [Delete(entry.row, timestamp=entry.stamp)]
+            )
+            name = "repaired_deleted"
+        if applied:
+            self.stats.add(name)
+        return applied
+
+    def _fence_op(self, entry: Entry, obj: M | None) -> Op[bool]:
+        """Make the write that tagged ``entry`` unable to land, if it has not: whether done.
+
+        A model with a version field is saved again as read (``obj``, same values) with
+        a new version past the entry's tag: a write still in transit with the version
+        it read then fails its check (``ConflictError``, nothing written), and the data
+        row is newer than the tag. Refused (that write, or another, landed): ``False``.
+        A model without a version field has nothing to fence its writes with, and its
+        covering reads are exact only for one writer per row (``docs/indexes.md``):
+        ``True``, the entry is judged from the row read (as for a missing row).
+        """
+        repo = self.repository
+        if repo.info.version_field is None or obj is None:
+            # Nothing to fence with: no version to bump, or no row to save (a row still
+            # absent when a rebuild runs, long after the grace, is taken as final).
+            return True
+        stamp = self.stamps.next(rows=[entry.data_row], after=entry.tag)
+        try:
+            yield from repo._save_op(obj, ttl=None, write_stamp=stamp)
+        except (ConflictError, ValidationError):
+            return False
+        self.stats.add("fenced")
+        return True
+
+
+class IndexedRepository(IndexedRepositoryCore[M, Backend]):
+    """A repository whose saves and deletes maintain secondary indexes, and their queries (I1).
+
+    HBase has no cross-row transactions, and a writer can die between any two writes. The
+    write protocol is Apache Phoenix's consistent global indexes (PHOENIX-5156) adapted
+    to a client library: index rows carry a verified/unverified status, and the data row
+    is the truth.
+
+    A save of a row whose stored values are ``old`` (read first: one ``get``) with a new
+    write stamp ``t`` (the *tag*):
+
+    1. writes the new entries **unverified** (status ``00`` + ``t``, covering cells, all at
+       HBase timestamp ``t``), and re-marks the old entries unverified at ``t`` (one
+       ``mutate`` per index table); a unique index instead takes over the rows of its new
+       and old values with check-and-puts to ``00 + t + data rowkey``, so only this write
+       may verify or release them (refused: :class:`~hmodel.errors.UniqueViolationError`,
+       or :class:`~hmodel.errors.ConflictError` for another write of the same row);
+    2. writes the data row (:meth:`Repository.save`, optimistic locking included),
+       stamped ``t`` as well, so the data row a reader sees is always the one of the
+       write with the greatest tag, whose entries no other write's marker hides;
+    3. marks the new entries verified (status ``01`` + ``t`` at timestamp ``t``) and deletes
+       the old ones with a delete marker at ``t`` (it hides versions ``<= t`` only).
+
+    A delete re-marks the row's entries unverified, deletes the data row, then deletes
+    the entries. Step 3 is guarded: with ``check_and_mutate`` (memory engine, Thrift2)
+    each write applies only if the status cell still holds this write's ``00 + t``; over
+    Thrift1 the timestamps alone guard it (a later write's cells are stamped later, so a
+    slow writer's verification at ``t`` stays hidden behind them). Unique claims are only
+    ever changed by check-and-puts comparing the exact claim bytes, on every backend.
+
+    Readers serve verified entries of a covering query from the index row alone; every
+    other entry is checked against its data row (one ``get_many`` round trip per page):
+    an entry whose data row has other values is skipped. Unverified entries older than
+    the index's ``grace`` are read-repaired (rewritten verified from the data row, or
+    deleted, with the same guards); younger ones belong to writes that may be in flight
+    and are only checked.
+
+    What a reader can therefore see: the data row's values, never an entry's; a
+    committed write's entry is written before its data row and removed only after a
+    later data write, so it is never missed. See ``docs/indexes.md`` for the exact
+    guarantees per backend and for what concurrent writers of one row need (a version
+    field, for covering queries).
+
+    Args:
+        repository: The data repository; its write stamps order the index writes.
+        indexes: The indexes of its model.
+        token_secret: HMAC key for page tokens; default: the repository's.
+
+    Raises:
+        ValidationError: An index of another model, or two indexes with one name.
+    """
+
+    repository: Repository[M]
+
+    def __init__(
+        self,
+        repository: Repository[M],
+        indexes: Sequence[Index[M]],
+        *,
+        token_secret: bytes | None = None,
+    ) -> None:
+        super().__init__(repository, indexes, token_secret=token_secret)
+
+    def create_tables(self, *, exist_ok: bool = False) -> None:
+        """Create the data table and every index table (one round trip each).
+
+        Raises:
+            TableExistsError: A table exists and ``exist_ok`` is false.
+        """
+        self._create_tables(self.backend, exist_ok=exist_ok)
+
+    def load_rows(self, rows: Sequence[bytes]) -> dict[bytes, M | None]:
+        """The models stored at data rowkeys ``rows`` (``None``: missing or undecodable).
+
+        One ``get_many`` round trip (none for no rows).
+        """
+        return run(self._load_rows_op(rows), self.backend)
+
+    def put_status_if(
+        self, index: Index[M], row: bytes, expected: bytes | None, value: bytes
+    ) -> bool:
+        """Check-and-put the status cell of a unique row; whether it was applied.
+
+        The put carries no timestamp (Thrift1's ``checkAndPut`` stamps it with the
+        server's time): unique rows are only ever changed by these exact comparisons.
+        """
+        return run(self._put_status_if_op(index, row, expected, value), self.backend)
+
+    # --- writes -----------------------------------------------------------------------------
+
+    def save(self, obj: M, *, ttl: timedelta | None = None) -> M:
+        """Save ``obj`` and keep every index consistent (see the class for the protocol).
+
+        Everything that can be refused without I/O is checked first (the instance, every
+        index rowkey, the version), so a save refused for those reasons writes nothing.
+        Round trips: one ``get`` of the stored row; per unique index table one ``get`` of
+        its claim rows and a check-and-put per claim (new value, and the old one when it
+        changes); one ``mutate`` per non-unique index table (step 1); the save itself (see
+        :meth:`Repository.save`); for an insert of a model with a version field one
+        ``get`` of the row written (an insert a concurrent delete hides behind its later
+        stamp is never verified: its entries stay unverified, its claims are given back,
+        ``stats.hidden_inserts``); then per new non-unique entry one ``check_and_mutate``
+        (one ``mutate`` per table over Thrift1) and per claim a check-and-put.
+
+        Raises:
+            ValidationError: The instance is invalid, or an index rowkey of it does not
+                encode or is longer than HBase's 32,767 bytes; nothing is written.
+            UniqueViolationError: A unique value is held by another row, or being claimed
+                by a write of another row; nothing is written.
+            ConflictError: Optimistic locking refused the save, or another save or delete
+                of this row holding one of its unique values is in flight; no data, no
+                claim and no verified entry was written (a version conflict found only at
+                the data write leaves unverified entries, which readers skip and repair).
+            ClaimLostError: The data row was written, but this save stalled past the
+                grace and a unique claim it held was taken over (see docs/indexes.md).
+        """
+        return run(self._save_op(obj, ttl), self.backend)
+
+    def update(self, key: Mapping[str, Any], *, ttl: timedelta | None = None, **changes: Any) -> M:
+        """Change some fields of one row and keep every index consistent; return the row.
+
+        The stored row is read (one ``get``: the indexes need its old values) and the
+        changes applied to it. A model with a version field is then saved whole with the
+        version read (:meth:`save`: a concurrent change is a ``ConflictError``); any other
+        writes only the changed fields (:meth:`Repository.update`, stamped with the
+        write's tag), so fields another writer changes meanwhile are kept. Round trips as
+        for :meth:`save`.
+
+        Raises:
+            NotFoundError: No row has this key.
+            ValidationError: An unknown or key field (keys never change, K10), a wrong
+                type; nothing is written.
+            UniqueViolationError, ConflictError, ClaimLostError: As for :meth:`save`.
+        """
+        return run(self._update_op(key, ttl, changes), self.backend)
+
+    def delete(self, obj: M) -> None:
+        """Delete ``obj``'s row and its index entries (see the class for the protocol).
+
+        For a model with a version field the stored version must be ``obj``'s
+        (:meth:`Repository.delete`). Round trips: a ``get``; per unique index table a
+        ``get`` and a check-and-put per claim; one ``mutate`` per non-unique index table;
+        the delete; then the entries' deletes (a ``check_and_mutate`` each; one ``mutate``
+        over Thrift1) and the claims' releases.
+
+        Raises:
+            ConflictError: Optimistic locking refused the delete, or another save or
+                delete of this row holding one of its unique values is in flight; the
+                data row and the claims stay (old entries are left unverified, repaired
+                by readers).
+        """
+        run(self._delete_op(obj), self.backend)
+
+    # --- reads ------------------------------------------------------------------------------
+
     def page(
         self,
         index: str | Index[M],
@@ -885,7 +1242,8 @@ class IndexedRepository(Generic[M]):
         Raises:
             TokenError: The token was altered or belongs to another query.
         """
-        items, next_token = self._page(index, size, values, token, covering=False, bounds=bounds)
+        op = self._page_op(index, size, values, token, covering=False, bounds=bounds)
+        items, next_token = run(op, self.backend)
         return Page(items, next_token)
 
     def page_covered(
@@ -903,7 +1261,8 @@ class IndexedRepository(Generic[M]):
         checked against their data rows (one ``get_many`` for those of the page). Arguments
         as for :meth:`page`.
         """
-        items, next_token = self._page(index, size, values, token, covering=True, bounds=bounds)
+        op = self._page_op(index, size, values, token, covering=True, bounds=bounds)
+        items, next_token = run(op, self.backend)
         return Page(items, next_token)
 
     def pages(
@@ -914,7 +1273,9 @@ class IndexedRepository(Generic[M]):
         **bounds: Any,
     ) -> Iterator[Page[M]]:
         """Iterate the pages of a query until it is exhausted (see :meth:`page`)."""
-        return self._pages(index, size, values, covering=False, bounds=bounds)
+        return iterate(
+            self._pages_op(index, size, values, covering=False, bounds=bounds), self.backend
+        )
 
     def pages_covered(
         self,
@@ -924,24 +1285,9 @@ class IndexedRepository(Generic[M]):
         **bounds: Any,
     ) -> Iterator[Page[dict[str, Any]]]:
         """Iterate the pages of a covering query until exhausted (see :meth:`page_covered`)."""
-        return self._pages(index, size, values, covering=True, bounds=bounds)
-
-    def _pages(
-        self,
-        index: str | Index[M],
-        size: int,
-        values: Mapping[str, Any] | None,
-        *,
-        covering: bool,
-        bounds: Mapping[str, Any],
-    ) -> Iterator[Page[Any]]:
-        token: str | None = None
-        while True:
-            items, token = self._page(index, size, values, token, covering=covering, bounds=bounds)
-            if items:
-                yield Page(items, token)
-            if token is None:
-                return
+        return iterate(
+            self._pages_op(index, size, values, covering=True, bounds=bounds), self.backend
+        )
 
     def find(
         self,
@@ -959,82 +1305,11 @@ class IndexedRepository(Generic[M]):
         Raises:
             QueryError: ``limit`` is not an int >= 1, or as :meth:`plan`.
         """
-        if limit is not None and (
-            isinstance(limit, bool) or not isinstance(limit, int) or limit < 1
-        ):
-            raise QueryError("limit must be an int >= 1", value=limit)
-        found: list[M] = []
-        size = 1000 if limit is None else min(limit, 1000)
-        for page in self.pages(index, size, values, **bounds):
-            for obj in page:
-                found.append(obj)
-                if len(found) == limit:
-                    return found
-        return found
+        return run(self._find_op(index, values, limit, bounds), self.backend)
 
     def get_unique(self, index: str | Index[M], **values: Any) -> M | None:
         """The model holding ``values`` in a unique index, or ``None`` (two round trips)."""
-        found = self.index(index)
-        if not found.unique:
-            raise QueryError("get_unique reads a unique index", value=index)
-        if set(values) != set(found.on):
-            raise QueryError(
-                f"get_unique of index {found.name!r} takes exactly its fields {list(found.on)}",
-                table=found.table.full_name,
-                value=sorted(values),
-            )
-        page = self.page(index, 1, values)
-        return page.items[0] if page.items else None
-
-    def _page(
-        self,
-        index: str | Index[M],
-        size: int,
-        values: Mapping[str, Any] | None,
-        token: str | None,
-        *,
-        covering: bool,
-        bounds: Mapping[str, Any],
-    ) -> tuple[list[Any], str | None]:
-        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-            raise QueryError("page size must be an int >= 1", value=size)
-        found = self.index(index)
-        plan = self.plan(index, values, **bounds)
-        fingerprint = plan.fingerprint() + ("c" if covering else "m")
-        positions = (
-            self._tokens.decode(token, fingerprint, len(plan.spans))
-            if token is not None
-            else [Position() for _ in plan.spans]
-        )
-        items: list[Any] = []
-        last: dict[int, bytes] = {}
-        extra = False
-        rows = execute(self.backend, plan, positions, batch_size=size + 1, expected=size + 1)
-        try:
-            while not extra:
-                batch = []
-                for item in rows:
-                    batch.append(item)
-                    if len(batch) >= size + 1 - len(items):
-                        break
-                if not batch:
-                    break
-                resolved = self.resolve(found, [r for _, r in batch], covering=covering)
-                for (span, result), served in zip(batch, resolved, strict=True):
-                    if served is None:
-                        last[span] = result.row
-                        continue
-                    if len(items) == size:
-                        extra = True
-                        break
-                    items.append(served)
-                    last[span] = result.row
-        finally:
-            rows.close()
-        if not extra:
-            return items, None
-        new = [Position(last.get(i, p.last_row), p.done) for i, p in enumerate(positions)]
-        return items, self._tokens.encode(fingerprint, new)
+        return run(self._get_unique_op(index, values), self.backend)
 
     def resolve(
         self, index: Index[M], results: Sequence[Any], *, covering: bool = False
@@ -1046,37 +1321,7 @@ class IndexedRepository(Generic[M]):
         served only if the data row has the entry's values. Unverified entries older than
         the index's ``grace`` are repaired on the way.
         """
-        entries: list[Entry | None] = []
-        for result in results:
-            try:
-                entries.append(parse_result(index, result))
-            except DecodeError:
-                entries.append(None)
-        needed = [e.data_row for e in entries if e is not None and not (covering and e.verified)]
-        data = self.repository.get_stamped(needed)
-        served: list[Any] = []
-        for entry in entries:
-            if entry is None:
-                served.append(None)
-                continue
-            if covering and entry.verified:
-                self.stats.add("served_from_index")
-                served.append(self._covered(index, entry))
-                continue
-            obj, stamp = data.get(entry.data_row, (None, 0))
-            ok = index.points_at(entry, obj)
-            if not entry.verified and self.expired(index, entry.tag):
-                try:
-                    self.repair(index, entry, obj, data_stamp=stamp)
-                except HModelError:
-                    self.stats.add("repair_failed")  # best effort: answer all the same
-            if not ok or obj is None:
-                self.stats.add("skipped")
-                served.append(None)
-                continue
-            self.stats.add("served_from_data")
-            served.append(self._fields_of(index, obj) if covering else obj)
-        return served
+        return run(self._resolve_op(index, results, covering=covering), self.backend)
 
     def repair(
         self,
@@ -1098,8 +1343,9 @@ class IndexedRepository(Generic[M]):
         from that row could verify an entry about to go stale, or delete the entry of a
         row about to hold its values. The entry is left unverified instead, which
         readers keep checking against the data row (``stats.repair_deferred``), unless
-        ``fence`` (the rebuild job) and :meth:`_fence` first make that write unable to
-        land. Without ``data_stamp`` (an index-side job shard) the entry is judged as is.
+        ``fence`` (the rebuild job) and a fence (``_fence_op``: the row saved again with a
+        new version) first make that write unable to land. Without ``data_stamp`` (an
+        index-side job shard) the entry is judged as is.
         Both write at ``entry.stamp``: its tag, or the newest cell of the row if a write
         outside the protocol left a newer one (a
         delete marker hides versions ``<=`` its timestamp only, so a later write of the
@@ -1107,79 +1353,5 @@ class IndexedRepository(Generic[M]):
         ``check_and_mutate`` (and for unique rows on every backend) nothing happens if a
         write changed the entry since. Returns whether the repair was applied.
         """
-        holds = obj is not None and index.points_at(entry, obj)
-        older = data_stamp is not None and data_stamp < entry.tag
-        if older and not (fence and self._fence(entry, obj)):
-            self.stats.add("repair_deferred")
-            return False
-        if index.unique:
-            if holds:
-                applied = self.put_status_if(
-                    index, entry.row, entry.status, index.status(True, entry.tag, entry.data_row)
-                )
-                name = "repaired_verified"
-            else:
-                applied = self.put_status_if(index, entry.row, entry.status, b"")
-                name = "repaired_deleted"
-        elif holds and obj is not None:
-            writes: list[Mutation] = list(
-                index.entry_puts(
-                    entry.row, obj, verified=True, tag=entry.tag, timestamp=entry.stamp
-                )
-            )
-            present = index.covering_cells(obj)
-            writes.extend(
-                Delete(entry.row, index.covering_column(f), timestamp=entry.stamp)
-                for f in index.covering
-                if index.covering_column(f) not in present
-            )
-            applied = self._guarded(index, entry.row, entry.status, writes)
-            name = "repaired_verified"
-        else:
-            applied = self._guarded(
-                index, entry.row, entry.status, [Delete(entry.row, timestamp=entry.stamp)]
-            )
-            name = "repaired_deleted"
-        if applied:
-            self.stats.add(name)
-        return applied
-
-    def _fence(self, entry: Entry, obj: M | None) -> bool:
-        """Make the write that tagged ``entry`` unable to land, if it has not: whether done.
-
-        A model with a version field is saved again as read (``obj``, same values) with
-        a new version past the entry's tag: a write still in transit with the version
-        it read then fails its check (``ConflictError``, nothing written), and the data
-        row is newer than the tag. Refused (that write, or another, landed): ``False``.
-        A model without a version field has nothing to fence its writes with, and its
-        covering reads are exact only for one writer per row (``docs/indexes.md``):
-        ``True``, the entry is judged from the row read (as for a missing row).
-        """
-        repo = self.repository
-        if repo.info.version_field is None or obj is None:
-            # Nothing to fence with: no version to bump, or no row to save (a row still
-            # absent when a rebuild runs, long after the grace, is taken as final).
-            return True
-        stamp = self.stamps.next(rows=[entry.data_row], after=entry.tag)
-        try:
-            repo.save(obj, write_stamp=stamp)
-        except (ConflictError, ValidationError):
-            return False
-        self.stats.add("fenced")
-        return True
-
-    def _covered(self, index: Index[M], entry: Entry) -> dict[str, Any]:
-        repo = self.repository
-        fields: dict[str, Any] = dict(repo.info.key.decode(entry.data_row))
-        fields.update(entry.values)
-        for name in index.covering:
-            raw = entry.cells.get(name.encode())
-            fields[name] = None if raw is None else repo.mapper.decode_cell(name, raw)
-        return fields
-
-    def _fields_of(self, index: Index[M], obj: M) -> dict[str, Any]:
-        repo = self.repository
-        fields = repo.mapper.key_values(obj)
-        for name in (*index.on, *index.covering):
-            fields[name] = getattr(obj, name)
-        return fields
+        op = self._repair_op(index, entry, obj, data_stamp=data_stamp, fence=fence)
+        return run(op, self.backend)

@@ -4,7 +4,7 @@ from hmodel.repository.condition import And, Comparison, Condition, Or, where
 from hmodel.repository.event import Listener, QueryEvent
 from hmodel.repository.explain import Explanation, PlannedCall
 from hmodel.repository.page import Page
-from hmodel.repository.plan import KeySpan, ScanPlan, execute, execute_op
+from hmodel.repository.plan import KeySpan, RowCursor, ScanPlan, execute, execute_op, open_rows
 from hmodel.repository.query import Query
 from hmodel.repository.repository import OnError, Repository
 from hmodel.repository.store import Store
@@ -24,10 +24,12 @@ __all__ = [
     "Query",
     "QueryEvent",
     "Repository",
+    "RowCursor",
     "ScanPlan",
     "Store",
     "UnitOfWork",
     "execute",
     "execute_op",
+    "open_rows",
     "where",
 ]

@@ -618,6 +618,23 @@ class RepositoryCore(Generic[M, B]):
                 loaded.append(None)
         return loaded
 
+    def _get_stamped_op(self, rows: Sequence[bytes]) -> Op[dict[bytes, tuple[M | None, int]]]:
+        """The operation of ``get_stamped`` (one ``get`` request; none for no rows)."""
+        unique = list(dict.fromkeys(rows))
+        found: dict[bytes, tuple[M | None, int]] = dict.fromkeys(unique, (None, 0))
+        if not unique:
+            return found
+        with self._instrument.call("get_many", rows=tuple(unique)) as call:
+            results = yield Call("get", (self.table, unique), {"columns": self._columns(None)})
+            call.results = len(results)
+        for result in results:
+            try:
+                obj = self._load(result)
+            except DecodeError:
+                obj = None
+            found[result.row] = (obj, self.newest_stamp(result))
+        return found
+
     def _exists_op(self, key: Any) -> Op[bool]:
         """The operation of ``exists`` (one ``get`` request)."""
         row = self.mapper.key_of_values(key)

@@ -8,7 +8,7 @@ from typing import Any, Literal, TypeVar, overload
 
 from hmodel.backend.base import Backend
 from hmodel.backend.op import iterate, run
-from hmodel.errors import DecodeError, TableExistsError
+from hmodel.errors import TableExistsError
 from hmodel.repository.condition import Condition
 from hmodel.repository.core import OnError, RepositoryCore
 from hmodel.repository.explain import Explanation, RecordingBackend, explain_result
@@ -160,20 +160,7 @@ class Repository(RepositoryCore[M, Backend]):
         and :meth:`newest_stamp` of what was read (0 for a missing row). For patterns
         that must know how new a row they read is (a secondary index's read repair).
         """
-        unique = list(dict.fromkeys(rows))
-        found: dict[bytes, tuple[M | None, int]] = dict.fromkeys(unique, (None, 0))
-        if not unique:
-            return found
-        with self._instrument.call("get_many", rows=tuple(unique)) as call:
-            results = self.backend.get(self.table, unique, columns=self._columns(None))
-            call.results = len(results)
-        for result in results:
-            try:
-                obj = self._load(result)
-            except DecodeError:
-                obj = None
-            found[result.row] = (obj, self.newest_stamp(result))
-        return found
+        return run(self._get_stamped_op(rows), self.backend)
 
     def exists(self, **key: Any) -> bool:
         """Whether the row of these key fields holds any of this model's data (one round trip).

@@ -1,7 +1,9 @@
 """Index writes racing each other and stalls past the grace: the defects of issue 16 (I1).
 
 Each test pins one interleaving with FaultyBackend hooks (a second writer run at an exact
-call of the first, or a paused thread resumed at an exact point), on every backend.
+call of the first, or a paused thread resumed at an exact point), on every backend. The
+tests taking ``edge`` run on the sync and the async edge (``tests/patterns/index_edges.py``:
+a hook returns the other client's call, which the async wrapper awaits at that point).
 """
 
 from __future__ import annotations
@@ -31,6 +33,9 @@ from hmodel.patterns.index_job import run_job
 from hmodel.patterns.index_repository import IndexedRepository
 from hmodel.repository import Repository
 from hmodel.testing.fault import FaultyBackend
+from tests.edges import Edge
+from tests.patterns.index_edges import faulty as hooked
+from tests.patterns.index_edges import indexed, plain, then
 from tests.patterns.index_models import (
     BY_NICK,
     GRACE,
@@ -53,6 +58,17 @@ def clock() -> ManualClock:
 
 def colour_repo(backend: Backend, clock: ManualClock) -> IndexedRepository[Item]:
     return IndexedRepository(Repository(Item, backend, clock=clock), [colour_index()])
+
+
+def colours(edge: Edge, backend: Any, clock: ManualClock) -> Any:
+    """The edge's indexed repository of items by colour over ``backend`` (tables created)."""
+    return indexed(edge, Item, [colour_index()], backend=backend, clock=clock)
+
+
+def nicks(edge: Edge, backend: Any, clock: ManualClock) -> Any:
+    """The edge's indexed repository of users by unique nickname (grace ``GRACE``)."""
+    index = Index(User, on=["nickname"], table=BY_NICK, unique=True, grace=GRACE)
+    return indexed(edge, User, [index], backend=backend, clock=clock)
 
 
 def account_repo(backend: Backend, clock: ManualClock) -> IndexedRepository[Account]:
@@ -135,101 +151,95 @@ def test_a_double_submit_of_a_new_unique_value_keeps_the_value_owned(
 
 
 def test_a_non_covering_query_never_loses_a_row_to_a_writer_with_a_later_tag(
-    backend: Backend, clock: ManualClock
+    edge: Edge, clock: ManualClock
 ) -> None:
     """Defect 2: an older-tagged write landing after a newer one must not unindex the row."""
-    faulty = FaultyBackend(backend)
-    slow, fast = colour_repo(faulty, clock), colour_repo(backend, clock)
-    slow.create_tables()
-    slow.save(Item(item_id="i1", colour="red", size=1))
+    faulty = hooked(edge)
+    slow, fast = colours(edge, faulty, clock), colours(edge, plain(edge), clock)
+    edge.call(slow.save(Item(item_id="i1", colour="red", size=1)))
 
-    def overtake(name: str, args: tuple[Any, ...]) -> None:
+    def overtake(name: str, args: tuple[Any, ...]) -> Any:
         assert args[0] == "item_by_colour"
-        fast.save(Item(item_id="i1", colour="blue", size=3))  # a later tag, all done
+        return fast.save(Item(item_id="i1", colour="blue", size=3))  # a later tag, all done
 
     faulty.on("mutate", nth=1, after=overtake)  # after the slow save's step 1
-    slow.save(Item(item_id="i1", colour="red", size=2))
-    stored = fast.repository.get(item_id="i1")
+    edge.call(slow.save(Item(item_id="i1", colour="red", size=2)))
+    stored = edge.call(fast.repository.get(item_id="i1"))
     assert stored is not None
     for colour in ("red", "blue"):
-        found = [o.item_id for o in fast.find("item_by_colour", {"colour": colour})]
+        found = [o.item_id for o in edge.call(fast.find("item_by_colour", {"colour": colour}))]
         assert found == (["i1"] if stored.colour == colour else [])
-    assert run_job(backend, colour_index(), "verify").counts["missing"] == 0
+    assert run_job(edge.backend, colour_index(), "verify").counts["missing"] == 0
 
 
-def overtaker(
-    clock: ManualClock, other: IndexedRepository[User]
-) -> Callable[[str, tuple[Any, ...]], None]:
-    """A hook: the clock passes the grace, then ``other`` takes "bob" for u2."""
+def overtaker(clock: ManualClock, other: Any) -> Callable[[str, tuple[Any, ...]], Any]:
+    """A hook: the clock passes the grace, then ``other`` takes "bob" for u2 (either edge)."""
 
-    def run(name: str, args: tuple[Any, ...]) -> None:
+    def run(name: str, args: tuple[Any, ...]) -> Any:
         clock.advance(seconds=GRACE.total_seconds() + 1)
-        other.save(User(user_id="u2", nickname="bob"))
+        return other.save(User(user_id="u2", nickname="bob"))
 
     return run
 
 
 def test_a_unique_claim_taken_over_during_a_stall_refuses_the_data_write(
-    backend: Backend, clock: ManualClock
+    edge: Edge, clock: ManualClock
 ) -> None:
     """Defect 3: a write that stalled past the grace after its claim writes nothing."""
-    faulty = FaultyBackend(backend)
-    slow, other = nick_repo(faulty, clock), nick_repo(backend, clock)
-    slow.create_tables()
+    faulty = hooked(edge)
+    slow, other = nicks(edge, faulty, clock), nicks(edge, plain(edge), clock)
     faulty.on("check_and_put", nth=1, after=overtaker(clock, other))  # after the claim
     with pytest.raises(LeaseExpiredError, match="stalled"):
-        slow.save(User(user_id="u1", nickname="bob"))
-    assert slow.repository.get(user_id="u1") is None  # nothing written
-    holder = other.get_unique("user_by_nick", nickname="bob")
+        edge.call(slow.save(User(user_id="u1", nickname="bob")))
+    assert edge.call(slow.repository.get(user_id="u1")) is None  # nothing written
+    holder = edge.call(other.get_unique("user_by_nick", nickname="bob"))
     assert holder is not None and holder.user_id == "u2"
 
 
 def test_a_claim_lost_after_the_last_check_is_reported_as_written(
-    backend: Backend, clock: ManualClock
+    edge: Edge, clock: ManualClock
 ) -> None:
     """Defect 3: past the last check the data row is written: ClaimLostError, not a refusal."""
-    faulty = FaultyBackend(backend)
-    slow, other = nick_repo(faulty, clock), nick_repo(backend, clock)
-    slow.create_tables()
+    faulty = hooked(edge)
+    slow, other = nicks(edge, faulty, clock), nicks(edge, plain(edge), clock)
     hook = overtaker(clock, other)
     faulty.on("mutate", nth=0, before=lambda n, a: hook(n, a) if a[0] == "user" else None)
     with pytest.raises(ClaimLostError):
-        slow.save(User(user_id="u1", nickname="bob"))
+        edge.call(slow.save(User(user_id="u1", nickname="bob")))
     faulty.hooks.clear()
-    stored = slow.repository.get(user_id="u1")
+    stored = edge.call(slow.repository.get(user_id="u1"))
     assert stored is not None and stored.nickname == "bob"  # the write happened
-    report = run_job(backend, nick_index(), "verify")
+    report = run_job(edge.backend, nick_index(), "verify")
     assert report.counts["duplicates"] == 1  # what verify shows the operator
 
 
 def test_a_row_whose_claim_was_lost_is_found_again_once_saved_again(
-    backend: Backend, clock: ManualClock
+    edge: Edge, clock: ManualClock
 ) -> None:
     """Soak finding: after ClaimLostError the value's row names the other row; once that
     row changes its value and releases the row, no claim names the lost row, so
     ``get_unique`` misses it (``verify``: ``missing``) until it is saved again.
     """
-    faulty = FaultyBackend(backend)
-    slow, other = nick_repo(faulty, clock), nick_repo(backend, clock)
-    slow.create_tables()
+    faulty = hooked(edge)
+    slow, other = nicks(edge, faulty, clock), nicks(edge, plain(edge), clock)
     hook = overtaker(clock, other)  # u2 takes "bob" over while u1's data write is in transit
     faulty.on("mutate", nth=0, before=lambda n, a: hook(n, a) if a[0] == "user" else None)
     with pytest.raises(ClaimLostError):
-        slow.save(User(user_id="u1", nickname="bob"))
+        edge.call(slow.save(User(user_id="u1", nickname="bob")))
     faulty.hooks.clear()
-    other.save(User(user_id="u2", nickname="rob"))  # the other row changes: "bob" released
-    lost = other.repository.get(user_id="u1")
+    edge.call(other.save(User(user_id="u2", nickname="rob")))  # "bob" released
+    lost = edge.call(other.repository.get(user_id="u1"))
     assert lost is not None and lost.nickname == "bob"
-    assert other.get_unique("user_by_nick", nickname="bob") is None  # the documented miss
-    assert run_job(backend, nick_index(), "verify").counts["missing"] == 1
-    other.save(lost)  # what docs/indexes.md tells the application: save it again
-    holder = other.get_unique("user_by_nick", nickname="bob")
+    assert edge.call(other.get_unique("user_by_nick", nickname="bob")) is None  # the miss
+    assert run_job(edge.backend, nick_index(), "verify").counts["missing"] == 1
+    edge.call(other.save(lost))  # what docs/indexes.md tells the application: save it again
+    holder = edge.call(other.get_unique("user_by_nick", nickname="bob"))
     assert holder is not None and holder.user_id == "u1"
-    assert run_job(backend, nick_index(), "verify").problems == 0
+    assert run_job(edge.backend, nick_index(), "verify").problems == 0
 
 
 def test_an_insert_hidden_behind_a_later_delete_never_verifies_its_entry(
-    backend: Backend, clock: ManualClock
+    edge: Edge, clock: ManualClock
 ) -> None:
     """Soak finding: an insert is stamped before another writer creates the row and a
     third deletes it; the insert lands after the delete (its check finds no row, as it
@@ -237,180 +247,183 @@ def test_an_insert_hidden_behind_a_later_delete_never_verifies_its_entry(
     stamp. Its entry must stay unverified: a covering query must not serve the values
     of a data row that never showed them.
     """
-    faulty = FaultyBackend(backend)
-    slow = IndexedRepository(Repository(Order, faulty, clock=clock), [status_index()])
-    other = IndexedRepository(Repository(Order, backend, clock=clock), [status_index()])
-    slow.create_tables()
+    faulty = hooked(edge)
+    slow = indexed(edge, Order, [status_index()], backend=faulty, clock=clock)
+    other = indexed(edge, Order, [status_index()], clock=clock)
 
-    def create_then_delete(name: str, args: tuple[Any, ...]) -> None:
+    def create_then_delete(name: str, args: tuple[Any, ...]) -> Any:
         assert args[0] == "order"
-        other.delete(other.save(Order(order_id="o1", status="shipped", total=9)))
+        saved = other.save(Order(order_id="o1", status="shipped", total=9))
+        return then(edge, saved, other.delete)
 
     # The slow insert's first call on the data table (its data write; over Thrift1 the
     # claim of its version cell) is in transit while the others create and delete.
     faulty.on("check_and_mutate" if slow.atomic else "check_and_put", before=create_then_delete)
-    slow.save(Order(order_id="o1", status="paid", total=0))
-    assert other.repository.get(order_id="o1") is None  # hidden: the delete's stamp is later
-    assert other.page_covered("order_by_status", 10, {"status": "paid"}).items == []
-    assert other.find("order_by_status", {"status": "paid"}) == []
+    edge.call(slow.save(Order(order_id="o1", status="paid", total=0)))
+    # Hidden: the delete's stamp is later.
+    assert edge.call(other.repository.get(order_id="o1")) is None
+    assert edge.call(other.page_covered("order_by_status", 10, {"status": "paid"})).items == []
+    assert edge.call(other.find("order_by_status", {"status": "paid"})) == []
     assert slow.stats.hidden_inserts == 1
-    run_job(backend, status_index(), "rebuild", clock=clock)
-    assert run_job(backend, status_index(), "verify", clock=clock).problems == 0
+    run_job(edge.backend, status_index(), "rebuild", clock=clock)
+    assert run_job(edge.backend, status_index(), "verify", clock=clock).problems == 0
 
 
-def test_a_refused_save_writes_no_index_entry(backend: Backend, clock: ManualClock) -> None:
+def test_a_refused_save_writes_no_index_entry(edge: Edge, clock: ManualClock) -> None:
     """Defect 4: refusals found without I/O (bad version, oversized index rowkey) write nothing."""
-    orders = IndexedRepository(
-        Repository(Order, backend, clock=clock), [status_index(), customer_index()]
-    )
-    orders.create_tables()
+    orders = indexed(edge, Order, [status_index(), customer_index()], clock=clock)
     with pytest.raises(ValidationError):
-        orders.save(Order(order_id="o1", status="new", total=1, version=-1))
+        edge.call(orders.save(Order(order_id="o1", status="new", total=1, version=-1)))
     with pytest.raises(ValidationError, match="32767"):
-        orders.save(Order(order_id="o2", status="n" * 33_000, total=1))
+        edge.call(orders.save(Order(order_id="o2", status="n" * 33_000, total=1)))
     for table in ("order", "order_by_status", "order_by_customer"):
-        assert list(backend.scan(table, Scan())) == []
+        assert list(edge.backend.scan(table, Scan())) == []
 
 
-def test_get_unique_refuses_missing_or_unknown_values(backend: Backend, clock: ManualClock) -> None:
+def test_get_unique_refuses_missing_or_unknown_values(edge: Edge, clock: ManualClock) -> None:
     """Defect 5: get_unique with no value must not return an arbitrary row."""
-    users = nick_repo(backend, clock)
-    users.create_tables()
-    users.save(User(user_id="u1", nickname="bob"))
+    users = nicks(edge, plain(edge), clock)
+    edge.call(users.save(User(user_id="u1", nickname="bob")))
     with pytest.raises(QueryError):
-        users.get_unique("user_by_nick")
+        edge.call(users.get_unique("user_by_nick"))
     with pytest.raises(QueryError):
-        users.get_unique("user_by_nick", nickname="bob", city="x")
+        edge.call(users.get_unique("user_by_nick", nickname="bob", city="x"))
 
 
-def test_a_failed_read_repair_still_answers(backend: Backend, clock: ManualClock) -> None:
+def test_a_failed_read_repair_still_answers(edge: Edge, clock: ManualClock) -> None:
     """Defect 12: a read whose best-effort repair fails answers anyway."""
-    faulty = FaultyBackend(backend)
-    items = colour_repo(faulty, clock)
-    items.create_tables()
-    items.save(Item(item_id="i1", colour="red"))
+    faulty = hooked(edge)
+    items = colours(edge, faulty, clock)
+    edge.call(items.save(Item(item_id="i1", colour="red")))
     # The writer dies after its data write, before step 3: both entries stay unverified.
     step_3 = ("check_and_mutate", 1) if items.atomic else ("mutate", 3)
     faulty.on(step_3[0], nth=step_3[1], fail=ConnectionLostError("down"))
     with pytest.raises(ConnectionLostError):
-        items.save(Item(item_id="i1", colour="blue"))
+        edge.call(items.save(Item(item_id="i1", colour="blue")))
     clock.advance(seconds=GRACE.total_seconds() + 1)
     faulty.on(step_3[0], nth=0, fail=ConnectionLostError("down"))  # every repair fails
-    assert [o.item_id for o in items.find("item_by_colour", {"colour": "blue"})] == ["i1"]
-    assert items.find("item_by_colour", {"colour": "red"}) == []
+    found = edge.call(items.find("item_by_colour", {"colour": "blue"}))
+    assert [o.item_id for o in found] == ["i1"]
+    assert edge.call(items.find("item_by_colour", {"colour": "red"})) == []
     assert items.stats.repair_failed == 2
 
 
-def test_a_reader_never_removes_the_entry_of_a_stalled_save(
-    backend: Backend, clock: ManualClock
-) -> None:
+def test_a_reader_never_removes_the_entry_of_a_stalled_save(edge: Edge, clock: ManualClock) -> None:
     """Defect 12: a reader during a stall past the grace must not unindex the save's row.
 
     The reader sees the new entry unverified and past the grace, and a data row that
     still holds the old value; that row is older than the entry's tag, so the write may
     be landing: the reader defers (the save then lands and its entry is there).
     """
-    faulty = FaultyBackend(backend)
-    slow, reader = colour_repo(faulty, clock), colour_repo(backend, clock)
-    slow.create_tables()
-    slow.save(Item(item_id="i1", colour="red"))
+    faulty = hooked(edge)
+    slow, reader = colours(edge, faulty, clock), colours(edge, plain(edge), clock)
+    edge.call(slow.save(Item(item_id="i1", colour="red")))
 
-    def stall_and_read(name: str, args: tuple[Any, ...]) -> None:
-        if args[0] == "item":
-            clock.advance(seconds=GRACE.total_seconds() + 1)
-            assert reader.find("item_by_colour", {"colour": "blue"}) == []  # not yet
-            assert reader.stats.repaired_deleted == 0
-            assert reader.stats.repair_deferred == 1
+    def check(found: list[Item]) -> None:
+        assert found == []  # not yet
+        assert reader.stats.repaired_deleted == 0
+        assert reader.stats.repair_deferred == 1
+
+    def stall_and_read(name: str, args: tuple[Any, ...]) -> Any:
+        if args[0] != "item":
+            return None
+        clock.advance(seconds=GRACE.total_seconds() + 1)
+        return then(edge, reader.find("item_by_colour", {"colour": "blue"}), check)
 
     faulty.on("mutate", nth=2, before=stall_and_read)  # its data write, past the lease check
-    slow.save(Item(item_id="i1", colour="blue"))
-    assert [o.item_id for o in reader.find("item_by_colour", {"colour": "blue"})] == ["i1"]
-    assert reader.find("item_by_colour", {"colour": "red"}) == []
-    assert run_job(backend, colour_index(), "verify").problems == 0
+    edge.call(slow.save(Item(item_id="i1", colour="blue")))
+    found = edge.call(reader.find("item_by_colour", {"colour": "blue"}))
+    assert [o.item_id for o in found] == ["i1"]
+    assert edge.call(reader.find("item_by_colour", {"colour": "red"})) == []
+    assert run_job(edge.backend, colour_index(), "verify").problems == 0
 
 
 def test_an_index_value_that_does_not_encode_is_a_validation_error(
-    backend: Backend, clock: ManualClock
+    edge: Edge, clock: ManualClock
 ) -> None:
     index = Index(Item, on=[Str("colour", width=2)], table=colour_index().table)
-    items = IndexedRepository(Repository(Item, backend, clock=clock), [index])
-    items.create_tables()
+    items = indexed(edge, Item, [index], clock=clock)
     with pytest.raises(ValidationError, match="item_by_colour"):
-        items.save(Item(item_id="i1", colour="purple"))
-    assert list(backend.scan("item", Scan())) == []
+        edge.call(items.save(Item(item_id="i1", colour="purple")))
+    assert list(edge.backend.scan("item", Scan())) == []
 
 
 def _stall_and_read_covered(
-    reader: IndexedRepository[Item], clock: ManualClock, colour: str
-) -> Callable[[str, tuple[Any, ...]], None]:
-    def stall_and_read(name: str, args: tuple[Any, ...]) -> None:
-        if args[0] == "item":
-            clock.advance(seconds=GRACE.total_seconds() + 1)
-            # The data row still holds the old colour, but it is older than the entry's
-            # tag: the reader serves it from the data row and leaves the entry unverified.
-            found = reader.page_covered("item_by_colour", 5, {"colour": colour}).items
-            assert [d["item_id"] for d in found] == ["i1"]
-            assert reader.stats.repair_deferred == 1
-            assert reader.stats.repaired_verified == 0
+    edge: Edge, reader: Any, clock: ManualClock, colour: str
+) -> Callable[[str, tuple[Any, ...]], Any]:
+    def check(page: Any) -> None:
+        # The data row still holds the old colour, but it is older than the entry's
+        # tag: the reader serves it from the data row and leaves the entry unverified.
+        assert [d["item_id"] for d in page.items] == ["i1"]
+        assert reader.stats.repair_deferred == 1
+        assert reader.stats.repaired_verified == 0
+
+    def stall_and_read(name: str, args: tuple[Any, ...]) -> Any:
+        if args[0] != "item":
+            return None
+        clock.advance(seconds=GRACE.total_seconds() + 1)
+        return then(edge, reader.page_covered("item_by_colour", 5, {"colour": colour}), check)
 
     return stall_and_read
 
 
 def test_a_stalled_save_deletes_its_old_entry_a_reader_verified_again(
-    backend: Backend, clock: ManualClock
+    edge: Edge, clock: ManualClock
 ) -> None:
     """Soak finding: a reader re-verified the old entry during the stall; it must still go."""
-    faulty = FaultyBackend(backend)
-    slow, reader = colour_repo(faulty, clock), colour_repo(backend, clock)
-    slow.create_tables()
-    slow.save(Item(item_id="i1", colour="red", size=1))
-    faulty.on("mutate", nth=2, before=_stall_and_read_covered(reader, clock, "red"))
-    slow.save(Item(item_id="i1", colour="blue", size=1))
-    assert reader.page_covered("item_by_colour", 5, {"colour": "red"}).items == []
-    assert [d["item_id"] for d in reader.page_covered("item_by_colour", 5, {"colour": "blue"})] == [
-        "i1"
-    ]
-    assert run_job(backend, colour_index(), "verify").problems == 0
+    faulty = hooked(edge)
+    slow, reader = colours(edge, faulty, clock), colours(edge, plain(edge), clock)
+    edge.call(slow.save(Item(item_id="i1", colour="red", size=1)))
+    faulty.on("mutate", nth=2, before=_stall_and_read_covered(edge, reader, clock, "red"))
+    edge.call(slow.save(Item(item_id="i1", colour="blue", size=1)))
+    assert edge.call(reader.page_covered("item_by_colour", 5, {"colour": "red"})).items == []
+    blue = edge.call(reader.page_covered("item_by_colour", 5, {"colour": "blue"}))
+    assert [d["item_id"] for d in blue] == ["i1"]
+    assert run_job(edge.backend, colour_index(), "verify").problems == 0
 
 
 def test_a_stalled_delete_deletes_the_entry_a_reader_verified_again(
-    backend: Backend, clock: ManualClock
+    edge: Edge, clock: ManualClock
 ) -> None:
     """Soak finding: the same for a delete: no verified entry of a deleted row remains."""
-    faulty = FaultyBackend(backend)
-    slow, reader = colour_repo(faulty, clock), colour_repo(backend, clock)
-    slow.create_tables()
-    saved = slow.save(Item(item_id="i1", colour="red", size=1))
-    faulty.on("mutate", nth=2, before=_stall_and_read_covered(reader, clock, "red"))
-    slow.delete(saved)
-    assert reader.page_covered("item_by_colour", 5, {"colour": "red"}).items == []
-    assert run_job(backend, colour_index(), "verify").problems == 0
+    faulty = hooked(edge)
+    slow, reader = colours(edge, faulty, clock), colours(edge, plain(edge), clock)
+    saved = edge.call(slow.save(Item(item_id="i1", colour="red", size=1)))
+    faulty.on("mutate", nth=2, before=_stall_and_read_covered(edge, reader, clock, "red"))
+    edge.call(slow.delete(saved))
+    assert edge.call(reader.page_covered("item_by_colour", 5, {"colour": "red"})).items == []
+    assert run_job(edge.backend, colour_index(), "verify").problems == 0
 
 
 def test_a_stalled_save_whose_claims_a_reader_verified_keeps_them_and_raises_nothing(
-    backend: Backend, clock: ManualClock
+    edge: Edge, clock: ManualClock
 ) -> None:
     """Soak finding: a claim a reader re-verified during the stall is still this write's."""
-    faulty = FaultyBackend(backend)
-    slow, reader = nick_repo(faulty, clock), nick_repo(backend, clock)
-    slow.create_tables()
-    slow.save(User(user_id="u1", nickname="ann"))
+    faulty = hooked(edge)
+    slow, reader = nicks(edge, faulty, clock), nicks(edge, plain(edge), clock)
+    edge.call(slow.save(User(user_id="u1", nickname="ann")))
 
-    def stall_and_read(name: str, args: tuple[Any, ...]) -> None:
+    def ann_released(found: User | None) -> None:
+        assert found is None
+
+    def bob_verified(found: User | None) -> Any:
+        assert found == User(user_id="u1", nickname="bob")
+        return then(edge, reader.get_unique("user_by_nick", nickname="ann"), ann_released)
+
+    def stall_and_read(name: str, args: tuple[Any, ...]) -> Any:
         clock.advance(seconds=GRACE.total_seconds() + 1)
         # The data row holds "bob" now: the reader verifies the claim of "bob" and
         # releases the claim of "ann".
-        assert reader.get_unique("user_by_nick", nickname="bob") == User(
-            user_id="u1", nickname="bob"
-        )
-        assert reader.get_unique("user_by_nick", nickname="ann") is None
+        return then(edge, reader.get_unique("user_by_nick", nickname="bob"), bob_verified)
 
     # Claims of bob and ann, the data write, then step 3: verify bob (3rd check-and-put).
     faulty.on("check_and_put", nth=3, before=stall_and_read)
-    slow.save(User(user_id="u1", nickname="bob"))  # no ClaimLostError: nobody took bob
+    edge.call(slow.save(User(user_id="u1", nickname="bob")))  # no ClaimLostError
     assert slow.stats.guard_refused == 0
-    assert reader.get_unique("user_by_nick", nickname="bob") == User(user_id="u1", nickname="bob")
-    assert run_job(backend, nick_index(), "verify").problems == 0
+    holder = edge.call(reader.get_unique("user_by_nick", nickname="bob"))
+    assert holder == User(user_id="u1", nickname="bob")
+    assert reader.stats.repaired_verified == 1 and reader.stats.repaired_deleted == 1
+    assert run_job(edge.backend, nick_index(), "verify").problems == 0
 
 
 @pytest.mark.requires("check_and_mutate")
@@ -447,12 +460,12 @@ def test_an_index_refuses_a_grace_too_short_to_finish_a_write_in() -> None:
 
 
 def test_verify_counts_a_dead_claim_of_another_row_stale_not_pending(
-    backend: Backend, clock: ManualClock
+    edge: Edge, clock: ManualClock
 ) -> None:
     """Only an entry of the data row itself can be a write still landing (pending)."""
-    users = nick_repo(backend, clock)
-    users.create_tables()
-    users.save(User(user_id="u1", nickname="bob"))
+    backend = edge.backend
+    users = nicks(edge, plain(edge), clock)
+    edge.call(users.save(User(user_id="u1", nickname="bob")))
     index = users.index("user_by_nick")
     row = index.entry_row({"nickname": "bob"}, b"")
     dead = index.status(False, clock() + 10, b"u2\x00\x00")  # a later claim of u2, dead
@@ -462,5 +475,5 @@ def test_verify_counts_a_dead_claim_of_another_row_stale_not_pending(
     assert (report.counts["stale"], report.counts["pending"]) == (1, 0)
     run_job(backend, index, "rebuild", clock=clock)
     assert run_job(backend, index, "verify", clock=clock).problems == 0
-    holder = users.get_unique("user_by_nick", nickname="bob")
+    holder = edge.call(users.get_unique("user_by_nick", nickname="bob"))
     assert holder is not None and holder.user_id == "u1"
