@@ -26,12 +26,13 @@ from typing import Any, Protocol
 
 from thriftpy2.protocol import TCompactProtocol, TCyBinaryProtocol
 from thriftpy2.protocol.exc import TProtocolException
-from thriftpy2.thrift import TApplicationException, TMessageType, args_to_kwargs
+from thriftpy2.thrift import TApplicationException, TMessageType, TType, args_to_kwargs
 from thriftpy2.transport import TCyBufferedTransport, TCyMemoryBuffer, TTransportException
 
 __all__ = [
     "CHUNK_BYTES",
     "DECODE_ATTEMPTS",
+    "SKIP_CHECKS",
     "IncompleteError",
     "WireClient",
     "WireCodec",
@@ -45,6 +46,9 @@ CHUNK_BYTES = 1 << 18
 
 #: Decodes tried from the start of a reply (as its pieces come) before it is measured.
 DECODE_ATTEMPTS = 2
+#: Binary protocol: then, checks that the reply is whole by thriftpy2's Cython skip (less
+#: than half a decode), from the start, before it is measured in Python.
+SKIP_CHECKS = 6
 
 _FRAME = struct.Struct("!i")
 
@@ -138,6 +142,31 @@ class WireCodec:
         protocol.write_message_end()
         encoded: bytes = buffer.getvalue()
         return encoded
+
+    @property
+    def skip_checks(self) -> int:
+        """How many :meth:`whole` checks a reply gets before it is measured.
+
+        None in the compact protocol: its skip is pure Python, no cheaper than a measure.
+        """
+        return 0 if self._compact else SKIP_CHECKS
+
+    def whole(self, data: bytes) -> bool:
+        """Whether ``data`` holds a whole binary-protocol message (skipped by Cython).
+
+        Raises:
+            TProtocolException, ProtocolError, ...: The bytes are not a Thrift message.
+        """
+        transport = TCyBufferedTransport(_Bytes(data), max(len(data), 1024))
+        protocol: Any = TCyBinaryProtocol(transport)  # type: ignore[no-untyped-call]
+        try:
+            protocol.read_message_begin()
+            protocol.skip(TType.STRUCT)
+        except TTransportException as exc:
+            if exc.type == TTransportException.END_OF_FILE:
+                return False
+            raise
+        return True
 
     def decode(self, method: str, data: bytes) -> tuple[Any, bool]:
         """The reply to ``method`` in ``data``, and whether bytes follow it.
@@ -447,17 +476,19 @@ class WireClient:
 
     async def _buffered_reply(self, method: str) -> Any:
         read = self._stream.read
-        decode = self._codec.decode
+        codec = self._codec
         data = await read(CHUNK_BYTES)
-        for _ in range(DECODE_ATTEMPTS):
-            try:
-                result, more = decode(method, data)
-            except IncompleteError:
-                data += await read(CHUNK_BYTES)
-                continue
-            if more:
-                self.desynchronised = True
-            return result
+        for attempt in range(DECODE_ATTEMPTS + codec.skip_checks):
+            if attempt < DECODE_ATTEMPTS or codec.whole(data):
+                try:
+                    result, more = codec.decode(method, data)
+                except IncompleteError:
+                    pass
+                else:
+                    if more:
+                        self.desynchronised = True
+                    return result
+            data += await read(CHUNK_BYTES)
         # A reply in many pieces: measured as they come (each byte once), decoded once.
         buffer = bytearray(data)
         measure = self._codec.measure(buffer)
@@ -471,7 +502,7 @@ class WireClient:
         if len(buffer) > length:
             self.desynchronised = True
         try:
-            result, _ = decode(method, bytes(buffer[:length]))
+            result, _ = codec.decode(method, bytes(buffer[:length]))
         except IncompleteError:
             raise _malformed(f"a {method} reply longer than its {length} byte(s)") from None
         return result

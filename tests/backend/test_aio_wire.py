@@ -25,6 +25,7 @@ from thriftpy2.transport.memory import TCyMemoryBuffer
 
 from hmodel.backend.aio_wire import (
     DECODE_ATTEMPTS,
+    SKIP_CHECKS,
     IncompleteError,
     WireClient,
     WireCodec,
@@ -236,7 +237,7 @@ def test_a_reply_cut_short_is_never_decoded_and_its_length_is_measured_exactly(
         now(client.call(method, b"request"))
 
 
-def test_a_reply_in_many_pieces_is_measured_then_decoded_once() -> None:
+def test_a_reply_in_many_pieces_is_checked_then_measured_then_decoded_once() -> None:
     service = HBASE2.THBaseService
     rows = [
         HBASE2.TResult(
@@ -248,20 +249,27 @@ def test_a_reply_in_many_pieces_is_measured_then_decoded_once() -> None:
     reply = service.getScannerRows_result(success=rows)
     encoded = encode("binary", "getScannerRows", reply)
     pieces = [encoded[i : i + 1000] for i in range(0, len(encoded), 1000)]
-    assert len(pieces) > DECODE_ATTEMPTS + 1
+    assert len(pieces) > DECODE_ATTEMPTS + SKIP_CHECKS + 1
     decodes: list[int] = []
+    checks: list[int] = []
 
     class Counting(WireCodec):
         def decode(self, method: str, data: bytes) -> tuple[Any, bool]:
             decodes.append(len(data))
             return super().decode(method, data)
 
+        def whole(self, data: bytes) -> bool:
+            checks.append(len(data))
+            return super().whole(data)
+
     stream = Pieces(pieces)
     client = WireClient(
         stream, Counting(service, protocol="binary", decode_response=True), framed=False
     )
     assert now(client.call("getScannerRows", b"request")) == rows
-    assert decodes == [1000, 2000, len(encoded)]  # two tries, then one decode of the whole
+    # Two decodes tried, Cython skip checks, then it is measured and decoded once.
+    assert decodes == [1000, 2000, len(encoded)]
+    assert checks == [1000 * n for n in range(3, 3 + SKIP_CHECKS)]
 
 
 @pytest.mark.parametrize("framed", [False, True])
