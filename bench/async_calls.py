@@ -15,6 +15,11 @@ concurrent saves (one row of two cells each).
   model objects) over hmodel's event loop: aiohappybase's time over hmodel's (above 1:
   hmodel is faster).
 
+* ``async.wire_get`` and ``async.wire_scan``: the client's CPU for one call with no I/O
+  (a Thrift2 ``get`` reply of one row, a ``getScannerRows`` reply of 500 rows served
+  from memory): thriftpy2's asyncio client (``thriftpy2.contrib.aio``, the wire of
+  aiohappybase and of hmodel before ``hmodel.backend.aio_wire``) over hmodel's wire.
+
 Ratios are the median of interleaved pairs in one process; each note adds this
 process's (the client's) CPU ratio, same direction.
 """
@@ -28,7 +33,7 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from bench.harness import Result, Scale, paired_with_cpu, summary
+from bench.harness import Result, Scale, paired, paired_with_cpu, summary
 from hmodel import Family, Key, Str, Table, field, model
 from hmodel.aio import AsyncRepository
 from hmodel.backend.thrift import AsyncThriftBackend, ThriftBackend
@@ -103,7 +108,7 @@ def run(scale: Scale) -> list[Result]:
     pairs = 5 if scale.repeat < 5 else 7
     gets = scale.count(2000, multiple=32)
     saves = scale.count(1000, multiple=32)
-    results: list[Result] = []
+    results = _wire(scale)
     with _Server() as server:
         admin = Thrift2Backend(*server.thrift2)
         admin.create_table(profiles)
@@ -290,3 +295,135 @@ class _Bench:
             f"{described}: {what}; client CPU ratio {cpu_ratio:.2f}",
             spread,
         )
+
+
+class _Replay:
+    """A stream whose every read serves one reply again, from memory (no I/O)."""
+
+    def __init__(self, reply: bytes) -> None:
+        self.reply = reply
+        self.pending = b""
+
+    async def read(self, size: int) -> bytes:
+        if not self.pending:
+            self.pending = self.reply
+        served, self.pending = self.pending[:size], self.pending[size:]
+        return served
+
+    def write(self, data: bytes) -> None:
+        """Requests go nowhere."""
+
+    async def flush(self) -> None:
+        """Nothing to send."""
+
+    def is_open(self) -> bool:
+        return True
+
+    async def open(self) -> None:
+        """Always open."""
+
+    def close(self) -> None:
+        """Nothing to close."""
+
+
+def _wire(scale: Scale) -> list[Result]:
+    """One call's client CPU, no I/O: thriftpy2's asyncio client over hmodel's wire."""
+    from thriftpy2.protocol import TCyBinaryProtocol
+    from thriftpy2.thrift import TMessageType
+    from thriftpy2.transport import TCyMemoryBuffer
+
+    from hmodel.backend.thrift2.idl import HBASE2
+
+    service = HBASE2.THBaseService
+
+    def row(i: int) -> Any:
+        values = [
+            HBASE2.TColumnValue(family=b"p", qualifier=q, value=b"n%d" % i, timestamp=1)
+            for q in (b"n", b"c")
+        ]
+        return HBASE2.TResult(row=_row(_key(i)), columnValues=values)
+
+    def reply(method: str, result: Any) -> bytes:
+        buffer = TCyMemoryBuffer()
+        protocol: Any = TCyBinaryProtocol(buffer)  # type: ignore[no-untyped-call]
+        protocol.write_message_begin(method, TMessageType.REPLY, 0)
+        protocol.write_struct(result)
+        data: bytes = buffer.getvalue()
+        return data
+
+    cases = [
+        ("get", service.get_result(success=row(1)), (b"t", HBASE2.TGet(row=b"r")), 2000),
+        (
+            "getScannerRows",
+            service.getScannerRows_result(success=[row(i) for i in range(500)]),
+            (1, 500),
+            20,
+        ),
+    ]
+    loop = asyncio.new_event_loop()
+    try:
+        return [
+            _wire_ratio(
+                loop,
+                name,
+                method=method,
+                reply=reply(method, result),
+                args=args,
+                count=scale.count(calls),
+                scale=scale,
+            )
+            for (method, result, args, calls), name in zip(cases, ("get", "scan"), strict=True)
+        ]
+    finally:
+        loop.close()
+
+
+def _wire_ratio(
+    loop: asyncio.AbstractEventLoop,
+    name: str,
+    *,
+    method: str,
+    reply: bytes,
+    args: tuple[Any, ...],
+    count: int,
+    scale: Scale,
+) -> Result:
+    from thriftpy2.contrib.aio.client import TAsyncClient
+    from thriftpy2.contrib.aio.protocol.binary import TAsyncBinaryProtocolFactory
+    from thriftpy2.contrib.aio.transport.buffered import TAsyncBufferedTransportFactory
+
+    from hmodel.backend.aio_wire import WireClient, WireCodec
+    from hmodel.backend.thrift2.idl import HBASE2
+
+    service = HBASE2.THBaseService
+    stream = _Replay(reply)
+    transport: Any = TAsyncBufferedTransportFactory()
+    factory: Any = TAsyncBinaryProtocolFactory(decode_response=True)  # type: ignore[no-untyped-call]
+    client: Any = TAsyncClient
+    theirs = client(service, factory.get_protocol(transport.get_transport(stream)))
+    codec = WireCodec(service, protocol="binary", decode_response=True)
+    ours = WireClient(stream, codec, framed=False)
+
+    async def with_ours() -> None:
+        for _ in range(count):
+            await ours.call(method, codec.encode(method, args))
+
+    async def with_theirs() -> None:
+        for _ in range(count):
+            await getattr(theirs, method)(*args)
+
+    ratios = paired(
+        lambda _: loop.run_until_complete(with_ours()),
+        lambda _: loop.run_until_complete(with_theirs()),
+        pairs=5 if scale.repeat < 5 else 7,
+    )
+    ratio, spread = summary(ratios)
+    what = "a 1-row get" if name == "get" else "a 500-row scanner batch"
+    return Result(
+        f"async.wire_{name}",
+        ratio,
+        "x",
+        "higher",
+        f"{what}, no I/O: thriftpy2.contrib.aio's time over hmodel's aio_wire",
+        spread,
+    )
