@@ -1,22 +1,4 @@
-"""Thrift calls over an asyncio stream: each request encoded whole, each reply decoded once whole.
-
-thriftpy2's own asyncio client (``thriftpy2.contrib.aio``) decodes a reply field by
-field, awaiting the transport for every field, in pure Python. Here a request is
-encoded by thriftpy2's synchronous protocol (the Cython binary protocol, or the compact
-one) into memory and written at once; the reply's bytes are read in large chunks and
-decoded by the same synchronous protocol only once all of them are there:
-
-* framed transport: the frame's 4-byte big-endian length says when;
-* buffered transport (HBase's default): nothing says when, so the bytes read so far are
-  decoded by a transport that raises at their end (:class:`IncompleteError`), and decoded
-  again from the start once more bytes came. A strict prefix of a reply never decodes:
-  every Thrift struct ends with its stop byte, the last byte of the message. (thriftpy2's
-  Cython memory buffer is not used to read: it serves zeros past its end, without error.)
-
-What the server answers is read as thriftpy2's ``TClient`` reads it: the result's
-``success``, else the first exception field set (raised), else ``None`` for a void call;
-a ``TApplicationException`` message is raised.
-"""
+"""Thrift calls over an asyncio stream: requests encoded whole, replies decoded once whole."""
 
 from __future__ import annotations
 
@@ -436,6 +418,24 @@ def settle(result: Any) -> Any:
 class WireClient:
     """Sends encoded calls over one stream and reads their replies, one call at a time.
 
+    thriftpy2's own asyncio client (``thriftpy2.contrib.aio``) decodes a reply field by
+    field in pure Python, awaiting the transport for every field. Here the request comes
+    encoded whole (:meth:`WireCodec.encode`) and is written at once; the reply is read in
+    chunks of up to :data:`CHUNK_BYTES` and decoded by thriftpy2's synchronous protocol
+    once all of it is there:
+
+    * framed transport: the frame's 4-byte big-endian length says when;
+    * buffered transport (HBase's default): nothing says when. The bytes so far are
+      decoded by a transport that raises at their end (:class:`IncompleteError`), up to
+      :data:`DECODE_ATTEMPTS` times; then (binary protocol) checked whole by thriftpy2's
+      Cython skip, up to :data:`SKIP_CHECKS` times; then measured as they arrive
+      (:func:`binary_length`, :func:`compact_length`, each byte looked at once) and
+      decoded once. A strict prefix of a reply never decodes: every Thrift struct ends
+      with its stop byte, the last byte of the message. (thriftpy2's Cython memory
+      buffer is never read from: it serves zeros past its end, without an error.)
+
+    What the server answers is read as thriftpy2's ``TClient`` reads it (:func:`settle`).
+
     Args:
         stream: The connection (``read``/``write``/``flush``).
         codec: The service's :class:`WireCodec`.
@@ -518,8 +518,13 @@ class WireClient:
                 type=TTransportException.UNKNOWN, message=f"a frame of {size} byte(s)"
             )
         end = 4 + size
-        while len(data) < end:
-            data += await read(max(CHUNK_BYTES, end - len(data)))
+        if len(data) < end:  # the rest of the frame, joined once
+            pieces, have = [data], len(data)
+            while have < end:
+                piece = await read(max(CHUNK_BYTES, end - have))
+                pieces.append(piece)
+                have += len(piece)
+            data = b"".join(pieces)
         if len(data) > end:
             self.desynchronised = True
         try:
