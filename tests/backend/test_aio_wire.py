@@ -314,3 +314,25 @@ def test_a_missing_required_argument_is_refused_before_anything_is_sent() -> Non
     codec = WireCodec(HBASE2.THBaseService, protocol="binary", decode_response=True)
     with pytest.raises(TApplicationException, match="tget"):
         codec.encode("get", (b"t",))
+
+
+def test_an_argument_that_cannot_be_encoded_is_refused_before_a_connection_is_opened() -> None:
+    """Nothing listens on the port: the call fails on its argument, not on connecting."""
+    import asyncio
+
+    from hmodel.backend.endpoint import Endpoint
+    from hmodel.backend.retry import Retry
+    from hmodel.backend.thrift2.aio import AsyncChannel
+    from hmodel.errors import IllegalArgumentError
+
+    async def scenario() -> None:
+        channel = AsyncChannel(Endpoint("127.0.0.1", 1), pool_size=1, retries=0, retry_backoff_ms=0)
+        with pytest.raises(IllegalArgumentError, match="cannot be encoded") as info:
+            await channel.call(
+                "get", b"t", HBASE2.TGet(row=12), retry=Retry.IDEMPOTENT, table="t", row=b"r"
+            )
+        assert info.value.table == "t" and info.value.row == b"r"
+        assert channel.idle_connections == 0
+        await channel.aclose()
+
+    asyncio.run(scenario())
