@@ -3,8 +3,9 @@
 The asyncio edge of :class:`~hmodel.backend.pool.PooledChannel`: the same pool rules, the
 same retry decisions (:func:`~hmodel.backend.retry.after_drop`) and the same sorting of
 failures (server answers, dropped connections, arguments that cannot be encoded), over
-thriftpy2's asyncio client (``thriftpy2.contrib.aio``). Plain sockets only so far:
-TLS, HTTP and SASL endpoints are refused when the channel is made.
+:mod:`hmodel.backend.aio_wire` (each request encoded whole before a connection is
+borrowed, each reply decoded once whole by thriftpy2's synchronous protocol). Plain
+sockets only so far: TLS, HTTP and SASL endpoints are refused when the channel is made.
 
 Cancellation: a call cancelled while it waits for a connection sends nothing; one
 cancelled once its request may have left has its connection closed (the answer may be
@@ -20,13 +21,9 @@ import sys
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
-from thriftpy2.contrib.aio.client import TAsyncClient
-from thriftpy2.contrib.aio.protocol.binary import TAsyncBinaryProtocolFactory
-from thriftpy2.contrib.aio.protocol.compact import TAsyncCompactProtocolFactory
-from thriftpy2.contrib.aio.transport.buffered import TAsyncBufferedTransportFactory
-from thriftpy2.contrib.aio.transport.framed import TAsyncFramedTransportFactory
 from thriftpy2.transport import TTransportException
 
+from hmodel.backend.aio_wire import WireClient, WireCodec
 from hmodel.backend.endpoint import Endpoint
 from hmodel.backend.retry import DroppedError, Retry, asend
 from hmodel.errors import ConnectionLostError, HModelError, IllegalArgumentError
@@ -34,11 +31,6 @@ from hmodel.errors import ConnectionLostError, HModelError, IllegalArgumentError
 __all__ = ["AsyncConnection", "AsyncPooledChannel"]
 
 T = TypeVar("T")
-
-_TRANSPORTS: dict[str, Any] = {
-    "buffered": TAsyncBufferedTransportFactory,
-    "framed": TAsyncFramedTransportFactory,
-}
 
 
 async def _within(awaitable: Coroutine[Any, Any, T], timeout: float | None) -> T:
@@ -54,7 +46,7 @@ async def _within(awaitable: Coroutine[Any, Any, T], timeout: float | None) -> T
 
 
 class _StreamSocket:
-    """The transport under thriftpy2's asyncio transports: an asyncio stream pair."""
+    """What a :class:`~hmodel.backend.aio_wire.WireClient` calls through: an asyncio stream pair."""
 
     def __init__(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, timeout: float | None
@@ -96,22 +88,22 @@ class AsyncConnection:
     """One open asyncio connection and the Thrift client that calls through it.
 
     Attributes:
-        client: thriftpy2's ``TAsyncClient``; each method sends one call.
+        client: The :class:`~hmodel.backend.aio_wire.WireClient`; ``call`` sends one
+            encoded request and returns what its reply means.
     """
 
-    def __init__(self, socket: _StreamSocket, transport: Any, client: Any) -> None:
+    def __init__(self, socket: _StreamSocket, client: WireClient) -> None:
         self._socket = socket
-        self._transport = transport
         self.client = client
 
     def stale(self) -> bool:
-        """Whether the server closed this (idle) connection."""
-        return self._socket.stale()
+        """Whether this idle connection cannot serve a call (closed, or bytes unasked)."""
+        return self.client.desynchronised or self._socket.stale()
 
     def close(self) -> None:
         """Close the connection at once; errors while closing are ignored."""
         with contextlib.suppress(TTransportException, OSError, RuntimeError):  # a closed loop
-            self._transport.close()
+            self._socket.close()
 
 
 class AsyncPooledChannel:
@@ -168,11 +160,9 @@ class AsyncPooledChannel:
         self.port = endpoint.port
         self._where = f"{self.host}:{self.port}"
         self._timeout = endpoint.timeout_ms / 1000 if endpoint.timeout_ms is not None else None
-        self._transport_factory = _TRANSPORTS[endpoint.transport]()
-        self._protocol_factory = (
-            TAsyncBinaryProtocolFactory(decode_response=self.decode_response)  # type: ignore[no-untyped-call]
-            if endpoint.protocol == "binary"
-            else TAsyncCompactProtocolFactory(decode_response=self.decode_response)  # type: ignore[no-untyped-call]
+        self._framed = endpoint.transport == "framed"
+        self._codec = WireCodec(
+            self.service, protocol=endpoint.protocol, decode_response=self.decode_response
         )
         #: What a connection that failed raises (asyncio streams raise ``OSError``s and
         #: timeouts of their own besides the Thrift transport's errors).
@@ -214,10 +204,7 @@ class AsyncPooledChannel:
                 message=f"could not connect to {self._where}: {exc}",
             ) from exc
         socket = _StreamSocket(reader, writer, self._timeout)
-        transport = self._transport_factory.get_transport(socket)
-        protocol = self._protocol_factory.get_protocol(transport)  # type: ignore[no-untyped-call]
-        client = TAsyncClient(self.service, protocol)  # type: ignore[no-untyped-call]
-        return AsyncConnection(socket, transport, client)
+        return AsyncConnection(socket, WireClient(socket, self._codec, framed=self._framed))
 
     async def call(
         self,
@@ -288,12 +275,21 @@ class AsyncPooledChannel:
     async def _attempt(
         self, method: str, args: tuple[Any, ...], *, table: str | None, row: bytes | None
     ) -> Any:
+        try:
+            request = self._codec.encode(method, args)
+        except self.server_errors:
+            raise  # a required argument missing, as thriftpy2's client answers it
+        except self.encoding_errors as exc:  # before any connection is borrowed
+            raise IllegalArgumentError(
+                f"{method}: an argument cannot be encoded for Thrift: {exc}",
+                table=table,
+                row=row,
+            ) from exc
         connection = await self._borrow()
-        sent = True
         healthy = False
         stale = False
         try:
-            result = await getattr(connection.client, method)(*args)
+            result = await connection.client.call(method, request)
             healthy = True
             return result
         except self.server_errors:
@@ -301,13 +297,6 @@ class AsyncPooledChannel:
             raise
         except HModelError:
             raise
-        except self.encoding_errors as exc:
-            sent = False  # nothing was flushed; the write buffer holds part of it
-            raise IllegalArgumentError(
-                f"{method}: an argument cannot be encoded for Thrift: {exc}",
-                table=table,
-                row=row,
-            ) from exc
         except self._dropped_errors as exc:
             stale = True
             raise DroppedError(exc, sent=True) from exc
@@ -318,8 +307,7 @@ class AsyncPooledChannel:
         finally:
             # Cancelled (or interrupted) with the request perhaps out: the connection is
             # closed, never given back mid-response.
-            if sent:
-                self._count()
+            self._count()
             if healthy:
                 self._give_back(connection)
             else:

@@ -38,7 +38,7 @@ class AsyncThriftBackend(AsyncThriftBase):
 
     Every call is the synchronous :class:`~hmodel.backend.thrift.ThriftBackend`'s own
     operation (the same arguments checked, the same requests, the same error
-    translation), sent over thriftpy2's asyncio client through a pool of at most
+    translation), sent over hmodel's asyncio Thrift wire through a pool of at most
     ``pool_size`` connections, with the same retry rules. Round trips, capabilities and
     RPC names are the synchronous backend's. HBase's Thrift1 API has no
     ``checkAndMutate`` (nor ``checkAndDelete``): those calls raise

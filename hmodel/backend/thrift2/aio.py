@@ -44,7 +44,7 @@ class AsyncThrift2Backend(AsyncThriftBase):
 
     Every call is the synchronous :class:`~hmodel.backend.thrift2.Thrift2Backend`'s own
     operation (the same arguments checked, the same requests, the same error
-    translation), sent over thriftpy2's asyncio client through a pool of at most
+    translation), sent over hmodel's asyncio Thrift wire through a pool of at most
     ``pool_size`` connections, with the same retry rules. Round trips, capabilities and
     RPC names are the synchronous backend's.
 
