@@ -107,8 +107,8 @@ def target_params(
     ``HMODEL_TARGETS`` (comma-separated names of :data:`ALL_TARGETS`) decides when set;
     else :data:`TARGETS`, with :data:`FAKE_TRANSPORT_TARGETS` when ``transports`` and
     :data:`REAL_TRANSPORT_TARGETS` when ``real_transports``; with ``async_edge``, also
-    the ``-async`` form of each fake plain-socket target (the others only when
-    ``HMODEL_TARGETS`` names them).
+    the ``-async`` form of each of those that is not real (the real ones only when
+    ``HMODEL_TARGETS`` names them: a real server is slow to clean between tests).
 
     Raises:
         pytest.UsageError: ``HMODEL_TARGETS`` names an unknown target.
@@ -123,9 +123,7 @@ def target_params(
         if real_transports:
             chosen += REAL_TRANSPORT_TARGETS
         if async_edge:
-            chosen += tuple(
-                as_async(t) for t in chosen if not is_real(t) and split_target(t)[1] == "socket"
-            )
+            chosen += tuple(as_async(t) for t in chosen if not is_real(t))
     unknown = sorted(set(chosen) - set(ALL_TARGETS))
     if unknown:
         raise pytest.UsageError(
