@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import select
 import socket
 import sys
 from collections.abc import Awaitable, Callable
@@ -39,9 +40,24 @@ async def within(awaitable: Awaitable[T], timeout: float | None) -> T:
 
 
 def streams_stale(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
-    """Whether the server closed an idle stream pair (end of stream, or bytes unasked)."""
+    """Whether the server closed an idle stream pair (end of stream, or bytes unasked).
+
+    What the loop has read says so (an end of stream, bytes buffered); so does the
+    socket itself being readable, which the loop may not have noticed yet (a server's
+    idle timeout that just closed it): an idle connection has nothing to read, as
+    :func:`~hmodel.backend.connection.dropped` checks for the synchronous backends.
+    """
     buffered: Any = getattr(reader, "_buffer", b"")  # asyncio has no "bytes waiting"
-    return writer.is_closing() or reader.at_eof() or bool(buffered)
+    if writer.is_closing() or reader.at_eof() or buffered:
+        return True
+    sock = writer.get_extra_info("socket")
+    if sock is None:
+        return False
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+    except (OSError, ValueError):  # closed, or a descriptor select cannot take
+        return True
+    return bool(readable)
 
 
 class StreamOpener:
