@@ -305,6 +305,8 @@ async def _answer(reader: asyncio.StreamReader) -> tuple[int, str, dict[str, str
             headers[name.strip().lower()] = value.strip()
         if not 100 <= status < 200:
             break
+    if parts[0] == "HTTP/1.0" and headers.get("connection", "").lower() != "keep-alive":
+        headers["connection"] = "close"  # HTTP/1.0 closes after the answer unless told
     if headers.get("transfer-encoding", "").lower() == "chunked":
         chunks = []
         while size := _chunk_size(await _line(reader)):
