@@ -55,11 +55,10 @@ FAKE_TRANSPORT_TARGETS = (
 #: on its socket mode.
 REAL_TRANSPORT_TARGETS = ("hbase-http", "hbase-https", "hbase2-http", "hbase2-https")
 #: A target's name followed by this (``thrift2-https-async``) is the same server reached
-#: through the asyncio backend of its kind (:class:`~hmodel.backend.memory.
-#: AsyncMemoryBackend`, :class:`~hmodel.backend.thrift.AsyncThriftBackend`,
-#: :class:`~hmodel.backend.thrift2.AsyncThrift2Backend`), served to a synchronous test
-#: by :class:`~hmodel.testing.async_edge.AsyncEdgeBackend` (table administration through
-#: the synchronous backend).
+#: through the asyncio backend of its kind (``AsyncMemoryBackend``, ``AsyncThriftBackend``,
+#: ``AsyncThrift2Backend``), served to a synchronous test by
+#: :class:`~hmodel.testing.async_edge.AsyncEdgeBackend` (table administration through the
+#: synchronous backend).
 ASYNC_SUFFIX = "-async"
 _SYNC_TARGETS = TARGETS + FAKE_TRANSPORT_TARGETS + REAL_TRANSPORT_TARGETS
 #: Every target ``HMODEL_TARGETS`` may name: each synchronous one, and its ``-async`` form.
