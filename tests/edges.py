@@ -21,33 +21,17 @@ import pytest
 
 from hmodel.aio import (
     AsyncBackend,
-    AsyncMemoryBackend,
     AsyncRepository,
     AsyncStore,
-    AsyncThrift2Backend,
-    AsyncThriftBackend,
     AsyncUnitOfWork,
 )
 from hmodel.backend.base import Backend
-from hmodel.backend.memory import MemoryBackend
-from hmodel.backend.thrift import ThriftBackend
-from hmodel.backend.thrift2 import Thrift2Backend
 from hmodel.errors import UnsupportedOperationError
 from hmodel.model import model_info
 from hmodel.repository import QueryEvent, Repository, Store, UnitOfWork
+from hmodel.testing.async_edge import async_backend_of
 
 M = TypeVar("M")
-
-
-def async_backend_of(backend: Backend) -> AsyncBackend | None:
-    """The async backend reaching what ``backend`` reaches; ``None``: none exists yet."""
-    if isinstance(backend, MemoryBackend):
-        return AsyncMemoryBackend(backend)
-    if isinstance(backend, Thrift2Backend):
-        return AsyncThrift2Backend(backend.host, backend.port, table_prefix=backend.table_prefix)
-    if isinstance(backend, ThriftBackend):
-        return AsyncThriftBackend(backend.host, backend.port, table_prefix=backend.table_prefix)
-    return None
 
 
 class Edge:

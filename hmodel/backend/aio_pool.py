@@ -4,8 +4,9 @@ The asyncio edge of :class:`~hmodel.backend.pool.PooledChannel`: the same pool r
 same retry decisions (:func:`~hmodel.backend.retry.after_drop`) and the same sorting of
 failures (server answers, dropped connections, arguments that cannot be encoded), over
 :mod:`hmodel.backend.aio_wire` (each request encoded whole before a connection is
-borrowed, each reply decoded once whole by thriftpy2's synchronous protocol). Plain
-sockets only so far: TLS, HTTP and SASL endpoints are refused when the channel is made.
+borrowed, each reply decoded once whole by thriftpy2's synchronous protocol), over a
+socket, TLS, HTTP or HTTPS (:mod:`hmodel.backend.aio_transport`); SASL endpoints are
+refused when the channel is made.
 
 Cancellation: a call cancelled while it waits for a connection sends nothing; one
 cancelled once its request may have left has its connection closed (the answer may be
@@ -17,13 +18,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from thriftpy2.transport import TTransportException
 
+from hmodel.backend.aio_transport import AsyncHttpTransport, StreamOpener, streams_stale, within
 from hmodel.backend.aio_wire import WireClient, WireCodec
+from hmodel.backend.connection import tls_refusal
 from hmodel.backend.endpoint import Endpoint
 from hmodel.backend.retry import DroppedError, Retry, asend
 from hmodel.errors import ConnectionLostError, HModelError, IllegalArgumentError
@@ -31,18 +33,6 @@ from hmodel.errors import ConnectionLostError, HModelError, IllegalArgumentError
 __all__ = ["AsyncConnection", "AsyncPooledChannel"]
 
 T = TypeVar("T")
-
-
-async def _within(awaitable: Coroutine[Any, Any, T], timeout: float | None) -> T:
-    """Await ``awaitable`` for at most ``timeout`` seconds (``asyncio.TimeoutError`` after).
-
-    ``asyncio.timeout`` where there is one (Python 3.11): ``wait_for`` makes a task for
-    every read, a cost paid per reply.
-    """
-    if sys.version_info >= (3, 11):
-        async with asyncio.timeout(timeout):
-            return await awaitable
-    return await asyncio.wait_for(awaitable, timeout)
 
 
 class _StreamSocket:
@@ -62,7 +52,7 @@ class _StreamSocket:
         """Already open (the channel connects)."""
 
     async def read(self, size: int) -> bytes:
-        data = await _within(self._reader.read(size), self._timeout)
+        data = await within(self._reader.read(size), self._timeout)
         if not data:
             raise TTransportException(
                 type=TTransportException.END_OF_FILE, message="the server closed the connection"
@@ -73,15 +63,14 @@ class _StreamSocket:
         self._writer.write(data)
 
     async def flush(self) -> None:
-        await _within(self._writer.drain(), self._timeout)
+        await within(self._writer.drain(), self._timeout)
 
     def close(self) -> None:
         self._writer.close()
 
     def stale(self) -> bool:
         """Whether the server closed this idle connection (end of stream, or bytes unasked)."""
-        buffered: Any = getattr(self._reader, "_buffer", b"")  # asyncio has no "bytes waiting"
-        return self._writer.is_closing() or self._reader.at_eof() or bool(buffered)
+        return streams_stale(self._reader, self._writer)
 
 
 class AsyncConnection:
@@ -92,7 +81,7 @@ class AsyncConnection:
             encoded request and returns what its reply means.
     """
 
-    def __init__(self, socket: _StreamSocket, client: WireClient) -> None:
+    def __init__(self, socket: _StreamSocket | AsyncHttpTransport, client: WireClient) -> None:
         self._socket = socket
         self.client = client
 
@@ -114,8 +103,8 @@ class AsyncPooledChannel:
     class attributes, as there. Used from one event loop.
 
     Raises:
-        IllegalArgumentError: A count out of range, or an endpoint with TLS, HTTP or SASL
-            (not asynchronous yet).
+        IllegalArgumentError: A count out of range, an endpoint with SASL (not
+            asynchronous yet) or a socket wrapper, or a TLS file that cannot be loaded.
     """
 
     service: Any
@@ -143,13 +132,12 @@ class AsyncPooledChannel:
         ):
             if isinstance(number, bool) or not isinstance(number, int) or number < minimum:
                 raise IllegalArgumentError(f"{label} must be an integer >= {minimum}", value=number)
-        for option in ("tls", "http", "sasl"):
-            if getattr(endpoint, option) is not None:
-                raise IllegalArgumentError(
-                    f"the asyncio {self.backend} backend speaks plain sockets only so far; "
-                    f"{option} is not asynchronous yet (use the synchronous backend)",
-                    field=option,
-                )
+        if endpoint.sasl is not None:
+            raise IllegalArgumentError(
+                f"the asyncio {self.backend} backend speaks no SASL yet "
+                "(use the synchronous backend)",
+                field="sasl",
+            )
         if endpoint.wrap_socket is not None:
             raise IllegalArgumentError(
                 f"the asyncio {self.backend} backend takes no socket wrapper",
@@ -158,8 +146,9 @@ class AsyncPooledChannel:
         self.endpoint = endpoint
         self.host = endpoint.host
         self.port = endpoint.port
-        self._where = f"{self.host}:{self.port}"
+        self._where = endpoint.url if endpoint.scheme != "thrift" else f"{self.host}:{self.port}"
         self._timeout = endpoint.timeout_ms / 1000 if endpoint.timeout_ms is not None else None
+        self._opener = StreamOpener(endpoint)
         self._framed = endpoint.transport == "framed"
         self._codec = WireCodec(
             self.service, protocol=endpoint.protocol, decode_response=self.decode_response
@@ -193,17 +182,21 @@ class AsyncPooledChannel:
         return len(self._idle)
 
     async def _open(self) -> AsyncConnection:
-        """Open one connection (raising one of :attr:`transport_errors` if it cannot)."""
-        try:
-            reader, writer = await asyncio.wait_for(
-                asyncio.open_connection(self.host, self.port), self._timeout
-            )
-        except (OSError, asyncio.TimeoutError) as exc:
-            raise TTransportException(
-                type=TTransportException.NOT_OPEN,
-                message=f"could not connect to {self._where}: {exc}",
-            ) from exc
-        socket = _StreamSocket(reader, writer, self._timeout)
+        """Open one connection (raising one of :attr:`transport_errors` if it cannot).
+
+        A socket (inside TLS with the endpoint's TLS settings), or for HTTP(S) a
+        transport posting each call, its first TCP connection opened now.
+
+        Raises:
+            TLSError: The TLS handshake failed.
+        """
+        socket: _StreamSocket | AsyncHttpTransport
+        if self.endpoint.http is not None:
+            socket = AsyncHttpTransport(self.endpoint, self._opener)
+            await socket.open()
+        else:
+            reader, writer = await self._opener()
+            socket = _StreamSocket(reader, writer, self._timeout)
         return AsyncConnection(socket, WireClient(socket, self._codec, framed=self._framed))
 
     async def call(
@@ -298,6 +291,9 @@ class AsyncPooledChannel:
         except HModelError:
             raise
         except self._dropped_errors as exc:
+            refused = tls_refusal(exc, self._where)
+            if refused is not None:  # TLS 1.3: a client certificate refused at the first read
+                raise refused from exc
             stale = True
             raise DroppedError(exc, sent=True) from exc
         except Exception as exc:

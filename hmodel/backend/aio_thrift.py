@@ -13,14 +13,20 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from hmodel.backend.aio import AsyncBackend, AsyncScanner
 from hmodel.backend.aio_pool import AsyncPooledChannel
 from hmodel.backend.base import Cell, Increment, Mutation, Put, RowResult, Scan
-from hmodel.backend.endpoint import Endpoint
+from hmodel.backend.endpoint import Endpoint, HTTPOption, TLSOption, as_http, as_tls
 from hmodel.backend.op import arun
 from hmodel.backend.retry import Retry
+from hmodel.errors import IllegalArgumentError
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+    from hmodel.backend.sasl import Sasl
 
 __all__ = ["AsyncScannerEdge", "AsyncThriftBase"]
 
@@ -94,6 +100,8 @@ class AsyncThriftBase(AsyncBackend):
         timeout_ms: int | None = 10_000,
         transport: str = "buffered",
         protocol: str = "binary",
+        tls: TLSOption = None,
+        http: HTTPOption = None,
         table_prefix: str | None = None,
         table_prefix_separator: str = "_",
         pool_size: int = 4,
@@ -101,7 +109,18 @@ class AsyncThriftBase(AsyncBackend):
         retry_backoff_ms: int = 50,
         sleep: Callable[[float], Any] = asyncio.sleep,
         retry_jitter: Callable[[], float] = random.random,
+        sasl: Sasl | None = None,
     ) -> None:
+        endpoint = Endpoint(
+            host,
+            port,
+            timeout_ms=timeout_ms,
+            transport=transport,
+            protocol=protocol,
+            tls=as_tls(tls),
+            http=as_http(http),
+            sasl=sasl,
+        )
         #: The synchronous backend whose operations this one awaits; it never connects.
         self._ops = self.sync_backend(
             host,
@@ -120,7 +139,7 @@ class AsyncThriftBase(AsyncBackend):
         self.rpc_names = self._ops.rpc_names
         self.round_trips = 0
         self._channel = self.channel(
-            Endpoint(host, port, timeout_ms=timeout_ms, transport=transport, protocol=protocol),
+            endpoint,
             pool_size=pool_size,
             retries=retries,
             retry_backoff_ms=retry_backoff_ms,
@@ -129,11 +148,74 @@ class AsyncThriftBase(AsyncBackend):
         )
         self._channel.jitter = retry_jitter
 
+    @classmethod
+    def from_url(
+        cls,
+        url: str,
+        *,
+        tls: TLSOption = None,
+        headers: Mapping[str, str] | None = None,
+        **options: Any,
+    ) -> Self:
+        """A backend for the server a URL names, as the synchronous backend's ``from_url``.
+
+        ``thrift://host:port`` (a plain socket), ``thrift+tls://host:port`` (a socket in
+        TLS), ``http://host:port/path`` and ``https://host:port/path`` (Thrift over
+        HTTP(S), with ``user:password@`` for HTTP basic authentication).
+
+        Raises:
+            IllegalArgumentError: An unknown scheme, no host, a bad port, or options the
+                scheme cannot use; naming them.
+        """
+        endpoint = Endpoint.from_url(url, tls=tls, headers=headers)
+        return cls(endpoint.host, endpoint.port, tls=endpoint.tls, http=endpoint.http, **options)
+
+    @classmethod
+    def from_endpoint(cls, endpoint: Endpoint, **options: Any) -> Self:
+        """A backend reaching ``endpoint`` (a synchronous backend's ``endpoint``, say).
+
+        Its address, timeout, framing, protocol, TLS, HTTP and SASL settings are the
+        endpoint's; ``options`` are the constructor's others (``table_prefix``, ...).
+
+        Raises:
+            IllegalArgumentError: An option out of range, or a socket wrapper (the
+                asyncio backends take none), naming it.
+        """
+        if endpoint.wrap_socket is not None:
+            raise IllegalArgumentError(
+                f"{cls.__name__} takes no socket wrapper (an asyncio transport has no "
+                "blocking socket to wrap)",
+                field="wrap_socket",
+            )
+        return cls(
+            endpoint.host,
+            endpoint.port,
+            timeout_ms=endpoint.timeout_ms,
+            transport=endpoint.transport,
+            protocol=endpoint.protocol,
+            tls=endpoint.tls,
+            http=endpoint.http,
+            sasl=endpoint.sasl,
+            **options,
+        )
+
     def _count_round_trip(self) -> None:
         self.round_trips += 1
 
     def __repr__(self) -> str:
+        if self._channel.endpoint.scheme != "thrift":
+            return f"{type(self).__name__}.from_url({self.url!r})"
         return f"{type(self).__name__}({self.host!r}, {self.port})"
+
+    @property
+    def url(self) -> str:
+        """Where calls go: ``thrift://``, ``thrift+tls://``, ``http://`` or ``https://``."""
+        return self._channel.endpoint.url
+
+    @property
+    def endpoint(self) -> Endpoint:
+        """Where and how this backend connects (address, framing, TLS, HTTP, SASL)."""
+        return self._channel.endpoint
 
     @property
     def host(self) -> str:

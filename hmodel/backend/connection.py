@@ -24,7 +24,16 @@ from hmodel.backend.endpoint import Endpoint
 from hmodel.backend.sasl import SaslClientTransport
 from hmodel.errors import AuthenticationError, HTTPStatusError, TLSError
 
-__all__ = ["Connection", "Connector", "HttpTransport", "dropped", "tls_refusal"]
+__all__ = [
+    "Connection",
+    "Connector",
+    "HttpTransport",
+    "dropped",
+    "handshake_failure",
+    "http_headers",
+    "http_refusal",
+    "tls_refusal",
+]
 
 _TRANSPORTS: dict[str, Any] = {
     "buffered": TBufferedTransportFactory,
@@ -93,6 +102,73 @@ def tls_refusal(exc: BaseException, where: str) -> TLSError | None:
     )
 
 
+def handshake_failure(exc: OSError, url: str) -> Exception:
+    """What a failed TLS handshake with ``url`` is raised as (``exc`` is its cause).
+
+    A certificate not accepted, or any other TLS failure, is a :class:`TLSError` saying
+    what to check; a connection broken during the handshake is a ``TTransportException``
+    (a dropped connection).
+    """
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        hint = (
+            "connect by a name the certificate carries, or set TLS(server_hostname=...)"
+            if exc.verify_code in _NAME_MISMATCH
+            else "give the CA that signed it as TLS(ca_file=...)"
+        )
+        return TLSError(
+            f"TLS handshake with {url} failed: the server's certificate is not "
+            f"accepted: {exc.verify_message} ({hint})"
+        )
+    if isinstance(exc, ssl.SSLError):
+        reason = getattr(exc, "reason", None) or exc
+        return TLSError(
+            f"TLS handshake with {url} failed: {reason} (does the "
+            "server speak TLS there, and accept this client's certificate?)"
+        )
+    return TTransportException(
+        type=TTransportException.NOT_OPEN,
+        message=f"connection to {url} failed during the TLS handshake: {exc}",
+    )
+
+
+def http_refusal(url: str, status: int, reason: str, kind: str, payload: bytes) -> Exception:
+    """What an HTTP answer other than ``200`` with Thrift in it is raised as.
+
+    ``401``, ``403`` and ``407``: :class:`AuthenticationError`; a ``5xx``: a
+    ``TTransportException`` (retried as a failed connection); any other: an
+    :class:`HTTPStatusError`. ``kind`` is the answer's media type, ``payload`` its body
+    (quoted, shortened, in the message).
+    """
+    quote = _quote(payload)
+    said = f"HTTP {status} {reason} from {url}" + (f": {quote}" if quote else "")
+    if status in _AUTHENTICATION_STATUSES:
+        return AuthenticationError(
+            f"{said} (the server or a gateway refused the credentials: check the HTTP "
+            "username/password or headers)"
+        )
+    if 500 <= status <= 599:
+        return TTransportException(type=TTransportException.UNKNOWN, message=said)
+    if status == 200:
+        return HTTPStatusError(
+            f"HTTP 200 from {url} carries {kind}, not Thrift (a gateway's page? "
+            "check the HTTP path)",
+            status=status,
+            url=url,
+        )
+    return HTTPStatusError(said, status=status, url=url)
+
+
+def http_headers(endpoint: Endpoint) -> list[tuple[str, str]]:
+    """The headers of every Thrift-over-HTTP call to ``endpoint`` but ``Host`` and length."""
+    assert endpoint.http is not None
+    return [
+        ("Content-Type", "application/x-thrift"),
+        ("Accept", "application/x-thrift"),
+        ("User-Agent", "hmodel"),
+        *endpoint.http.request_headers(),
+    ]
+
+
 class Connector:
     """Opens connections to one endpoint for one Thrift service.
 
@@ -145,30 +221,9 @@ class Connector:
             return raw
         try:
             return self._context.wrap_socket(raw, server_hostname=self._server_hostname)
-        except ssl.SSLCertVerificationError as exc:
-            raw.close()
-            hint = (
-                "connect by a name the certificate carries, or set TLS(server_hostname=...)"
-                if exc.verify_code in _NAME_MISMATCH
-                else "give the CA that signed it as TLS(ca_file=...)"
-            )
-            raise TLSError(
-                f"TLS handshake with {endpoint.url} failed: the server's certificate is not "
-                f"accepted: {exc.verify_message} ({hint})"
-            ) from exc
-        except ssl.SSLError as exc:
-            raw.close()
-            reason = getattr(exc, "reason", None) or exc
-            raise TLSError(
-                f"TLS handshake with {endpoint.url} failed: {reason} (does the "
-                "server speak TLS there, and accept this client's certificate?)"
-            ) from exc
         except OSError as exc:
             raw.close()
-            raise TTransportException(
-                type=TTransportException.NOT_OPEN,
-                message=f"connection to {endpoint.url} failed during the TLS handshake: {exc}",
-            ) from exc
+            raise handshake_failure(exc, endpoint.url) from exc
 
     def open(self) -> Connection:
         """Open one connection (for HTTP, its first TCP connection) with its client.
@@ -262,12 +317,7 @@ class HttpTransport:
         self._url = endpoint.url
         self._path = endpoint.http.path
         self._connection = _HTTPConnection(endpoint.host, endpoint.port, opener)
-        self._headers = [
-            ("Content-Type", "application/x-thrift"),
-            ("Accept", "application/x-thrift"),
-            ("User-Agent", "hmodel"),
-            *endpoint.http.request_headers(),
-        ]
+        self._headers = http_headers(endpoint)
         self._written: list[bytes] = []
         self._answer = io.BytesIO()
 
@@ -335,26 +385,7 @@ class HttpTransport:
             self._answer = io.BytesIO(payload)
             return
         connection.close()  # the answer says nothing a next call could use
-        self._refuse(status, response.reason, kind, payload)
-
-    def _refuse(self, status: int, reason: str, kind: str, payload: bytes) -> None:
-        quote = _quote(payload)
-        said = f"HTTP {status} {reason} from {self._url}" + (f": {quote}" if quote else "")
-        if status in _AUTHENTICATION_STATUSES:
-            raise AuthenticationError(
-                f"{said} (the server or a gateway refused the credentials: check the HTTP "
-                "username/password or headers)"
-            )
-        if 500 <= status <= 599:
-            raise TTransportException(type=TTransportException.UNKNOWN, message=said)
-        if status == 200:
-            raise HTTPStatusError(
-                f"HTTP 200 from {self._url} carries {kind}, not Thrift (a gateway's page? "
-                "check the HTTP path)",
-                status=status,
-                url=self._url,
-            )
-        raise HTTPStatusError(said, status=status, url=self._url)
+        raise http_refusal(self._url, status, response.reason, kind, payload)
 
 
 def _quote(payload: bytes) -> str:

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from hmodel.backend.base import Backend
 
+if TYPE_CHECKING:
+    from hmodel.backend.aio import AsyncBackend
+
 __all__ = [
     "ALL_TARGETS",
+    "ASYNC_SUFFIX",
     "FAKE_TARGETS",
     "FAKE_TRANSPORT_TARGETS",
     "PREFIX_VARIABLE",
@@ -20,6 +24,8 @@ __all__ = [
     "REAL_TRANSPORT_TARGETS",
     "TARGETS",
     "TARGETS_VARIABLE",
+    "as_async",
+    "is_async",
     "is_real",
     "open_target",
     "real_prefix",
@@ -48,8 +54,15 @@ FAKE_TRANSPORT_TARGETS = (
 #: with TLS (:class:`~hmodel.testing.hbase_process.ThriftServers`); HBase serves no TLS
 #: on its socket mode.
 REAL_TRANSPORT_TARGETS = ("hbase-http", "hbase-https", "hbase2-http", "hbase2-https")
-#: Every target ``HMODEL_TARGETS`` may name.
-ALL_TARGETS = TARGETS + FAKE_TRANSPORT_TARGETS + REAL_TRANSPORT_TARGETS
+#: A target's name followed by this (``thrift2-https-async``) is the same server reached
+#: through the asyncio backend of its kind (``AsyncMemoryBackend``, ``AsyncThriftBackend``,
+#: ``AsyncThrift2Backend``), served to a synchronous test by
+#: :class:`~hmodel.testing.async_edge.AsyncEdgeBackend` (table administration through the
+#: synchronous backend).
+ASYNC_SUFFIX = "-async"
+_SYNC_TARGETS = TARGETS + FAKE_TRANSPORT_TARGETS + REAL_TRANSPORT_TARGETS
+#: Every target ``HMODEL_TARGETS`` may name: each synchronous one, and its ``-async`` form.
+ALL_TARGETS = _SYNC_TARGETS + tuple(t + ASYNC_SUFFIX for t in _SYNC_TARGETS)
 
 #: ``HMODEL_TARGETS=memory,thrift2`` runs only those targets (default: the five of
 #: :data:`TARGETS`, plus the transport targets for tests marked ``transports``).
@@ -58,11 +71,24 @@ TARGETS_VARIABLE = "HMODEL_TARGETS"
 PREFIX_VARIABLE = "HMODEL_TEST_PREFIX"
 
 
+def is_async(target: str) -> bool:
+    """Whether ``target`` reaches its server through an asyncio backend (``-async``)."""
+    return target.endswith(ASYNC_SUFFIX)
+
+
+def as_async(target: str) -> str:
+    """The ``-async`` form of ``target``: ``"thrift2"`` gives ``"thrift2-async"``."""
+    return target if is_async(target) else target + ASYNC_SUFFIX
+
+
 def split_target(target: str) -> tuple[str, str]:
     """``(backend target, transport)``: ``"thrift2-https"`` is ``("thrift2", "https")``.
 
-    The transport is ``"socket"`` for the five plain targets.
+    The transport is ``"socket"`` for the five plain targets; an ``-async`` form splits
+    as its synchronous target (see :func:`is_async`).
     """
+    if is_async(target):
+        target = target[: -len(ASYNC_SUFFIX)]
     base, _, transport = target.partition("-")
     return base, transport or "socket"
 
@@ -72,12 +98,16 @@ def is_real(target: str) -> bool:
     return split_target(target)[0] in REAL_TARGETS
 
 
-def target_params(*, transports: bool = False, real_transports: bool = False) -> list[Any]:
+def target_params(
+    *, transports: bool = False, real_transports: bool = False, async_edge: bool = False
+) -> list[Any]:
     """The targets to run, as pytest params; real-HBase ones carry the ``hbase`` marker.
 
     ``HMODEL_TARGETS`` (comma-separated names of :data:`ALL_TARGETS`) decides when set;
     else :data:`TARGETS`, with :data:`FAKE_TRANSPORT_TARGETS` when ``transports`` and
-    :data:`REAL_TRANSPORT_TARGETS` when ``real_transports``.
+    :data:`REAL_TRANSPORT_TARGETS` when ``real_transports``; with ``async_edge``, also
+    the ``-async`` form of each of those that is not real (the real ones only when
+    ``HMODEL_TARGETS`` names them: a real server is slow to clean between tests).
 
     Raises:
         pytest.UsageError: ``HMODEL_TARGETS`` names an unknown target.
@@ -91,6 +121,8 @@ def target_params(*, transports: bool = False, real_transports: bool = False) ->
             chosen += FAKE_TRANSPORT_TARGETS
         if real_transports:
             chosen += REAL_TRANSPORT_TARGETS
+        if async_edge:
+            chosen += tuple(as_async(t) for t in chosen if not is_real(t))
     unknown = sorted(set(chosen) - set(ALL_TARGETS))
     if unknown:
         raise pytest.UsageError(
@@ -120,7 +152,27 @@ def open_target(target: str, request: pytest.FixtureRequest) -> Iterator[Backend
     (:class:`~hmodel.testing.table_reuse.TablePool`) instead of dropped and re-created;
     their ``-http``/``-https`` forms reach the same cluster through its Thrift servers in
     HTTP mode, with the same tables.
+    An ``-async`` target is its synchronous target's server reached through the
+    asyncio backend of its kind, served by an
+    :class:`~hmodel.testing.async_edge.AsyncEdgeBackend` (tables created and dropped
+    through the synchronous backend).
     """
+    if is_async(target):
+        from hmodel.testing.async_edge import AsyncEdgeBackend, async_backend_of
+
+        with open_target(target[: -len(ASYNC_SUFFIX)], request) as sync:
+
+            def open_async() -> AsyncBackend:
+                made = async_backend_of(sync)
+                assert made is not None, f"no asyncio backend for {sync!r}"
+                return made
+
+            edge = AsyncEdgeBackend(open_async, sync, owns_admin=False, touch=_pool_told(sync))
+            try:
+                yield edge
+            finally:
+                edge.close()
+        return
     if target == "memory":
         from hmodel.backend.memory import MemoryBackend
 
@@ -156,6 +208,30 @@ def open_target(target: str, request: pytest.FixtureRequest) -> Iterator[Backend
     finally:
         _drop_all(fake)
         fake.close()
+
+
+#: The data calls that write nothing (a table only read is not emptied after the test).
+_READS = frozenset({"get", "get_versions", "scan"})
+
+
+def _pool_told(backend: Backend) -> Callable[[str, str], None] | None:
+    """For a real target's backend: tells its table pool of an asyncio data call.
+
+    The asyncio backend's calls do not pass through the synchronous backend that keeps
+    the pool's books: a parked table touched is taken back first, and a table written
+    is emptied before another test reuses it, as for the synchronous backend's calls.
+    """
+    pool = getattr(backend, "pool", None)
+    if pool is None:
+        return None
+
+    def touch(method: str, table: str) -> None:
+        if type(table) is str:
+            pool.claim(table)
+            if method not in _READS:
+                pool.wrote(table)
+
+    return touch
 
 
 def real_prefix(target: str) -> str:

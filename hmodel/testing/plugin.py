@@ -197,6 +197,12 @@ def pytest_configure(config: pytest.Config) -> None:
         "HTTP and HTTPS (thrift-tls ... thrift2-https), and with real=True on a real "
         "HBase's Thrift servers over HTTP and HTTPS (hbase-http ... hbase2-https)",
     )
+    config.addinivalue_line(
+        "markers",
+        "async_edge: also run hmodel_backend through the asyncio backends: the -async form "
+        "of each fake target (memory-async, thrift-async, thrift2-https-async ...), a "
+        "synchronous Backend whose data calls the asyncio backend serves",
+    )
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -211,9 +217,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             return  # the test chose its targets itself
     mark = metafunc.definition.get_closest_marker("transports")
     real = bool(mark.kwargs.get("real", False)) if mark is not None else False
+    async_edge = metafunc.definition.get_closest_marker("async_edge") is not None
     metafunc.parametrize(
         "hmodel_backend",
-        target_params(transports=mark is not None, real_transports=real),
+        target_params(transports=mark is not None, real_transports=real, async_edge=async_edge),
         indirect=True,
     )
 
@@ -448,7 +455,11 @@ def hmodel_backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
     ``thrift-https`` and their ``thrift2`` forms (the fake servers over TLS, HTTP and
     HTTPS), and with ``transports(real=True)`` on ``hbase-http``, ``hbase-https``,
     ``hbase2-http`` and ``hbase2-https`` (the real cluster's Thrift servers in HTTP
-    mode). Choose with ``HMODEL_TARGETS=memory,thrift2-https``. A test marked
+    mode). A test marked ``@pytest.mark.async_edge`` also runs on the ``-async`` form of
+    each fake target it runs on (``memory-async``, ``thrift2-https-async``: the same
+    server through the asyncio backend, see
+    :class:`~hmodel.testing.async_edge.AsyncEdgeBackend`). Choose with
+    ``HMODEL_TARGETS=memory,thrift2-https,hbase2-async``. A test marked
     ``@pytest.mark.requires("cap")`` is skipped, with the reason, on targets whose
     backend lacks the capability.
     """

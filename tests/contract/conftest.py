@@ -13,14 +13,17 @@ from hmodel.schema import Family, Table
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """The whole contract also runs over TLS, HTTP and HTTPS against the fake servers.
+    """The whole contract also runs over TLS, HTTP and HTTPS, and on the asyncio backends.
 
-    Marks each contract test ``transports`` before the kit parametrises its targets
-    (``HMODEL_TARGETS=thrift2-https`` runs it on one of them; with a real HBase,
+    Marks each contract test ``transports`` and ``async_edge`` before the kit
+    parametrises its targets (``HMODEL_TARGETS=thrift2-https`` runs it on one of them;
+    ``thrift2-https-async`` through the asyncio Thrift2 backend; with a real HBase,
     ``HMODEL_TARGETS=hbase2-https`` on its Thrift2 HTTPS server).
     """
     if metafunc.definition.get_closest_marker("transports") is None:
         metafunc.definition.add_marker(pytest.mark.transports)
+    if metafunc.definition.get_closest_marker("async_edge") is None:
+        metafunc.definition.add_marker(pytest.mark.async_edge)
 
 
 #: The table most contract tests use: ``i`` keeps 3 versions, ``d`` HBase's default of 1.

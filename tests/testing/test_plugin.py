@@ -230,3 +230,44 @@ def test_the_hbase_pool_empties_through_thrift2_only_on_the_same_cluster() -> No
         assert _same_cluster(one.address, (one.host, one.thrift2_port), "p")
         assert not _same_cluster(one.address, (other.host, other.thrift2_port), "p")
         assert one.backend.list_tables() == other.backend.list_tables() == []  # probes gone
+
+
+def test_a_test_marked_async_edge_also_runs_through_the_asyncio_backends(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """async_edge: each fake target's -async form joins; real ones only when named."""
+    monkeypatch.delenv("HMODEL_TEST_HBASE", raising=False)
+    monkeypatch.delenv("HMODEL_TEST_HBASE2", raising=False)
+    monkeypatch.setenv("HMODEL_TEST_HBASE_PROCESS", "0")
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent.sock")
+    monkeypatch.delenv("HMODEL_TARGETS", raising=False)
+    pytester.makepyfile(
+        """
+        import pytest
+        from hmodel.backend.base import Put, Scan
+        from hmodel.schema import Family, Table
+        from hmodel.testing.async_edge import AsyncEdgeBackend
+
+        @pytest.mark.async_edge
+        def test_through_asyncio(hmodel_backend, request):
+            is_async = request.node.callspec.params["hmodel_backend"].endswith("-async")
+            assert isinstance(hmodel_backend, AsyncEdgeBackend) == is_async
+            hmodel_backend.create_table(Table("edge", [Family("f")]))
+            hmodel_backend.mutate("edge", [Put(b"r", b"f:q", b"v")])
+            assert [r.row for r in hmodel_backend.scan("edge", Scan())] == [b"r"]
+
+        def test_plain(hmodel_backend):
+            assert hmodel_backend.list_tables() == []
+        """
+    )
+    result = pytester.runpytest("-p", "no:randomly", "-q")
+    # 5 sync targets (2 real skip) + 3 -async ones; the plain test on the 5 only.
+    result.assert_outcomes(passed=3 + 3 + 3, skipped=2 + 2)
+    result.stdout.fnmatch_lines(["target memory-async: 1 passed", "target thrift2-async: 1 passed"])
+    import hmodel  # the subprocess must import this hmodel, not another installed one
+
+    monkeypatch.setenv("PYTHONPATH", str(Path(hmodel.__file__).parents[1]))
+    monkeypatch.setenv("HMODEL_TARGETS", "thrift-async,hbase2-async")
+    result = pytester.runpytest_subprocess("-p", "no:randomly", "-rs")
+    result.assert_outcomes(passed=2, skipped=2)
+    result.stdout.fnmatch_lines(["*HMODEL_TEST_HBASE_PROCESS=0 and HMODEL_TEST_HBASE2 unset*"])

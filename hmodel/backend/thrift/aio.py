@@ -44,7 +44,7 @@ class AsyncThriftBackend(AsyncThriftBase):
     ``checkAndMutate`` (nor ``checkAndDelete``): those calls raise
     :class:`~hmodel.errors.UnsupportedOperationError`, as the synchronous backend's do.
 
-    Plain sockets only so far; table administration through a
+    A socket, TLS, HTTP or HTTPS (SASL not yet); table administration through a
     :class:`~hmodel.backend.thrift.ThriftBackend`. Arguments as
     :class:`~hmodel.backend.thrift2.AsyncThrift2Backend`'s.
     """

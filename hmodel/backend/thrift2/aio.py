@@ -48,18 +48,26 @@ class AsyncThrift2Backend(AsyncThriftBase):
     ``pool_size`` connections, with the same retry rules. Round trips, capabilities and
     RPC names are the synchronous backend's.
 
-    Plain sockets only so far (``transport`` buffered or framed, ``protocol`` binary or
-    compact): TLS, HTTP and SASL are not asynchronous yet. Table administration is not
-    part of :class:`~hmodel.backend.aio.AsyncBackend`: use a
+    A socket (``transport`` buffered or framed, ``protocol`` binary or compact), inside
+    TLS with ``tls``, or Thrift over HTTP(S) with ``http`` (one ``POST`` per call on a
+    kept-alive connection), as the synchronous backend connects; SASL is not
+    asynchronous yet. Table administration is not part of
+    :class:`~hmodel.backend.aio.AsyncBackend`: use a
     :class:`~hmodel.backend.thrift2.Thrift2Backend` for DDL. Nothing is opened until the
-    first call (no ``autoconnect``: a constructor cannot await).
+    first call (no ``autoconnect``: a constructor cannot await); a TLS file that cannot
+    be loaded fails here, a certificate the server shows that is not accepted at the
+    first call (:class:`~hmodel.errors.TLSError`).
 
     Args:
         host: The Thrift2 server's host.
         port: Its port.
         timeout_ms: Connect and read timeout in milliseconds; ``None``: wait forever.
-        transport: ``"buffered"`` or ``"framed"``.
-        protocol: ``"binary"`` or ``"compact"``.
+        transport: ``"buffered"`` or ``"framed"`` (over HTTP only ``"buffered"``).
+        protocol: ``"binary"`` or ``"compact"`` (over HTTP only ``"binary"``).
+        tls: TLS settings (:class:`~hmodel.backend.endpoint.TLS`), a ready
+            ``ssl.SSLContext``, ``True`` for the system's CAs, or ``None`` for none.
+        http: HTTP settings (:class:`~hmodel.backend.endpoint.HTTP`), a path, ``True``
+            for ``HTTP()``, or ``None`` for a plain Thrift socket.
         table_prefix: Prepended, with ``table_prefix_separator``, to every table name.
         table_prefix_separator: Between prefix and name.
         pool_size: Most connections open at once (>= 1).
@@ -67,9 +75,12 @@ class AsyncThrift2Backend(AsyncThriftBase):
         retry_backoff_ms: Pause before the first retry, doubled for each further one.
         sleep: Awaited with the pause in seconds between retries (inject in tests).
         retry_jitter: A float from 0 to 1 spreading each retry pause.
+        sasl: Refused: SASL is not asynchronous yet.
 
     Raises:
-        IllegalArgumentError: An option out of range, naming it.
+        IllegalArgumentError: An option out of range, a combination the server cannot
+            serve (framed or compact over HTTP), ``sasl``, or a TLS file that cannot be
+            loaded; naming it.
     """
 
     sync_backend = Thrift2Backend

@@ -282,6 +282,15 @@ class Thrift2Backend(Thrift2Admin, Backend):
         return self._channel.endpoint.url
 
     @property
+    def endpoint(self) -> Endpoint:
+        """Where and how this backend connects (address, framing, TLS, HTTP, SASL).
+
+        For another client of the same server, e.g. the asyncio backend:
+        ``AsyncThrift2Backend.from_endpoint(backend.endpoint)``.
+        """
+        return self._channel.endpoint
+
+    @property
     def table_prefix(self) -> str | None:
         """Prepended, with :attr:`table_prefix_separator`, to every table name."""
         return self._table_prefix
