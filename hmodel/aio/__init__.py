@@ -7,8 +7,10 @@ run by an awaiting driver: no logic is written twice. See ``docs/async.md`` for 
 asynchronous so far.
 """
 
+from hmodel.aio.ids import AsyncIdAllocator
 from hmodel.aio.repository import AsyncRepository
 from hmodel.aio.store import AsyncStore
+from hmodel.aio.timebucket import AsyncTimeSeries
 from hmodel.aio.unit_of_work import AsyncUnitOfWork
 from hmodel.backend.aio import AsyncBackend, AsyncScanner, InProcessAsyncBackend
 from hmodel.backend.memory import AsyncMemoryBackend
@@ -17,12 +19,14 @@ from hmodel.backend.thrift2 import AsyncThrift2Backend
 
 __all__ = [
     "AsyncBackend",
+    "AsyncIdAllocator",
     "AsyncMemoryBackend",
     "AsyncRepository",
     "AsyncScanner",
     "AsyncStore",
     "AsyncThrift2Backend",
     "AsyncThriftBackend",
+    "AsyncTimeSeries",
     "AsyncUnitOfWork",
     "InProcessAsyncBackend",
 ]
