@@ -10,6 +10,7 @@ asynchronous so far.
 from hmodel.aio.ids import AsyncIdAllocator
 from hmodel.aio.repository import AsyncRepository
 from hmodel.aio.store import AsyncStore
+from hmodel.aio.summary import AsyncSummarizedRepository, AsyncSummary
 from hmodel.aio.timebucket import AsyncTimeSeries
 from hmodel.aio.unit_of_work import AsyncUnitOfWork
 from hmodel.backend.aio import AsyncBackend, AsyncScanner, InProcessAsyncBackend
@@ -24,6 +25,8 @@ __all__ = [
     "AsyncRepository",
     "AsyncScanner",
     "AsyncStore",
+    "AsyncSummarizedRepository",
+    "AsyncSummary",
     "AsyncThrift2Backend",
     "AsyncThriftBackend",
     "AsyncTimeSeries",
