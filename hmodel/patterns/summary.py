@@ -292,7 +292,7 @@ class SummaryCore(Generic[M, S, B]):
         }
 
     def tally_rows(self, rows: Iterable[RowResult]) -> Tally:
-        """Recount data rows already read (a job's batch), as :meth:`tally_range` counts them.
+        """Recount data rows already read (a job's batch), as ``tally_range`` counts them.
 
         Rows of other record types sharing the table are left out; undecodable ones are
         counted in ``undecodable``. No I/O.
