@@ -24,6 +24,7 @@ from hmodel.aio import (
     AsyncRepository,
     AsyncStore,
     AsyncUnitOfWork,
+    InProcessAsyncBackend,
 )
 from hmodel.backend.base import Backend
 from hmodel.errors import UnsupportedOperationError
@@ -105,6 +106,13 @@ class Edge:
     def sync_repo(self, model: type[M], **options: Any) -> Repository[M]:
         """The synchronous repository of ``model`` on the same backend (to cross edges)."""
         return Repository(model, self.backend, **options)
+
+    def over(self, backend: Backend) -> Any:
+        """``backend`` on this edge: itself (sync), or an ``InProcessAsyncBackend`` over it.
+
+        For a synchronous wrapper (a ``FaultyBackend``) to serve the async edge too.
+        """
+        return InProcessAsyncBackend(backend) if self.is_async else backend
 
     def call(self, result: Any) -> Any:
         """``result`` awaited when it is a coroutine, as it is otherwise."""

@@ -7,7 +7,8 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Generic, TypeVar
 
-from hmodel.backend.base import Backend, Delete, Put, Scan
+from hmodel.backend.base import Backend, Delete, Put, RowResult, Scan
+from hmodel.backend.op import Call, CloseScan, Op, OpenScan, ScanNext, run
 from hmodel.clock import WriteStamps, stamps_for, system_clock
 from hmodel.codecs import Long
 from hmodel.errors import (
@@ -26,6 +27,7 @@ __all__ = ["IdAllocator", "id_table"]
 
 K = TypeVar("K")
 V = TypeVar("V")
+B = TypeVar("B")
 
 _LONG = Long()
 _WIDTHS = (1, 2, 4, 8)
@@ -72,7 +74,271 @@ class _Lru(Generic[K, V]):
         return len(self._items)
 
 
-class IdAllocator:
+class IdAllocatorCore(Generic[B]):
+    """The state, byte layout and sans-I/O operations of both id allocator edges (K9).
+
+    Not used directly: :class:`IdAllocator` (synchronous) and
+    :class:`hmodel.aio.AsyncIdAllocator` (asyncio) are its facades and take its
+    arguments (see :class:`IdAllocator`). Each I/O method is an operation
+    (:mod:`hmodel.backend.op`) yielding the backend calls it needs, run by either edge's
+    driver: the allocation protocol is written once. ``backend`` is a
+    :class:`~hmodel.backend.base.Backend` or an :class:`~hmodel.backend.aio.AsyncBackend`;
+    the core only names its methods in the requests its operations yield.
+    """
+
+    def __init__(
+        self,
+        backend: B,
+        table: Table,
+        *,
+        kind: str,
+        width: int = 4,
+        family: str = "i",
+        cache_size: int = 0,
+        stamps: WriteStamps | None = None,
+    ) -> None:
+        if not isinstance(table, Table):
+            raise DeclarationError("table must be a hmodel.schema.Table", value=table)
+        if isinstance(width, bool) or width not in _WIDTHS:
+            raise DeclarationError(
+                "an id is 1, 2, 4 or 8 bytes wide", table=table.full_name, value=width
+            )
+        if not isinstance(kind, str) or not kind:
+            raise DeclarationError("kind must be a non-empty str", table=table.full_name)
+        if family not in [f.name for f in table.families]:
+            raise DeclarationError(
+                f"family {family!r} is not in table {table.full_name!r}",
+                table=table.full_name,
+                value=family,
+            )
+        if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
+            raise DeclarationError("cache_size must be an int >= 0", value=cache_size)
+        self.backend: B = backend
+        self.table = table
+        self.kind = kind
+        self.width = width
+        self.max_id = min((1 << (8 * width)) - 1, _LONG_MAX)
+        self.stamps = stamps_for(system_clock) if stamps is None else stamps
+        prefix = family.encode() + b":"
+        self._id_column = prefix + b"i"
+        self._name_column = prefix + b"n"
+        self._counter_column = prefix + b"c"
+        self._id_key = Int("id", size=width, signed=False)
+        self._forward = Key(Const(b"n", name="forward"), Str("kind"), Str("name"))
+        self._reverse = Key(Const(b"i", name="reverse"), Str("kind"), self._id_key)
+        self._counter_row = Key(Const(b"c", name="counter"), Str("kind")).encode({"kind": kind})
+        self._ids: _Lru[str, int] = _Lru(cache_size)
+        self._names: _Lru[int, str] = _Lru(cache_size)
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}({self.table.full_name!r}, kind={self.kind!r}, "
+            f"width={self.width})"
+        )
+
+    # --- layout -------------------------------------------------------------------------
+
+    def id_component(self, name: str) -> Int:
+        """A key component holding these ids: ``Int(name, size=width, signed=False)``."""
+        return Int(name, size=self.width, signed=False)
+
+    def encode(self, ident: int) -> bytes:
+        """Return ``ident`` as ``width`` big-endian bytes (as stored and as keyed).
+
+        Raises:
+            ValidationError: ``ident`` is not an int in ``1 .. max_id``.
+        """
+        return self._id_key.encode(self._check_id(ident))
+
+    def decode(self, data: bytes) -> int:
+        """Return the id held in ``width`` big-endian bytes.
+
+        Raises:
+            DecodeError: ``data`` is not ``width`` bytes long.
+        """
+        if len(data) != self.width:
+            raise DecodeError(
+                f"an id is {self.width} bytes, not {len(data)}",
+                table=self.table.full_name,
+                field=self.kind,
+                value=data,
+            )
+        return int.from_bytes(data, "big")
+
+    def forward_row(self, name: str) -> bytes:
+        """The rowkey of ``name``'s forward (name -> id) row."""
+        return self._forward.encode({"kind": self.kind, "name": self._check_name(name)})
+
+    def reverse_row(self, ident: int) -> bytes:
+        """The rowkey of ``ident``'s reverse (id -> name) row."""
+        return self._reverse.encode({"kind": self.kind, "id": self._check_id(ident)})
+
+    # --- operations (sans-I/O: see hmodel.backend.op) -----------------------------------
+
+    def _lookup_many_op(self, names: Iterable[str]) -> Op[dict[str, int]]:
+        """The operation of ``lookup_many``: one get of the uncached forward rows."""
+        wanted = list(dict.fromkeys(self._check_name(n) for n in _many(names, "names")))
+        found: dict[str, int] = {}
+        missing: list[str] = []
+        for name in wanted:
+            cached = self._ids.get(name)
+            if cached is None:
+                missing.append(name)
+            else:
+                found[name] = cached
+        found.update((yield from self._read_forward_op(missing)))
+        return {n: found[n] for n in wanted if n in found}
+
+    def _names_of_op(self, idents: Iterable[int]) -> Op[dict[int, str]]:
+        """The operation of ``names_of``: one get of the uncached reverse rows."""
+        wanted = list(dict.fromkeys(self._check_id(i) for i in _many(idents, "ids")))
+        found: dict[int, str] = {}
+        missing: list[int] = []
+        for ident in wanted:
+            cached = self._names.get(ident)
+            if cached is None:
+                missing.append(ident)
+            else:
+                found[ident] = cached
+        if missing:
+            rows = {self.reverse_row(i): i for i in missing}
+            results: list[RowResult] = yield Call(
+                "get", (self.table.full_name, list(rows)), {"columns": [self._name_column]}
+            )
+            for result in results:
+                data = result.value(self._name_column)
+                if data is not None:
+                    ident = rows[result.row]
+                    found[ident] = data.decode("utf-8")
+                    self._names.put(ident, found[ident])
+        return {i: found[i] for i in wanted if i in found}
+
+    def _orphans_op(self) -> Op[list[int]]:
+        """The operation of ``orphans``: a scan of the kind's reverse rows, then one get."""
+        (prefix,) = self._reverse.ranges({"kind": self.kind})
+        rows: dict[int, str] = {}
+        scan = Scan(start=prefix.start, stop=prefix.stop, columns=[self._name_column])
+        handle = yield OpenScan(self.table.full_name, scan)
+        while True:
+            batch: list[RowResult] = yield ScanNext(handle, scan.batch_size)
+            if not batch:
+                break
+            for result in batch:
+                data = result.value(self._name_column)
+                if data is not None:
+                    rows[self._reverse.decode(result.row)["id"]] = data.decode("utf-8")
+        yield CloseScan(handle)
+        names = list(dict.fromkeys(rows.values()))
+        forward = yield from self._read_forward_op(names, cache=False)
+        return [i for i, name in rows.items() if forward.get(name) != i]
+
+    def _ids_for_op(self, names: Iterable[str]) -> Op[dict[str, int]]:
+        """The operation of ``ids_for``: a lookup, then one allocation of the new names."""
+        wanted = list(dict.fromkeys(_many(names, "names")))
+        found = yield from self._lookup_many_op(wanted)
+        new = [n for n in wanted if n not in found]
+        if new:
+            found.update((yield from self._allocate_op(new)))
+        return {n: found[n] for n in wanted}
+
+    def _allocate_op(self, names: Sequence[str]) -> Op[dict[str, int]]:
+        table = self.table.full_name
+        last: int = yield Call(
+            "increment", (table, self._counter_row, self._counter_column, len(names))
+        )
+        first = last - len(names) + 1
+        if last > self.max_id:
+            raise IdExhaustedError(
+                f"kind {self.kind!r} has used every id of {self.width} bytes "
+                f"(counter at {last}, max_id {self.max_id})",
+                table=table,
+                row=self._counter_row,
+                value=last,
+            )
+        issued = dict(zip(names, range(first, last + 1), strict=True))
+        stamp = self.stamps.next(rows=[self.reverse_row(i) for i in issued.values()])
+        reverse = [
+            Put(self.reverse_row(i), self._name_column, n.encode("utf-8"), stamp)
+            for n, i in issued.items()
+        ]
+        yield Call("mutate", (table, reverse))
+        result: dict[str, int] = {}
+        lost: list[str] = []
+        for name, ident in issued.items():
+            row = self.forward_row(name)
+            # No timestamp: Thrift1's checkAndPut cannot carry one, and a forward row is
+            # never deleted, so its timestamp orders nothing.
+            put = Put(row, self._id_column, self.encode(ident))
+            try:
+                won: bool = yield Call("check_and_put", (table, row, self._id_column, None, put))
+            except ConnectionLostError:
+                # The write may or may not have happened: the forward row says which.
+                settled = (yield from self._read_forward_op([name], cache=False)).get(name)
+                if settled is None:
+                    raise
+                won = settled == ident
+            if won:
+                result[name] = ident
+                self._remember(name, ident)
+            else:
+                lost.append(name)
+        if lost:
+            winners = yield from self._read_forward_op(lost)
+            vanished = next((n for n in lost if n not in winners), None)
+            if vanished is not None:  # only if someone deletes forward rows behind our back
+                raise ConflictError(
+                    f"the id of {vanished!r} was taken by another writer, then deleted",
+                    table=table,
+                    row=self.forward_row(vanished),
+                )
+            result.update(winners)
+            stamp = self.stamps.next(rows=[self.reverse_row(issued[n]) for n in lost])
+            deletes = [Delete(self.reverse_row(issued[n]), None, stamp) for n in lost]
+            yield Call("mutate", (table, deletes))
+        return result
+
+    def _read_forward_op(self, names: Sequence[str], *, cache: bool = True) -> Op[dict[str, int]]:
+        if not names:
+            return {}
+        rows = {self.forward_row(n): n for n in names}
+        results: list[RowResult] = yield Call(
+            "get", (self.table.full_name, list(rows)), {"columns": [self._id_column]}
+        )
+        found: dict[str, int] = {}
+        for result in results:
+            data = result.value(self._id_column)
+            if data is not None:
+                name = rows[result.row]
+                found[name] = self.decode(data)
+                if cache:
+                    self._remember(name, found[name])
+        return found
+
+    # --- helpers ------------------------------------------------------------------------
+
+    def _remember(self, name: str, ident: int) -> None:
+        self._ids.put(name, ident)
+        self._names.put(ident, name)
+
+    def _check_name(self, name: object) -> str:
+        if not isinstance(name, str) or not name:
+            raise ValidationError(
+                "a name is a non-empty str", table=self.table.full_name, field=self.kind, value=name
+            )
+        return name
+
+    def _check_id(self, ident: object) -> int:
+        if isinstance(ident, bool) or not isinstance(ident, int) or not 1 <= ident <= self.max_id:
+            raise ValidationError(
+                f"an id is an int in 1..{self.max_id}",
+                table=self.table.full_name,
+                field=self.kind,
+                value=ident,
+            )
+        return ident
+
+
+class IdAllocator(IdAllocatorCore[Backend]):
     r"""Issue a fixed-width numeric id per name from a server-side counter (K9, F10).
 
     The ``LOG_TYPES`` lookup table of the HBase reference guide ("Variable Length or Fixed
@@ -124,6 +390,7 @@ class IdAllocator:
     takes the server's time (HBase's Thrift1 ``checkAndPut`` cannot carry a timestamp;
     a forward row is never deleted, so its timestamp orders nothing). Thread-safe;
     several allocators (in several processes) may share a table and a kind.
+    :class:`hmodel.aio.AsyncIdAllocator` is its asyncio edge: the same operations, awaited.
 
     Args:
         backend: The backend holding ``table``, or a :class:`~hmodel.repository.Store`
@@ -166,81 +433,18 @@ class IdAllocator:
         cache_size: int = 0,
         stamps: WriteStamps | None = None,
     ) -> None:
-        if not isinstance(table, Table):
-            raise DeclarationError("table must be a hmodel.schema.Table", value=table)
-        if isinstance(width, bool) or width not in _WIDTHS:
-            raise DeclarationError(
-                "an id is 1, 2, 4 or 8 bytes wide", table=table.full_name, value=width
-            )
-        if not isinstance(kind, str) or not kind:
-            raise DeclarationError("kind must be a non-empty str", table=table.full_name)
-        if family not in [f.name for f in table.families]:
-            raise DeclarationError(
-                f"family {family!r} is not in table {table.full_name!r}",
-                table=table.full_name,
-                value=family,
-            )
-        if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
-            raise DeclarationError("cache_size must be an int >= 0", value=cache_size)
         if isinstance(backend, Store):
             stamps = backend.stamps if stamps is None else stamps
             backend = backend.backend
-        self.backend: Backend = backend
-        self.table = table
-        self.kind = kind
-        self.width = width
-        self.max_id = min((1 << (8 * width)) - 1, _LONG_MAX)
-        self.stamps = stamps_for(system_clock) if stamps is None else stamps
-        prefix = family.encode() + b":"
-        self._id_column = prefix + b"i"
-        self._name_column = prefix + b"n"
-        self._counter_column = prefix + b"c"
-        self._id_key = Int("id", size=width, signed=False)
-        self._forward = Key(Const(b"n", name="forward"), Str("kind"), Str("name"))
-        self._reverse = Key(Const(b"i", name="reverse"), Str("kind"), self._id_key)
-        self._counter_row = Key(Const(b"c", name="counter"), Str("kind")).encode({"kind": kind})
-        self._ids: _Lru[str, int] = _Lru(cache_size)
-        self._names: _Lru[int, str] = _Lru(cache_size)
-
-    def __repr__(self) -> str:
-        return f"IdAllocator({self.table.full_name!r}, kind={self.kind!r}, width={self.width})"
-
-    # --- layout -------------------------------------------------------------------------
-
-    def id_component(self, name: str) -> Int:
-        """A key component holding these ids: ``Int(name, size=width, signed=False)``."""
-        return Int(name, size=self.width, signed=False)
-
-    def encode(self, ident: int) -> bytes:
-        """Return ``ident`` as ``width`` big-endian bytes (as stored and as keyed).
-
-        Raises:
-            ValidationError: ``ident`` is not an int in ``1 .. max_id``.
-        """
-        return self._id_key.encode(self._check_id(ident))
-
-    def decode(self, data: bytes) -> int:
-        """Return the id held in ``width`` big-endian bytes.
-
-        Raises:
-            DecodeError: ``data`` is not ``width`` bytes long.
-        """
-        if len(data) != self.width:
-            raise DecodeError(
-                f"an id is {self.width} bytes, not {len(data)}",
-                table=self.table.full_name,
-                field=self.kind,
-                value=data,
-            )
-        return int.from_bytes(data, "big")
-
-    def forward_row(self, name: str) -> bytes:
-        """The rowkey of ``name``'s forward (name -> id) row."""
-        return self._forward.encode({"kind": self.kind, "name": self._check_name(name)})
-
-    def reverse_row(self, ident: int) -> bytes:
-        """The rowkey of ``ident``'s reverse (id -> name) row."""
-        return self._reverse.encode({"kind": self.kind, "id": self._check_id(ident)})
+        super().__init__(
+            backend,
+            table,
+            kind=kind,
+            width=width,
+            family=family,
+            cache_size=cache_size,
+            stamps=stamps,
+        )
 
     def create_table(self, *, exist_ok: bool = True) -> None:
         """Create the lookup table; an existing one is left alone unless ``exist_ok=False``.
@@ -267,17 +471,7 @@ class IdAllocator:
         One round trip (one get of every forward row not in the cache), none if all are
         cached. Names without an id are left out.
         """
-        wanted = list(dict.fromkeys(self._check_name(n) for n in _many(names, "names")))
-        found: dict[str, int] = {}
-        missing: list[str] = []
-        for name in wanted:
-            cached = self._ids.get(name)
-            if cached is None:
-                missing.append(name)
-            else:
-                found[name] = cached
-        found.update(self._read_forward(missing))
-        return {n: found[n] for n in wanted if n in found}
+        return run(self._lookup_many_op(names), self.backend)
 
     def name_of(self, ident: int) -> str | None:
         """Return the name whose id is ``ident``, or ``None``. One get, none on a cache hit.
@@ -293,26 +487,7 @@ class IdAllocator:
         Raises:
             ValidationError: An id is not an int in ``1 .. max_id``.
         """
-        wanted = list(dict.fromkeys(self._check_id(i) for i in _many(idents, "ids")))
-        found: dict[int, str] = {}
-        missing: list[int] = []
-        for ident in wanted:
-            cached = self._names.get(ident)
-            if cached is None:
-                missing.append(ident)
-            else:
-                found[ident] = cached
-        if missing:
-            rows = {self.reverse_row(i): i for i in missing}
-            for result in self.backend.get(
-                self.table.full_name, list(rows), columns=[self._name_column]
-            ):
-                data = result.value(self._name_column)
-                if data is not None:
-                    ident = rows[result.row]
-                    found[ident] = data.decode("utf-8")
-                    self._names.put(ident, found[ident])
-        return {i: found[i] for i in wanted if i in found}
+        return run(self._names_of_op(idents), self.backend)
 
     def orphans(self) -> list[int]:
         """Return the ids whose reverse row exists but whose name maps to another id or none.
@@ -321,15 +496,7 @@ class IdAllocator:
         conditional write (or before deleting its reverse row after losing a race).
         Scans every reverse row of the kind, then reads their forward rows in one get.
         """
-        (prefix,) = self._reverse.ranges({"kind": self.kind})
-        rows: dict[int, str] = {}
-        scan = Scan(start=prefix.start, stop=prefix.stop, columns=[self._name_column])
-        for result in self.backend.scan(self.table.full_name, scan):
-            data = result.value(self._name_column)
-            if data is not None:
-                rows[self._reverse.decode(result.row)["id"]] = data.decode("utf-8")
-        forward = self._read_forward(list(dict.fromkeys(rows.values())), cache=False)
-        return [i for i, name in rows.items() if forward.get(name) != i]
+        return run(self._orphans_op(), self.backend)
 
     # --- allocation ---------------------------------------------------------------------
 
@@ -360,106 +527,7 @@ class IdAllocator:
                 burned; earlier ids stay valid).
             ValidationError: A name is not a non-empty str.
         """
-        wanted = list(dict.fromkeys(_many(names, "names")))
-        found = self.lookup_many(wanted)
-        new = [n for n in wanted if n not in found]
-        if new:
-            found.update(self._allocate(new))
-        return {n: found[n] for n in wanted}
-
-    def _allocate(self, names: Sequence[str]) -> dict[str, int]:
-        table = self.table.full_name
-        last = self.backend.increment(table, self._counter_row, self._counter_column, len(names))
-        first = last - len(names) + 1
-        if last > self.max_id:
-            raise IdExhaustedError(
-                f"kind {self.kind!r} has used every id of {self.width} bytes "
-                f"(counter at {last}, max_id {self.max_id})",
-                table=table,
-                row=self._counter_row,
-                value=last,
-            )
-        issued = dict(zip(names, range(first, last + 1), strict=True))
-        stamp = self.stamps.next(rows=[self.reverse_row(i) for i in issued.values()])
-        self.backend.mutate(
-            table,
-            [
-                Put(self.reverse_row(i), self._name_column, n.encode("utf-8"), stamp)
-                for n, i in issued.items()
-            ],
-        )
-        result: dict[str, int] = {}
-        lost: list[str] = []
-        for name, ident in issued.items():
-            row = self.forward_row(name)
-            # No timestamp: Thrift1's checkAndPut cannot carry one, and a forward row is
-            # never deleted, so its timestamp orders nothing.
-            put = Put(row, self._id_column, self.encode(ident))
-            try:
-                won = self.backend.check_and_put(table, row, self._id_column, None, put)
-            except ConnectionLostError:
-                # The write may or may not have happened: the forward row says which.
-                settled = self._read_forward([name], cache=False).get(name)
-                if settled is None:
-                    raise
-                won = settled == ident
-            if won:
-                result[name] = ident
-                self._remember(name, ident)
-            else:
-                lost.append(name)
-        if lost:
-            winners = self._read_forward(lost)
-            vanished = next((n for n in lost if n not in winners), None)
-            if vanished is not None:  # only if someone deletes forward rows behind our back
-                raise ConflictError(
-                    f"the id of {vanished!r} was taken by another writer, then deleted",
-                    table=table,
-                    row=self.forward_row(vanished),
-                )
-            result.update(winners)
-            stamp = self.stamps.next(rows=[self.reverse_row(issued[n]) for n in lost])
-            self.backend.mutate(
-                table, [Delete(self.reverse_row(issued[n]), None, stamp) for n in lost]
-            )
-        return result
-
-    # --- helpers ------------------------------------------------------------------------
-
-    def _read_forward(self, names: Sequence[str], *, cache: bool = True) -> dict[str, int]:
-        if not names:
-            return {}
-        rows = {self.forward_row(n): n for n in names}
-        found: dict[str, int] = {}
-        for result in self.backend.get(self.table.full_name, list(rows), columns=[self._id_column]):
-            data = result.value(self._id_column)
-            if data is not None:
-                name = rows[result.row]
-                found[name] = self.decode(data)
-                if cache:
-                    self._remember(name, found[name])
-        return found
-
-    def _remember(self, name: str, ident: int) -> None:
-        self._ids.put(name, ident)
-        self._names.put(ident, name)
-
-    def _check_name(self, name: object) -> str:
-        if not isinstance(name, str) or not name:
-            raise ValidationError(
-                "a name is a non-empty str", table=self.table.full_name, field=self.kind, value=name
-            )
-        return name
-
-    def _check_id(self, ident: object) -> int:
-        if isinstance(ident, bool) or not isinstance(ident, int) or not 1 <= ident <= self.max_id:
-            raise ValidationError(
-                f"an id is an int in 1..{self.max_id}",
-                table=self.table.full_name,
-                field=self.kind,
-                value=ident,
-            )
-        return ident
+        return run(self._ids_for_op(names), self.backend)
 
 
 def _many(items: Iterable[K] | Mapping[K, object], what: str) -> list[K]:

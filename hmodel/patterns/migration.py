@@ -8,7 +8,7 @@ from typing import Any, Generic, TypeVar
 import attrs
 
 from hmodel.backend.base import Delete, RowResult, Scan
-from hmodel.errors import DeclarationError, DecodeError, KeyDecodeError
+from hmodel.errors import DeclarationError, DecodeError, KeyDecodeError, QueryError
 from hmodel.mapping import mapper_for
 from hmodel.model import model_info
 from hmodel.repository import Repository, Store
@@ -310,12 +310,26 @@ class MigratingRepository(Generic[O, N]):
         so a copy at ``s`` is never missed). Without the second read a writer whose clock
         is behind ``s`` would be hidden behind the copy. One or two round trips.
         """
-        row = self.new.mapper.key_of_values(key)
-        ((old_row, old_obj, stamp, newest),) = self._old_rows_stamped([key])
-        if old_obj is None:
-            newest = max(newest, self.new.get_stamped([row])[row][1])
-        self.store.stamps.observe(newest, rows=(row,))
-        return row, old_row, old_obj, stamp
+        return self._before_writes([key])[0]
+
+    def _before_writes(
+        self, keys: Sequence[Mapping[str, Any]]
+    ) -> list[tuple[bytes, bytes, O | None, int]]:
+        """:meth:`_before_write` of several keys, in two round trips at most.
+
+        One read of the old rows, then one of the new rows whose old row is gone (none
+        if every old row is there).
+        """
+        rows = [self.new.mapper.key_of_values(k) for k in keys]
+        olds = self._old_rows_stamped(keys)
+        gone = list(dict.fromkeys(r for r, o in zip(rows, olds, strict=True) if o[1] is None))
+        new_stamps = self.new.get_stamped(gone) if gone else {}
+        answers: list[tuple[bytes, bytes, O | None, int]] = []
+        for row, (old_row, old_obj, stamp, old_newest) in zip(rows, olds, strict=True):
+            newest = old_newest if old_obj is not None else max(old_newest, new_stamps[row][1])
+            self.store.stamps.observe(newest, rows=(row,))
+            answers.append((row, old_row, old_obj, stamp))
+        return answers
 
     def _copy(self, produced: Iterable[object], stamp: int) -> None:
         """Write instances at ``stamp`` (the old row's): what the migrator would write."""
@@ -381,6 +395,29 @@ class MigratingRepository(Generic[O, N]):
             for i, obj in zip(again, self.new.get_many([keys[i] for i in again]), strict=True):
                 found[i] = obj
         return found
+
+    def get_fields(self, fields: Sequence[str], **key: Any) -> dict[str, Any] | None:
+        """Read some fields of one model by its new key fields, as a dict (key fields included).
+
+        The model is read as :meth:`get` reads it (the new layout first, else the old row
+        transformed; the same round trips: the old layout's fields are needed whole to
+        transform it), then projected on ``fields``. ``None`` when neither layout has it.
+
+        Raises:
+            QueryError: ``fields`` is one string.
+            ValidationError: A name is no field of the new model (before any read).
+        """
+        if isinstance(fields, str):
+            raise QueryError(
+                "fields is a collection of names, not one string",
+                table=self.new.table,
+                field=fields,
+            )
+        self.new.mapper.columns(list(fields))  # unknown names are refused before any read
+        obj = self.get(**key)
+        if obj is None:
+            return None
+        return {**self.new.mapper.key_values(obj), **{f: getattr(obj, f) for f in fields}}
 
     def _read_in_row(self, rows: Sequence[bytes]) -> list[N | None]:
         """Rows holding both layouts, each read once with both layouts' columns."""
@@ -478,6 +515,22 @@ class MigratingRepository(Generic[O, N]):
         """
         self._before_write(self.new.mapper.key_values(obj))
         return self.new.save(obj)
+
+    def save_many(self, objs: Sequence[N]) -> None:
+        """Write several whole new instances to the new layout, each ordered as :meth:`save`.
+
+        Every write is stamped after its old row's newest stamp (and, where the old row is
+        gone, the new row's), read first. Round trips: one get of the old rows, one of the
+        new rows whose old row is gone (none if every old row is there), then one
+        ``mutate`` (:meth:`Repository.save_many`). Every instance is validated before
+        anything is written.
+
+        Raises:
+            ValidationError: An instance is invalid; nothing is written.
+        """
+        objs = list(objs)
+        self._before_writes([self.new.mapper.key_values(o) for o in objs])
+        self.new.save_many(objs)
 
     def update(self, key: Mapping[str, Any], **changes: Any) -> None:
         """Write some fields of one new row; a row not moved yet is moved first.

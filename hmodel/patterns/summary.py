@@ -8,9 +8,11 @@ from typing import Any, Generic, TypeVar
 
 import attrs
 
-from hmodel.backend.base import RowResult, Scan
+from hmodel.backend.base import Backend, RowResult, Scan
+from hmodel.backend.op import CloseScan, Op, OpenScan, Request, ScanNext, run
 from hmodel.errors import DeclarationError, DecodeError, TableExistsError, ValidationError
-from hmodel.repository import Repository, Store
+from hmodel.repository import Query, Repository, Store
+from hmodel.repository.core import RepositoryCore
 
 __all__ = [
     "Count",
@@ -24,6 +26,7 @@ __all__ = [
 
 M = TypeVar("M")
 S = TypeVar("S")
+B = TypeVar("B")
 
 #: Summary groups read or adjusted per round trip by ``verify`` and ``rebuild``.
 BATCH = 1000
@@ -151,67 +154,56 @@ class Tally:
         return total
 
 
-class Summary(Generic[M, S]):
-    """A summary table (I3): counters (F10) per group of data rows, kept at write time.
+def _collect(stream: Op[None]) -> Op[list[Any]]:
+    """A stream operation's items as one list: its requests passed on, its items kept."""
+    items: list[Any] = []
+    try:
+        yielded = stream.send(None)
+        while True:
+            if not isinstance(yielded, Request):
+                items.append(yielded)
+                yielded = stream.send(None)
+                continue
+            try:
+                result = yield yielded
+            except BaseException as error:  # thrown into the stream, as a driver does
+                yielded = stream.throw(error)
+            else:
+                yielded = stream.send(result)
+    except StopIteration:
+        return items
+    finally:
+        stream.close()
 
-    The summary model is declared like any model: its key fields are the group (choose
-    order-preserving key components, e.g. ``Key(Str("customer_id"), Str("day"))``, so a
-    customer's days are one prefix scan, in order) and its other fields are exactly the
-    measures, each a :func:`~hmodel.counter` (an 8-byte big-endian long the server
-    increments atomically). ``by`` says how a data row gives each key field: the name of
-    a data field, or a function of the row (a derived value, e.g. the day of a timestamp).
 
-    **Kept at write time** by :class:`SummarizedRepository`: a save reads the stored row,
-    writes the data, then adds to the counters the delta from the stored old values to
-    the new ones (a row moved to another group: minus on the old group, plus on the new).
-    The data write and the increments are separate round trips, never one transaction:
+class SummaryCore(Generic[M, S, B]):
+    """The declaration, deltas and sans-I/O operations of both summary edges (I3).
 
-    - a crash between them leaves the summary short of that write's delta;
-    - an increment batch (one ``increment_many`` per summary table) is not atomic across
-      rows, and one whose outcome is unknown (:class:`~hmodel.errors.OutcomeUnknownError`)
-      may have been applied: applying it again may count it twice;
-    - concurrent writers of one data row: with a version field (optimistic locking) on
-      the data model, the old values a save subtracts are exactly those its write
-      replaced (the save succeeds only if the stored version is the one read), so
-      concurrent writers never make the summary drift; without one, two writers that
-      read the same old row both subtract it, and the summary drifts until a rebuild.
-
-    :meth:`verify` recounts the data table and compares; :meth:`rebuild` adjusts each
-    wrong counter by the difference: both fix every drift above.
-
-    Args:
-        store: Where the data model and the summary model live.
-        model: The data model, e.g. ``Order``.
-        summary: The summary model, e.g. ``DailyOrders``.
-        by: Summary key field -> data field name or function of the data row.
-        measures: Summary counter field -> :class:`Count` or :class:`Sum`.
-        samples: How many wrong groups a report keeps.
-
-    Raises:
-        DeclarationError: ``by`` does not name every key field of the summary model
-            (and nothing else), ``measures`` not exactly its counter fields, the summary
-            model has other fields, or a field named is not one of the data model's or
-            is a counter or the version field of it (they change without a save).
+    Not used directly: :class:`Summary` (synchronous) and :class:`hmodel.aio.AsyncSummary`
+    (asyncio) are its facades (see :class:`Summary` for the arguments and the promises).
+    ``data`` and ``rows`` are the data and summary repositories of the facade's edge;
+    each I/O method is an operation (:mod:`hmodel.backend.op`) run by either edge's
+    driver, with the repositories' own operations inside.
     """
 
     def __init__(
         self,
-        store: Store,
-        model: type[M],
-        summary: type[S],
+        store: Any,
+        data: RepositoryCore[M, B],
+        rows: RepositoryCore[S, B],
         *,
         by: Mapping[str, str | Callable[[M], Any]],
         measures: Mapping[str, Count | Sum],
         samples: int = 20,
     ) -> None:
         self.store = store
-        self.data: Repository[M] = store.repository(model)
-        self.rows: Repository[S] = store.repository(summary)
+        self.data = data
+        self.rows = rows
         self.by = dict(by)
         self.measures = dict(measures)
         self.samples = samples
-        info, data = self.rows.info, self.data.info
-        table = self.rows.table
+        info, data_info = rows.info, data.info
+        table = rows.table
         if set(self.by) != set(info.key_field_names):
             raise DeclarationError(
                 f"by names the key fields of {info.name}: {list(info.key_field_names)}",
@@ -237,36 +229,24 @@ class Summary(Generic[M, S]):
                 raise DeclarationError(
                     "a measure is Count() or Sum(field)", table=table, value=measure
                 )
-        known = set(data.fields) | set(data.key_field_names)
+        known = set(data_info.fields) | set(data_info.key_field_names)
         named = [v for v in self.by.values() if isinstance(v, str)]
         named += [
             m.of for m in self.measures.values() if isinstance(m, Sum) and isinstance(m.of, str)
         ]
-        server_side = set(data.counters) | {data.version_field} - {None}
+        server_side = set(data_info.counters) | {data_info.version_field} - {None}
         for name in named:
             if name not in known:
                 raise DeclarationError(
-                    f"{name!r} is not a field of {data.name}", table=self.data.table, field=name
+                    f"{name!r} is not a field of {data_info.name}", table=data.table, field=name
                 )
             if name in server_side:
                 raise DeclarationError(
-                    f"{data.name}.{name} changes without a save (a counter or the version): "
-                    "a summary cannot follow it",
-                    table=self.data.table,
+                    f"{data_info.name}.{name} changes without a save (a counter or the "
+                    "version): a summary cannot follow it",
+                    table=data.table,
                     field=name,
                 )
-
-    def create_table(self, *, exist_ok: bool = False) -> None:
-        """Create the summary table (one round trip).
-
-        Raises:
-            TableExistsError: It exists and ``exist_ok`` is false.
-        """
-        try:
-            self.rows.create_table()
-        except TableExistsError:
-            if not exist_ok:
-                raise
 
     # --- groups and deltas ----------------------------------------------------------------
 
@@ -311,6 +291,183 @@ class Summary(Generic[M, S]):
             if any(amounts.values())
         }
 
+    def tally_rows(self, rows: Iterable[RowResult]) -> Tally:
+        """Recount data rows already read (a job's batch), as ``tally_range`` counts them.
+
+        Rows of other record types sharing the table are left out; undecodable ones are
+        counted in ``undecodable``. No I/O.
+        """
+        tally = Tally()
+        for result in rows:
+            self._count(result, tally)
+        return tally
+
+    def _count(self, result: RowResult, tally: Tally) -> None:
+        if not self.data.mapper.matches(result.row):
+            return  # another record type sharing the table (R1)
+        try:
+            obj = self.data.load(result)
+        except DecodeError:
+            tally.undecodable += 1
+            return
+        if obj is None:
+            return  # a locked row deleted over Thrift1, or a first save in flight
+        tally.rows += 1
+        tally.add(self.deltas(None, obj))
+
+    # --- operations (sans-I/O: see hmodel.backend.op) -------------------------------------
+
+    def _apply_op(self, deltas: Mapping[bytes, Mapping[str, int]]) -> Op[None]:
+        """The operation of ``apply``: one ``increment_many`` (none if empty)."""
+        decode = self.rows.info.key.decode
+        items = [(decode(row), dict(amounts)) for row, amounts in deltas.items() if amounts]
+        if items:
+            yield from self.rows._increment_many_op(items)
+
+    def _tally_range_op(
+        self, start: bytes, stop: bytes, limit: int | None, batch_size: int
+    ) -> Op[Tally]:
+        """The operation of ``tally_range``: one scan of the data table's range."""
+        tally = Tally()
+        columns = self.data.plan().columns
+        scan = Scan(start=start, stop=stop, columns=columns, batch_size=batch_size, limit=limit)
+        handle = yield OpenScan(self.data.table, scan)
+        read = 0
+        while True:
+            batch: list[RowResult] = yield ScanNext(handle, batch_size)
+            if not batch:
+                break
+            for result in batch:
+                self._count(result, tally)
+                read += 1
+                if read == limit:
+                    tally.last = result.row
+        yield CloseScan(handle)
+        return tally
+
+    def _settle_op(self, tally: Tally | None, *, fix: bool) -> Op[SummaryReport]:
+        """The operation of ``verify`` and ``rebuild``."""
+        counted = (
+            (yield from self._tally_range_op(b"", b"", None, BATCH)) if tally is None else tally
+        )
+        stored = yield from self._stored_op()
+        names = list(self.measures)
+        wrong: list[tuple[bytes, dict[str, int], dict[str, int]]] = []
+        groups = sorted(set(counted.counts) | set(stored))
+        for row in groups:
+            want = {n: counted.counts.get(row, {}).get(n, 0) for n in names}
+            have = {n: stored.get(row, {}).get(n, 0) for n in names}
+            if want != have:
+                wrong.append((row, want, have))
+        fixed = 0
+        if fix:
+            for first in range(0, len(wrong), BATCH):
+                chunk = wrong[first : first + BATCH]
+                yield from self._apply_op(
+                    {row: {n: want[n] - have[n] for n in names} for row, want, have in chunk}
+                )
+                fixed += len(chunk)
+        decode = self.rows.info.key.decode
+        samples = tuple(
+            WrongGroup(decode(row), want, have) for row, want, have in wrong[: self.samples]
+        )
+        return SummaryReport(
+            rows=counted.rows,
+            undecodable=counted.undecodable,
+            groups=len(groups),
+            wrong=len(wrong),
+            fixed=fixed,
+            samples=samples,
+        )
+
+    def _stored_op(self) -> Op[dict[bytes, dict[str, int]]]:
+        """Every summary row's counters, by rowkey (one scan of the summary table)."""
+        rows = self.rows
+        found: dict[bytes, dict[str, int]] = {}
+        for obj in (yield from _collect(rows._scan_op(Query(None), "raise"))):
+            found[rows.mapper.rowkey(obj)] = {n: getattr(obj, n) for n in self.measures}
+        return found
+
+
+class Summary(SummaryCore[M, S, Backend]):
+    """A summary table (I3): counters (F10) per group of data rows, kept at write time.
+
+    The summary model is declared like any model: its key fields are the group (choose
+    order-preserving key components, e.g. ``Key(Str("customer_id"), Str("day"))``, so a
+    customer's days are one prefix scan, in order) and its other fields are exactly the
+    measures, each a :func:`~hmodel.counter` (an 8-byte big-endian long the server
+    increments atomically). ``by`` says how a data row gives each key field: the name of
+    a data field, or a function of the row (a derived value, e.g. the day of a timestamp).
+
+    **Kept at write time** by :class:`SummarizedRepository`: a save reads the stored row,
+    writes the data, then adds to the counters the delta from the stored old values to
+    the new ones (a row moved to another group: minus on the old group, plus on the new).
+    The data write and the increments are separate round trips, never one transaction:
+
+    - a crash between them leaves the summary short of that write's delta;
+    - an increment batch (one ``increment_many`` per summary table) is not atomic across
+      rows, and one whose outcome is unknown (:class:`~hmodel.errors.OutcomeUnknownError`)
+      may have been applied: applying it again may count it twice;
+    - concurrent writers of one data row: with a version field (optimistic locking) on
+      the data model, the old values a save subtracts are exactly those its write
+      replaced (the save succeeds only if the stored version is the one read), so
+      concurrent writers never make the summary drift; without one, two writers that
+      read the same old row both subtract it, and the summary drifts until a rebuild.
+
+    :meth:`verify` recounts the data table and compares; :meth:`rebuild` adjusts each
+    wrong counter by the difference: both fix every drift above.
+    :class:`hmodel.aio.AsyncSummary` is its asyncio edge: the same operations, awaited.
+
+    Args:
+        store: Where the data model and the summary model live.
+        model: The data model, e.g. ``Order``.
+        summary: The summary model, e.g. ``DailyOrders``.
+        by: Summary key field -> data field name or function of the data row.
+        measures: Summary counter field -> :class:`Count` or :class:`Sum`.
+        samples: How many wrong groups a report keeps.
+
+    Raises:
+        DeclarationError: ``by`` does not name every key field of the summary model
+            (and nothing else), ``measures`` not exactly its counter fields, the summary
+            model has other fields, or a field named is not one of the data model's or
+            is a counter or the version field of it (they change without a save).
+    """
+
+    data: Repository[M]
+    rows: Repository[S]
+    store: Store
+
+    def __init__(
+        self,
+        store: Store,
+        model: type[M],
+        summary: type[S],
+        *,
+        by: Mapping[str, str | Callable[[M], Any]],
+        measures: Mapping[str, Count | Sum],
+        samples: int = 20,
+    ) -> None:
+        super().__init__(
+            store,
+            store.repository(model),
+            store.repository(summary),
+            by=by,
+            measures=measures,
+            samples=samples,
+        )
+
+    def create_table(self, *, exist_ok: bool = False) -> None:
+        """Create the summary table (one round trip).
+
+        Raises:
+            TableExistsError: It exists and ``exist_ok`` is false.
+        """
+        try:
+            self.rows.create_table()
+        except TableExistsError:
+            if not exist_ok:
+                raise
+
     def apply(self, deltas: Mapping[bytes, Mapping[str, int]]) -> None:
         """Add ``deltas`` to the counters: one ``increment_many`` round trip (none if empty).
 
@@ -321,10 +478,7 @@ class Summary(Generic[M, S]):
                 increments may have been applied; applying them again may count twice
                 (:meth:`verify` finds it, :meth:`rebuild` fixes it).
         """
-        decode = self.rows.info.key.decode
-        items = [(decode(row), dict(amounts)) for row, amounts in deltas.items() if amounts]
-        if items:
-            self.rows.increment_many(items)
+        run(self._apply_op(deltas), self.rows.backend)
 
     # --- reads ----------------------------------------------------------------------------
 
@@ -375,46 +529,7 @@ class Summary(Generic[M, S]):
         Round trips: one scan (one per ``batch_size`` rows), reading the data model's
         columns.
         """
-        tally = Tally()
-        columns = self.data.plan().columns
-        scan = Scan(start=start, stop=stop, columns=columns, batch_size=batch_size, limit=limit)
-        rows = self.store.backend.scan(self.data.table, scan)
-        read = 0
-        try:
-            for result in rows:
-                self._count(result, tally)
-                read += 1
-                if read == limit:
-                    tally.last = result.row
-        finally:
-            close = getattr(rows, "close", None)
-            if close is not None:
-                close()
-        return tally
-
-    def tally_rows(self, rows: Iterable[RowResult]) -> Tally:
-        """Recount data rows already read (a job's batch), as :meth:`tally_range` counts them.
-
-        Rows of other record types sharing the table are left out; undecodable ones are
-        counted in ``undecodable``. No I/O.
-        """
-        tally = Tally()
-        for result in rows:
-            self._count(result, tally)
-        return tally
-
-    def _count(self, result: RowResult, tally: Tally) -> None:
-        if not self.data.mapper.matches(result.row):
-            return  # another record type sharing the table (R1)
-        try:
-            obj = self.data.load(result)
-        except DecodeError:
-            tally.undecodable += 1
-            return
-        if obj is None:
-            return  # a locked row deleted over Thrift1, or a first save in flight
-        tally.rows += 1
-        tally.add(self.deltas(None, obj))
+        return run(self._tally_range_op(start, stop, limit, batch_size), self.data.backend)
 
     def verify(self, tally: Tally | None = None) -> SummaryReport:
         """Compare every counter with the recount; nothing is written.
@@ -425,7 +540,7 @@ class Summary(Generic[M, S]):
 
         Round trips: the recount's, and one scan of the summary table (counters only).
         """
-        return self._settle(tally, fix=False)
+        return run(self._settle_op(tally, fix=False), self.rows.backend)
 
     def rebuild(self, tally: Tally | None = None) -> SummaryReport:
         """Set every counter to the recount: add ``recount - counter as read`` to it.
@@ -440,69 +555,23 @@ class Summary(Generic[M, S]):
 
         Round trips: as :meth:`verify`, plus one ``increment_many`` per 1000 wrong groups.
         """
-        return self._settle(tally, fix=True)
-
-    def _settle(self, tally: Tally | None, *, fix: bool) -> SummaryReport:
-        counted = self.tally_range() if tally is None else tally
-        stored = self._stored()
-        names = list(self.measures)
-        wrong: list[tuple[bytes, dict[str, int], dict[str, int]]] = []
-        groups = sorted(set(counted.counts) | set(stored))
-        for row in groups:
-            want = {n: counted.counts.get(row, {}).get(n, 0) for n in names}
-            have = {n: stored.get(row, {}).get(n, 0) for n in names}
-            if want != have:
-                wrong.append((row, want, have))
-        fixed = 0
-        if fix:
-            for first in range(0, len(wrong), BATCH):
-                chunk = wrong[first : first + BATCH]
-                self.apply(
-                    {row: {n: want[n] - have[n] for n in names} for row, want, have in chunk}
-                )
-                fixed += len(chunk)
-        decode = self.rows.info.key.decode
-        samples = tuple(
-            WrongGroup(decode(row), want, have) for row, want, have in wrong[: self.samples]
-        )
-        return SummaryReport(
-            rows=counted.rows,
-            undecodable=counted.undecodable,
-            groups=len(groups),
-            wrong=len(wrong),
-            fixed=fixed,
-            samples=samples,
-        )
-
-    def _stored(self) -> dict[bytes, dict[str, int]]:
-        """Every summary row's counters, by rowkey (one scan of the summary table)."""
-        found: dict[bytes, dict[str, int]] = {}
-        rows = self.rows
-        for obj in rows.scan():
-            found[rows.mapper.rowkey(obj)] = {n: getattr(obj, n) for n in self.measures}
-        return found
+        return run(self._settle_op(tally, fix=True), self.rows.backend)
 
 
-class SummarizedRepository(Generic[M]):
-    """Saves and deletes of a data model that keep its summaries (I3) at write time.
+class SummarizedRepositoryCore(Generic[M, B]):
+    """The sans-I/O writes of both summarized repository edges (I3).
 
-    Each write reads the stored row (one ``get``), validates everything it can without
-    I/O (the instance, every group key, every summed value: an invalid write writes
-    nothing), writes the data row through the repository, then applies each summary's
-    delta (one ``increment_many`` per summary, in declaration order). See
-    :class:`Summary` for what is atomic and what concurrent writers need (a version
-    field). Writes that bypass this class (the repository's own ``save``, a TTL expiring
-    a row) are not counted: :meth:`Summary.verify` finds them.
-
-    Args:
-        repository: The data repository.
-        summaries: Its summaries.
+    Not used directly: :class:`SummarizedRepository` (synchronous) and
+    :class:`hmodel.aio.AsyncSummarizedRepository` (asyncio) are its facades (see
+    :class:`SummarizedRepository`).
 
     Raises:
         ValidationError: A summary of another model.
     """
 
-    def __init__(self, repository: Repository[M], summaries: Sequence[Summary[M, Any]]) -> None:
+    def __init__(
+        self, repository: RepositoryCore[M, B], summaries: Sequence[SummaryCore[M, Any, B]]
+    ) -> None:
         self.repository = repository
         self.summaries = list(summaries)
         for summary in self.summaries:
@@ -518,8 +587,64 @@ class SummarizedRepository(Generic[M]):
         """Whether the data model has a version field (concurrent writers never drift)."""
         return self.repository.info.version_field is not None
 
-    def _deltas(self, old: M | None, new: M | None) -> list[tuple[Summary[M, Any], Deltas]]:
+    def _deltas(self, old: M | None, new: M | None) -> list[tuple[SummaryCore[M, Any, B], Deltas]]:
         return [(s, s.deltas(old, new)) for s in self.summaries]
+
+    def _save_op(self, obj: M, ttl: timedelta | None) -> Op[M]:
+        """The operation of ``save``: a get, the save, the increments."""
+        repo = self.repository
+        row = repo.mapper.rowkey(obj)
+        repo.mapper.to_mutations(obj, timestamp=1, row=row)  # validates; writes nothing
+        key = repo.mapper.key_values(obj)
+        stored = yield from repo._get_op(required=False, fields=None, as_of=None, key=key)
+        repo.check_stored(obj, stored)
+        changes = self._deltas(stored, obj)
+        yield from repo._save_op(obj, ttl=ttl, write_stamp=None)
+        for summary, deltas in changes:
+            yield from summary._apply_op(deltas)
+        return obj
+
+    def _delete_op(self, obj: M) -> Op[None]:
+        """The operation of ``delete``: a get, the delete, the increments."""
+        repo = self.repository
+        key = repo.mapper.key_values(obj)
+        stored = yield from repo._get_op(required=False, fields=None, as_of=None, key=key)
+        if self.locked:
+            repo.check_stored(obj, stored)
+            changes = self._deltas(stored, None)
+            yield from repo._delete_op(obj, write_stamp=None, key={})
+        else:
+            changes = self._deltas(stored, None)
+            yield from repo._delete_op(None, write_stamp=None, key=key)
+        for summary, deltas in changes:
+            yield from summary._apply_op(deltas)
+
+
+class SummarizedRepository(SummarizedRepositoryCore[M, Backend]):
+    """Saves and deletes of a data model that keep its summaries (I3) at write time.
+
+    Each write reads the stored row (one ``get``), validates everything it can without
+    I/O (the instance, every group key, every summed value: an invalid write writes
+    nothing), writes the data row through the repository, then applies each summary's
+    delta (one ``increment_many`` per summary, in declaration order). See
+    :class:`Summary` for what is atomic and what concurrent writers need (a version
+    field). Writes that bypass this class (the repository's own ``save``, a TTL expiring
+    a row) are not counted: :meth:`Summary.verify` finds them.
+    :class:`hmodel.aio.AsyncSummarizedRepository` is its asyncio edge: the same
+    operations, awaited.
+
+    Args:
+        repository: The data repository.
+        summaries: Its summaries.
+
+    Raises:
+        ValidationError: A summary of another model.
+    """
+
+    repository: Repository[M]
+
+    def __init__(self, repository: Repository[M], summaries: Sequence[Summary[M, Any]]) -> None:
+        super().__init__(repository, summaries)
 
     def save(self, obj: M, *, ttl: timedelta | None = None) -> M:
         """Save ``obj`` and add the change to every summary's counters.
@@ -535,16 +660,7 @@ class SummarizedRepository(Generic[M]):
             OutcomeUnknownError: The save's or an increment's outcome is unknown: the
                 summary may be off by this write (:meth:`Summary.verify`).
         """
-        repo = self.repository
-        row = repo.mapper.rowkey(obj)
-        repo.mapper.to_mutations(obj, timestamp=1, row=row)  # validates; writes nothing
-        stored = repo.get(**repo.mapper.key_values(obj))
-        repo.check_stored(obj, stored)
-        changes = self._deltas(stored, obj)
-        repo.save(obj, ttl=ttl)
-        for summary, deltas in changes:
-            summary.apply(deltas)
-        return obj
+        return run(self._save_op(obj, ttl), self.repository.backend)
 
     def delete(self, obj: M) -> None:
         """Delete ``obj``'s row and take the stored row's values out of every summary.
@@ -556,15 +672,4 @@ class SummarizedRepository(Generic[M]):
         Raises:
             ConflictError: Locked: the stored version is not ``obj``'s; nothing is deleted.
         """
-        repo = self.repository
-        key = repo.mapper.key_values(obj)
-        stored = repo.get(**key)
-        if self.locked:
-            repo.check_stored(obj, stored)
-            changes = self._deltas(stored, None)
-            repo.delete(obj)
-        else:
-            changes = self._deltas(stored, None)
-            repo.delete(**key)
-        for summary, deltas in changes:
-            summary.apply(deltas)
+        run(self._delete_op(obj), self.repository.backend)

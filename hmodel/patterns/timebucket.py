@@ -10,6 +10,7 @@ from typing import Any, Generic, Literal, TypeVar
 import attrs
 
 from hmodel.backend.base import Backend, Mutation, Put, RowResult
+from hmodel.backend.op import Call, Op, run
 from hmodel.clock import WriteStamps, stamps_for, system_clock
 from hmodel.codecs import Codec
 from hmodel.errors import (
@@ -27,6 +28,7 @@ from hmodel.schema import Table
 __all__ = ["Point", "TimeBuckets", "TimeSeries"]
 
 V = TypeVar("V")
+B = TypeVar("B")
 
 Unit = Literal["s", "ms", "us"]
 Instant = dt.datetime | int
@@ -341,8 +343,72 @@ class TimeBuckets(Generic[V]):
         return self._family + offset.to_bytes(self.offset_width, "big")
 
 
-class TimeSeries(Generic[V]):
+class TimeSeriesCore(Generic[V, B]):
+    """The state and sans-I/O operations of both time series edges (R9).
+
+    Not used directly: :class:`TimeSeries` (synchronous) and
+    :class:`hmodel.aio.AsyncTimeSeries` (asyncio) are its facades and take its
+    arguments (see :class:`TimeSeries`). Appends and window reads are operations
+    (:mod:`hmodel.backend.op`) yielding the backend calls they need, run by either
+    edge's driver.
+    """
+
+    def __init__(
+        self,
+        buckets: TimeBuckets[V],
+        backend: B,
+        *,
+        stamps: WriteStamps | None = None,
+        rows_per_get: int = 1000,
+    ) -> None:
+        if isinstance(rows_per_get, bool) or not isinstance(rows_per_get, int) or rows_per_get < 1:
+            raise ValidationError("rows_per_get must be an int >= 1", value=rows_per_get)
+        self.declaration = buckets
+        self.backend: B = backend
+        self.stamps = stamps_for(system_clock) if stamps is None else stamps
+        self.rows_per_get = rows_per_get
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.declaration!r})"
+
+    def _append_many_op(self, items: Iterable[tuple[Mapping[str, Any], Points[V]]]) -> Op[int]:
+        """The operation of ``append_many``: every event encoded, then one ``mutate``."""
+        # Appends only put new cells, so one stamp per call ordered for the table suffices
+        # (a bulk load does not run the process's stamps ahead of the clock).
+        stamp = self.stamps.next(rows=[self.declaration.table.full_name.encode()])
+        mutations: list[Mutation] = []
+        for entity, points in items:
+            mutations.extend(self.declaration.to_puts(entity, points, timestamp=stamp))
+        if mutations:
+            yield Call("mutate", (self.declaration.table.full_name, mutations))
+        return len(mutations)
+
+    def _read_many_op(
+        self, entities: Sequence[Mapping[str, Any]], start: Instant, end: Instant
+    ) -> Op[list[list[Point[V]]]]:
+        """The operation of ``read_many``: one get per ``rows_per_get`` buckets."""
+        declaration = self.declaration
+        per_entity = [declaration.rows(entity, start, end) for entity in entities]
+        wanted = [row for rows in per_entity for row in rows]
+        found: dict[bytes, RowResult] = {}
+        columns = [declaration.family.encode()]
+        for first in range(0, len(wanted), self.rows_per_get):
+            chunk = wanted[first : first + self.rows_per_get]
+            results: list[RowResult] = yield Call(
+                "get", (declaration.table.full_name, chunk), {"columns": columns}
+            )
+            for result in results:
+                found[result.row] = result
+        return [
+            declaration.points([found[r] for r in rows if r in found], start, end)
+            for rows in per_entity
+        ]
+
+
+class TimeSeries(TimeSeriesCore[V, Backend]):
     """A :class:`TimeBuckets` declaration bound to a backend: append and window reads.
+
+    :class:`hmodel.aio.AsyncTimeSeries` is its asyncio edge: the same operations, awaited.
 
     Args:
         buckets: The declaration.
@@ -351,6 +417,9 @@ class TimeSeries(Generic[V]):
         stamps: Timestamps of the writes; default: the store's, or the process's stamps
             for the system clock (``stamps_for(system_clock)``).
         rows_per_get: At most this many rows per get of a window read (>= 1).
+
+    Raises:
+        ValidationError: ``rows_per_get`` is not an int >= 1.
     """
 
     def __init__(
@@ -361,15 +430,10 @@ class TimeSeries(Generic[V]):
         stamps: WriteStamps | None = None,
         rows_per_get: int = 1000,
     ) -> None:
-        if isinstance(rows_per_get, bool) or not isinstance(rows_per_get, int) or rows_per_get < 1:
-            raise ValidationError("rows_per_get must be an int >= 1", value=rows_per_get)
         if isinstance(backend, Store):
             stamps = backend.stamps if stamps is None else stamps
             backend = backend.backend
-        self.declaration = buckets
-        self.backend: Backend = backend
-        self.stamps = stamps_for(system_clock) if stamps is None else stamps
-        self.rows_per_get = rows_per_get
+        super().__init__(buckets, backend, stamps=stamps, rows_per_get=rows_per_get)
 
     def create_table(self, *, exist_ok: bool = True) -> None:
         """Create the table; an existing one is left alone unless ``exist_ok=False``."""
@@ -401,16 +465,11 @@ class TimeSeries(Generic[V]):
 
         Every event is checked and encoded before anything is sent: an invalid one
         raises :class:`~hmodel.errors.ValidationError` and nothing is written.
+
+        Returns:
+            The number of cells written.
         """
-        # Appends only put new cells, so one stamp per call ordered for the table suffices
-        # (a bulk load does not run the process's stamps ahead of the clock).
-        stamp = self.stamps.next(rows=[self.declaration.table.full_name.encode()])
-        mutations: list[Mutation] = []
-        for entity, points in items:
-            mutations.extend(self.declaration.to_puts(entity, points, timestamp=stamp))
-        if mutations:
-            self.backend.mutate(self.declaration.table.full_name, mutations)
-        return len(mutations)
+        return run(self._append_many_op(items), self.backend)
 
     def read(self, entity: Mapping[str, Any], start: Instant, end: Instant) -> list[Point[V]]:
         """Return the events of ``entity`` with ``start <= t < end``, oldest first.
@@ -427,17 +486,4 @@ class TimeSeries(Generic[V]):
         self, entities: Sequence[Mapping[str, Any]], start: Instant, end: Instant
     ) -> list[list[Point[V]]]:
         """:meth:`read` for several entities, sharing the gets; one list per entity, in order."""
-        declaration = self.declaration
-        per_entity = [declaration.rows(entity, start, end) for entity in entities]
-        wanted = [row for rows in per_entity for row in rows]
-        found: dict[bytes, RowResult] = {}
-        for first in range(0, len(wanted), self.rows_per_get):
-            chunk = wanted[first : first + self.rows_per_get]
-            for result in self.backend.get(
-                declaration.table.full_name, chunk, columns=[declaration.family.encode()]
-            ):
-                found[result.row] = result
-        return [
-            declaration.points([found[r] for r in rows if r in found], start, end)
-            for rows in per_entity
-        ]
+        return run(self._read_many_op(entities, start, end), self.backend)

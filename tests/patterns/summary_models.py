@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from hmodel import Family, Key, Store, Str, Table, counter, field, model
+from hmodel.aio import AsyncStore, AsyncSummary
 from hmodel.model import version_field
 from hmodel.patterns import Count, Sum, Summary
 
@@ -50,9 +52,13 @@ def day_of(order: Order | LockedOrder) -> str:
     return order.placed_at.date().isoformat()
 
 
-def daily(store: Store, data: type = Order) -> Summary[object, DailyOrders]:
-    """The rollup of ``data`` (``Order`` or ``LockedOrder``) per customer per day."""
-    return Summary(
+def daily(store: Store | AsyncStore, data: type = Order) -> Any:
+    """The rollup of ``data`` (``Order`` or ``LockedOrder``) per customer per day.
+
+    A ``Summary`` on a ``Store``, an ``AsyncSummary`` on an ``AsyncStore``.
+    """
+    kind: Any = AsyncSummary if isinstance(store, AsyncStore) else Summary
+    return kind(
         store,
         data,
         DailyOrders,

@@ -23,7 +23,7 @@ from hmodel.backend.base import Backend, Put, Scan
 from hmodel.backend.forwarding import ForwardingBackend
 from hmodel.backend.memory import MemoryBackend
 from hmodel.clock import ManualClock
-from hmodel.errors import DeclarationError
+from hmodel.errors import DeclarationError, QueryError, ValidationError
 from hmodel.patterns import DataMigration, MigratingRepository, Migrator
 
 
@@ -214,3 +214,40 @@ def test_a_scan_during_the_job_keeps_the_new_layouts_order(
         assert [n.user_id for n in reader.scan(batch=batch)] == sorted(f"u{n}" for n in range(12))
     Migrator(store, migration).run()
     assert [n.user_id for n in reader.scan()] == sorted(f"u{n}" for n in range(12))
+
+
+def test_get_fields_reads_a_row_moved_or_not_and_projects_it() -> None:
+    """As ``get`` (the new layout first, else the old row transformed), then projected."""
+    store = world(Profile(user_id="u1", name="Ann", city="Oslo"), Profile(user_id="u2", name="Bo"))
+    Migrator(store, SPLIT).migrate_range(b"u2", b"")  # u2 moved, u1 not
+    cities = MigratingRepository(store, SPLIT.serving(City))
+    names = MigratingRepository(store, SPLIT)
+    assert cities.get_fields(["city"], user_id="u1") == {"user_id": "u1", "city": "Oslo"}
+    assert names.get_fields(["name"], user_id="u2") == {"user_id": "u2", "name": "Bo"}
+    assert cities.get_fields(["city"], user_id="u2") is None  # Bo has no city record
+    assert names.get_fields(["name"], user_id="u9") is None
+    before = store.backend.round_trips
+    with pytest.raises(QueryError):
+        names.get_fields("name", user_id="u1")
+    with pytest.raises(ValidationError):
+        names.get_fields(["nope"], user_id="u1")
+    assert store.backend.round_trips == before  # refused before any read
+
+
+def test_save_many_is_ordered_after_each_old_row_whatever_the_writers_clock() -> None:
+    """A writer whose clock is behind the old rows' stamps: its batch is still stamped after
+    them, so the migrator's late copies (at the old rows' stamps) never hide it. Round
+    trips: the old rows, the new rows whose old row is gone, one mutate."""
+    store = world(*(Profile(user_id=f"u{n}", name=f"n{n}") for n in (1, 2, 3)))
+    store.create_tables(SaltedName)  # a new rowkey unlike the old one (a salt byte first)
+    Migrator(store, SALTED).migrate_range(b"u3", b"")  # u3 moved (its old row deleted)
+    behind = ManualClock(1_000)  # far behind every stamp written so far
+    writer = MigratingRepository(Store(store.backend, clock=behind), SALTED)
+    before = store.backend.round_trips
+    writer.save_many([SaltedName(user_id="u1", name="one"), SaltedName(user_id="u4", name="four")])
+    assert store.backend.round_trips - before == 3
+    writer.save_many([SaltedName(user_id="u2", name="two"), SaltedName(user_id="u3", name="three")])
+    Migrator(store, SALTED).run()  # copies u1's and u2's old rows at their stamps, late
+    names = MigratingRepository(store, SALTED)
+    found = names.get_many([{"user_id": f"u{n}"} for n in (1, 2, 3, 4)])
+    assert [n and n.name for n in found] == ["one", "two", "three", "four"]

@@ -1,14 +1,21 @@
-"""R9: time-bucketed rows, events as offset columns; appends without reads, exact window reads."""
+"""R9: time-bucketed rows, events as offset columns; appends without reads, exact window reads.
+
+Bodies taking ``edge`` run on the synchronous ``TimeSeries`` and on ``AsyncTimeSeries``
+(the same operations, awaited).
+"""
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from hmodel.aio import AsyncMemoryBackend, AsyncStore, AsyncTimeSeries
 from hmodel.backend.base import Backend, Put, Scan
 from hmodel.backend.memory import MemoryBackend
 from hmodel.codecs import Float64, Long
@@ -16,6 +23,7 @@ from hmodel.errors import DeclarationError, DecodeError, ValidationError
 from hmodel.keys import Key, Salt, Str
 from hmodel.patterns import Point, TimeBuckets
 from hmodel.schema import Family, Table
+from tests.edges import Edge
 
 UTC = dt.timezone.utc
 TSDB = Table("tsdb", [Family("t")])
@@ -30,11 +38,21 @@ def at(seconds: float) -> dt.datetime:
     return T0 + timedelta(seconds=seconds)
 
 
-def test_one_row_per_bucket_one_column_per_event(backend: Backend) -> None:
-    series = hourly(unit="s").on(backend)
-    series.create_table()
+def on_edge(edge: Edge, declaration: TimeBuckets[Any], **options: Any) -> Any:
+    """``declaration`` bound to the edge's backend (its table created, synchronously)."""
+    declaration.on(edge.backend).create_table()
+    if edge.async_backend is not None:
+        return AsyncTimeSeries(declaration, edge.async_backend, **options)
+    return declaration.on(edge.backend, **options)
+
+
+def test_one_row_per_bucket_one_column_per_event(edge: Edge) -> None:
+    backend = edge.backend
+    series = on_edge(edge, hourly(unit="s"))
     cpu = {"metric": "cpu", "host": "web1"}
-    assert series.append(cpu, {at(0): 1.0, at(5): 2.0, at(3600): 3.0, at(7199): 4.0}) == 4
+    assert (
+        edge.call(series.append(cpu, {at(0): 1.0, at(5): 2.0, at(3600): 3.0, at(7199): 4.0})) == 4
+    )
     rows = list(backend.scan("tsdb", Scan()))
     assert len(rows) == 2
     assert [len(r.cells) for r in rows] == [2, 2]
@@ -42,48 +60,44 @@ def test_one_row_per_bucket_one_column_per_event(backend: Backend) -> None:
     assert rows[1].row == hourly(unit="s").row(cpu, at(3600))
 
 
-def test_a_window_read_trims_to_start_inclusive_end_exclusive(backend: Backend) -> None:
-    series = hourly(unit="s").on(backend)
-    series.create_table()
+def test_a_window_read_trims_to_start_inclusive_end_exclusive(edge: Edge) -> None:
+    series = on_edge(edge, hourly(unit="s"))
     cpu = {"metric": "cpu", "host": "web1"}
-    series.append(cpu, [(at(s), float(s)) for s in range(0, 4 * 3600, 600)])
-    got = series.read(cpu, at(1800), at(3 * 3600))
+    edge.call(series.append(cpu, [(at(s), float(s)) for s in range(0, 4 * 3600, 600)]))
+    got = edge.call(series.read(cpu, at(1800), at(3 * 3600)))
     assert [p.value for p in got] == [float(s) for s in range(1800, 3 * 3600, 600)]
     assert got[0] == Point(at(1800), 1800.0)
-    assert series.read(cpu, at(1800), at(1800)) == []
-    assert series.read(cpu, at(1801), at(2400)) == []
-    assert [p.value for p in series.read(cpu, at(1800), at(1801))] == [1800.0]
+    assert edge.call(series.read(cpu, at(1800), at(1800))) == []
+    assert edge.call(series.read(cpu, at(1801), at(2400))) == []
+    assert [p.value for p in edge.call(series.read(cpu, at(1800), at(1801)))] == [1800.0]
 
 
-def test_a_window_read_is_one_round_trip_and_empty_windows_none(backend: Backend) -> None:
-    series = hourly().on(backend)
-    series.create_table()
+def test_a_window_read_is_one_round_trip_and_empty_windows_none(edge: Edge) -> None:
+    series = on_edge(edge, hourly())
     cpu = {"metric": "cpu", "host": "web1"}
-    series.append(cpu, {at(10): 1.0, at(10 * 3600): 2.0})
-    before = backend.round_trips
-    assert [p.value for p in series.read(cpu, at(0), at(11 * 3600))] == [1.0, 2.0]
-    assert backend.round_trips - before == 1
-    before = backend.round_trips
-    assert series.read(cpu, at(5), at(5)) == []
-    assert backend.round_trips == before
+    edge.call(series.append(cpu, {at(10): 1.0, at(10 * 3600): 2.0}))
+    before = edge.round_trips
+    assert [p.value for p in edge.call(series.read(cpu, at(0), at(11 * 3600)))] == [1.0, 2.0]
+    assert edge.round_trips - before == 1
+    before = edge.round_trips
+    assert edge.call(series.read(cpu, at(5), at(5))) == []
+    assert edge.round_trips == before
 
 
-def test_rows_per_get_bounds_each_round_trip(backend: Backend) -> None:
-    series = hourly().on(backend, rows_per_get=4)
-    series.create_table()
+def test_rows_per_get_bounds_each_round_trip(edge: Edge) -> None:
+    series = on_edge(edge, hourly(), rows_per_get=4)
     cpu = {"metric": "cpu", "host": "web1"}
-    series.append(cpu, {at(h * 3600): float(h) for h in range(10)})
-    before = backend.round_trips
-    assert len(series.read(cpu, at(0), at(10 * 3600))) == 10
-    assert backend.round_trips - before == 3
+    edge.call(series.append(cpu, {at(h * 3600): float(h) for h in range(10)}))
+    before = edge.round_trips
+    assert len(edge.call(series.read(cpu, at(0), at(10 * 3600)))) == 10
+    assert edge.round_trips - before == 3
 
 
-def test_entities_do_not_see_each_others_events(backend: Backend) -> None:
-    series = hourly(salt=8).on(backend)
-    series.create_table()
+def test_entities_do_not_see_each_others_events(edge: Edge) -> None:
+    series = on_edge(edge, hourly(salt=8))
     web1, web2 = {"metric": "cpu", "host": "web1"}, {"metric": "cpu", "host": "web2"}
-    series.append_many([(web1, {at(1): 1.0}), (web2, {at(1): 2.0, at(2): 3.0})])
-    one, two = series.read_many([web1, web2], at(0), at(3600))
+    edge.call(series.append_many([(web1, {at(1): 1.0}), (web2, {at(1): 2.0, at(2): 3.0})]))
+    one, two = edge.call(series.read_many([web1, web2], at(0), at(3600)))
     assert [p.value for p in one] == [1.0]
     assert [p.value for p in two] == [2.0, 3.0]
 
@@ -96,21 +110,21 @@ def test_salt_leads_the_key_and_follows_the_series() -> None:
     assert salted.row(cpu, at(0))[1:] == hourly().row(cpu, at(0))
 
 
-def test_the_same_tick_written_twice_keeps_the_later_value(backend: Backend) -> None:
-    series = hourly().on(backend)
-    series.create_table()
+def test_the_same_tick_written_twice_keeps_the_later_value(edge: Edge) -> None:
+    series = on_edge(edge, hourly())
     cpu = {"metric": "cpu", "host": "web1"}
-    series.append(cpu, {at(1): 1.0})
-    series.append(cpu, {at(1): 9.0})
-    assert series.read(cpu, at(0), at(2)) == [Point(at(1), 9.0)]
+    edge.call(series.append(cpu, {at(1): 1.0}))
+    edge.call(series.append(cpu, {at(1): 9.0}))
+    assert edge.call(series.read(cpu, at(0), at(2))) == [Point(at(1), 9.0)]
 
 
-def test_typed_values_through_a_codec(backend: Backend) -> None:
+def test_typed_values_through_a_codec(edge: Edge) -> None:
     counts = TimeBuckets(TSDB, key=Key(Str("page")), value=Long(), bucket=timedelta(days=1))
-    series = counts.on(backend)
-    series.create_table()
-    series.append({"page": "/"}, {1_714_557_600_123: 7})  # int instants are unit ticks (ms)
-    (point,) = series.read({"page": "/"}, T0, T0 + timedelta(days=1))
+    series = on_edge(edge, counts)
+    edge.call(
+        series.append({"page": "/"}, {1_714_557_600_123: 7})
+    )  # int instants are unit ticks (ms)
+    (point,) = edge.call(series.read({"page": "/"}, T0, T0 + timedelta(days=1)))
     assert point.value == 7 and point.at == T0 + timedelta(milliseconds=123)
     assert counts.offset_width == 4  # 86,400,000 ms in a day
 
@@ -139,31 +153,30 @@ def test_buckets_spanned_are_aligned_to_the_epoch() -> None:
     assert decl.bucket_start(at(5000)) == at(3600)
 
 
-def test_invalid_events_are_refused_before_anything_is_written(backend: Backend) -> None:
-    series = hourly(unit="s").on(backend)
-    series.create_table()
+def test_invalid_events_are_refused_before_anything_is_written(edge: Edge) -> None:
+    series = on_edge(edge, hourly(unit="s"))
     cpu = {"metric": "cpu", "host": "web1"}
     with pytest.raises(ValidationError) as caught:
-        series.append(cpu, {at(0): 1.0, at(1): "not a float"})  # type: ignore[dict-item]
+        edge.call(series.append(cpu, {at(0): 1.0, at(1): "not a float"}))  # type: ignore[dict-item]
     assert caught.value.table == "tsdb" and caught.value.column == b"t:\x00\x01"
     with pytest.raises(ValidationError):
-        series.append(cpu, {at(0.5): 1.0})  # finer than a second
+        edge.call(series.append(cpu, {at(0.5): 1.0}))  # finer than a second
     with pytest.raises(ValidationError):
-        series.append(cpu, {dt.datetime(2024, 1, 1): 1.0})  # naive
+        edge.call(series.append(cpu, {dt.datetime(2024, 1, 1): 1.0}))  # naive
     with pytest.raises(ValidationError):
-        series.append({"metric": "cpu"}, {at(0): 1.0})  # host missing
-    assert series.read(cpu, at(0), at(3600)) == []
+        edge.call(series.append({"metric": "cpu"}, {at(0): 1.0}))  # host missing
+    assert edge.call(series.read(cpu, at(0), at(3600))) == []
 
 
-def test_a_foreign_column_in_the_family_is_a_decode_error(backend: Backend) -> None:
-    series = hourly().on(backend)
-    series.create_table()
+def test_a_foreign_column_in_the_family_is_a_decode_error(edge: Edge) -> None:
+    backend = edge.backend
+    series = on_edge(edge, hourly())
     cpu = {"metric": "cpu", "host": "web1"}
-    series.append(cpu, {at(0): 1.0})
+    edge.call(series.append(cpu, {at(0): 1.0}))
 
     backend.mutate("tsdb", [Put(hourly().row(cpu, at(0)), b"t:x", b"1")])
     with pytest.raises(DecodeError) as caught:
-        series.read(cpu, at(0), at(10))
+        edge.call(series.read(cpu, at(0), at(10)))
     assert caught.value.column == b"t:x"
 
 
@@ -203,3 +216,67 @@ def test_a_store_gives_its_backend_and_write_stamps(backend: Backend) -> None:
     (row,) = backend.get("tsdb", [hourly().row({"metric": "cpu", "host": "h"}, at(1))])
     assert all(cell.timestamp >= 5_000 for cell in row.cells.values())
     assert series.read({"metric": "cpu", "host": "h"}, at(0), at(2)) == [Point(at(1), 1.0)]
+
+
+def test_two_async_writers_gathered_on_one_bucket_keep_every_event(
+    loop: asyncio.AbstractEventLoop,
+) -> None:
+    """Appends never read: writers interleaved call by call on one entity's bucket lose
+    no event (each event is its own cell; a bucket row's cells are put atomically)."""
+    engine = MemoryBackend()
+    hourly().on(engine).create_table()
+    cpu = {"metric": "cpu", "host": "web1"}
+    one = AsyncTimeSeries(hourly(), AsyncMemoryBackend(engine))
+    two = AsyncTimeSeries(hourly(), AsyncMemoryBackend(engine))
+
+    async def writer(series: AsyncTimeSeries[float], offset: int) -> None:
+        for second in range(offset, 20, 2):
+            await series.append(cpu, {at(second): float(second)})
+
+    async def scenario() -> list[Point[float]]:
+        await asyncio.gather(writer(one, 0), writer(two, 1))
+        return await one.read(cpu, at(0), at(3600))
+
+    got = loop.run_until_complete(scenario())
+    assert [p.value for p in got] == [float(s) for s in range(20)]
+
+
+def test_an_append_cancelled_before_its_mutate_writes_nothing_and_may_be_sent_again(
+    loop: asyncio.AbstractEventLoop,
+) -> None:
+    """As a connection dropped before the request left: nothing written; the same append
+    sent again writes the same cells (appends are idempotent)."""
+    engine = MemoryBackend()
+    hourly().on(engine).create_table()
+    series = AsyncTimeSeries(hourly(), AsyncMemoryBackend(engine))
+    cpu = {"metric": "cpu", "host": "web1"}
+    before = engine.round_trips
+
+    async def scenario() -> None:
+        task = asyncio.create_task(series.append(cpu, {at(1): 1.0, at(3601): 2.0}))
+        await asyncio.sleep(0)  # the task runs up to its first suspension, before the mutate
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert engine.round_trips == before
+        assert await series.read(cpu, at(0), at(7200)) == []
+        assert await series.append(cpu, {at(1): 1.0, at(3601): 2.0}) == 2
+        assert [p.value for p in await series.read(cpu, at(0), at(7200))] == [1.0, 2.0]
+
+    loop.run_until_complete(scenario())
+
+
+def test_an_async_store_gives_its_backend_and_write_stamps(
+    loop: asyncio.AbstractEventLoop,
+) -> None:
+    from hmodel.clock import ManualClock
+
+    engine = MemoryBackend()
+    hourly().on(engine).create_table()
+    store = AsyncStore(AsyncMemoryBackend(engine), clock=ManualClock(5_000))
+    series = AsyncTimeSeries(hourly(), store)
+    assert series.backend is store.backend and series.stamps is store.stamps
+    cpu = {"metric": "cpu", "host": "h"}
+    loop.run_until_complete(series.append(cpu, {at(1): 1.0}))
+    (row,) = engine.get("tsdb", [hourly().row(cpu, at(1))])
+    assert all(cell.timestamp >= 5_000 for cell in row.cells.values())
