@@ -226,9 +226,12 @@ class CopyCore(Generic[S, T]):
         """The writes that make the copy ``result`` show ``version``; none when it does.
 
         Each copied cell takes its source cell's stamp. A stored cell with the source's
-        bytes and a stamp at least the source's is left. With ``elevate`` a stored cell
-        that differs but is newer than the source's (a target save that raced a source
-        change) is overwritten at a stamp after it; without, it is left.
+        bytes and a stamp at least the source's is left; one that differs at the source's
+        very stamp is rewritten at it (the later of two puts at one timestamp shows). With
+        ``elevate`` a stored cell that differs and is strictly newer than the source's (a
+        target save that raced a source change) is overwritten at a stamp after it;
+        without, it is left. The stamps written are observed (the store's write stamps),
+        so a later save of the copy by this process is stamped after them.
         """
         mutations: list[Mutation] = []
         row = result.row
@@ -244,13 +247,19 @@ class CopyCore(Generic[S, T]):
                 mutations.append(Delete(row, column, stamp))
                 continue
             data = self.target.mapper.encode_value(name, value)
-            if stored is not None and stored.timestamp >= stamp:
-                if stored.value == data:
-                    continue
+            if stored is not None and stored.timestamp >= stamp and stored.value == data:
+                continue
+            if stored is not None and stored.timestamp > stamp:
                 if not elevate:
                     continue
                 stamp = self._after(row, stored.timestamp)
+            # A stored cell at the source's very stamp (the target saved in the source's
+            # millisecond) is rewritten at that stamp: of two puts at one timestamp HBase
+            # shows the later arrival, so the copy converges to the source.
             mutations.append(Put(row, column, data, stamp, self._ttl))
+        written = [m.timestamp for m in mutations if m.timestamp is not None]
+        if written:  # this process's later writes of the copy are stamped after these
+            self.store.stamps.observe(max(written), rows=(row,))
         return mutations
 
     def _after(self, row: bytes, timestamp: int) -> int:
@@ -612,7 +621,10 @@ class Copy(CopyCore[S, T]):
     * *A target's own save is a write like any other.* If it writes the copied fields, it
       is stamped when it is made, so it wins over every source version stamped before it:
       a target saved with copied values read before the source changed stays stale until
-      a repair. :meth:`sync` leaves such a copy (its cell is newer than the source's);
+      a repair. :meth:`sync` leaves such a copy (its cell is strictly newer than the
+      source's; a target cell stamped in the source's very millisecond is rewritten, the
+      later of two puts at one timestamp showing, so a target saved and then its source
+      changed within one millisecond still converges);
       :meth:`repair` and :meth:`repair_targets` rewrite it at a stamp after the stale
       cell. Fill copied fields from a freshly read source (:meth:`fill`), or give the
       target a version field: its copies are then rewritten through its optimistic

@@ -77,6 +77,35 @@ def test_a_source_change_rewrites_every_copy_in_batches_R3(
     assert len(edge.list(copy.copies(shipping))) == 250
 
 
+def test_a_source_saved_in_its_copies_millisecond_still_rewrites_them_R3(
+    backend: Backend, edge: Edge
+) -> None:
+    """Lines saved at t, then their source changed at t too (another row: no bump): a tie.
+
+    Write stamps are per row, so the source's second save takes the lines' millisecond;
+    the sync must rewrite the copies at that stamp (of two puts at one timestamp the later
+    shows), not leave them as if the target had been saved after the source.
+    """
+    clock = ManualClock(1_000)
+    store = Store(backend, clock=clock)
+    store.create_tables(Shipping)
+    copy = _edge_ship_to(edge, store)
+    shipping = Shipping(order_id="o-tie", ship=1, city="Paris")
+    store.repository(Shipping).save(shipping)  # stamped 1000
+    clock.advance(1)
+    lines = [
+        copy.fill(Line(order_id="o-tie", ship=1, line=n, item=f"i{n}", ship_city=""), shipping)
+        for n in range(3)
+    ]
+    store.repository(Line).save_many(lines)  # stamped 1001
+    shipping.city = "Rome"
+    report = edge.call(copy.save(shipping))  # the source stamped 1001 too
+    assert (report.examined, report.touched) == (3, 3)
+    cities = {x.ship_city for x in store.repository(Line).scan({"order_id": "o-tie", "ship": 1})}
+    assert cities == {"Rome"}
+    assert edge.call(copy.verify([shipping])) == []
+
+
 def test_verify_finds_stale_copies_and_repair_fixes_them(store: Store, edge: Edge) -> None:
     """A source saved without sync (a crash in between) leaves stale copies."""
     copy = _edge_ship_to(edge, store, batch_size=2)

@@ -146,7 +146,7 @@ def test_a_target_save_racing_a_sync_wins_until_a_repair(backend: Backend) -> No
     assert stale is not None
     copy.save(Shipping(order_id="o1", ship=1, city="Lyon"))
     stale.item = "tea"
-    lines.save(stale)  # still holds Paris, stamped after the sync
+    lines.save(stale)  # still holds Paris, stamped after the sync (its stamps observed)
     assert _cities(store) == ["Paris", "Lyon"]
     shipping = Shipping(order_id="o1", ship=1, city="Lyon")
     assert copy.sync(shipping).touched == 0  # sync leaves a newer cell
@@ -155,6 +155,31 @@ def test_a_target_save_racing_a_sync_wins_until_a_repair(backend: Backend) -> No
     assert copy.verify([shipping]) == found
     assert copy.repair([shipping]).touched == 1
     assert _cities(store) == ["Lyon", "Lyon"] and copy.verify_targets() == []
+
+
+def test_a_target_save_in_the_sources_millisecond_is_a_tie_the_next_sync_settles(
+    backend: Backend,
+) -> None:
+    """Another process saves the stale line in the source's millisecond: a tie.
+
+    The stamps cannot say which write is newer; the copy takes the source's side, so the
+    next sync rewrites the line at that very stamp (the later of two puts at one
+    timestamp shows) instead of leaving it until a repair.
+    """
+    faulty, store, copy = _setup(backend)
+    other = Store(faulty, clock=store.clock, stamps=WriteStamps(store.clock))  # a process
+    lines = other.repository(Line)
+    stale = lines.get(order_id="o1", ship=1, line=0, required=True)
+    assert stale is not None
+    copy.save(Shipping(order_id="o1", ship=1, city="Lyon"))
+    stale.item = "tea"
+    lines.save(stale)  # the clock stands still: stamped at the source's stamp
+    assert _cities(store) == ["Paris", "Lyon"]
+    shipping = Shipping(order_id="o1", ship=1, city="Lyon")
+    assert copy.sync(shipping).touched == 1
+    assert _cities(store) == ["Lyon", "Lyon"] and copy.verify_targets() == []
+    kept = lines.get(order_id="o1", ship=1, line=0, required=True)
+    assert kept is not None and kept.item == "tea"  # the target's own field is its own
 
 
 def test_verify_targets_finds_copies_no_source_locates(backend: Backend) -> None:
