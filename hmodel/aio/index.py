@@ -33,7 +33,7 @@ class AsyncIndexedRepository(IndexedRepositoryCore[M, AsyncBackend]):
     reads (I1) are the same code. A synchronous and an asynchronous indexed repository of
     the same tables and indexes are one protocol: they may write and read concurrently.
 
-    The index jobs (``rebuild``, ``verify``: :func:`~hmodel.patterns.index_job.run_job`)
+    The index jobs (``rebuild``, ``verify``: :func:`~hmodel.patterns.index_job.run_index_job`)
     and table creation stay synchronous: :meth:`create_tables` takes a synchronous
     backend.
 

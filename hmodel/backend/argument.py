@@ -7,6 +7,7 @@ from hmodel.errors import IllegalArgumentError
 __all__ = [
     "LONG_MAX",
     "MAX_ROW_LENGTH",
+    "require_before",
     "require_bytes",
     "require_int",
     "require_row",
@@ -98,3 +99,14 @@ def require_timestamp(
     if value is None:
         return None
     return require_int(argument, value, table=table, row=row, minimum=0, maximum=LONG_MAX - 1)
+
+
+def require_before(before: object, *, table: str | None, row: bytes | None = None) -> int | None:
+    """Return ``before`` if it is ``None`` or an exclusive upper bound of cell timestamps.
+
+    ``0 <= before <= Long.MAX_VALUE``: a read of the cells stamped before it (``None``: no
+    bound).
+    """
+    if before is None:
+        return None
+    return require_int("before", before, table=table, row=row, minimum=0, maximum=LONG_MAX)

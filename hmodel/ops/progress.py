@@ -74,7 +74,7 @@ class JobProgress:
     Example:
         >>> from hmodel.ops.progress import JobProgress
         >>> with JobProgress("verify", enabled=False) as hook:
-        ...     pass  # run_job(backend, index, "verify", progress=hook)
+        ...     pass  # run_index_job(backend, index, "verify", progress=hook)
         >>> hook.rows
         0
     """

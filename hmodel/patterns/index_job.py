@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from datetime import timedelta
 from typing import Any, Literal
@@ -23,6 +24,7 @@ __all__ = [
     "ShardReport",
     "plan_shards",
     "process_batch",
+    "run_index_job",
     "run_job",
     "run_shard",
     "run_shard_with",
@@ -324,7 +326,7 @@ def run_shard_with(factory: Callable[[], Backend], shard: Shard, **options: Any)
         backend.close()
 
 
-def run_job(
+def run_index_job(
     backend: Backend,
     index: Index[Any],
     job: Job,
@@ -365,6 +367,43 @@ def run_job(
         else:
             reports += list(runner(part))
     return JobReport.of(job, reports)
+
+
+def run_job(
+    backend: Backend,
+    index: Index[Any],
+    job: Job,
+    *,
+    clock: Clock = system_clock,
+    lock_lease: timedelta = timedelta(seconds=30),
+    batch_size: int = 500,
+    progress: Progress | None = None,
+    runner: Callable[[Sequence[Shard]], Iterable[ShardReport]] | None = None,
+) -> JobReport:
+    """Deprecated: the old name of :func:`run_index_job`, kept for one release.
+
+    Renamed because :func:`hmodel.jobs.run_job` is another thing: the checkpointed job
+    runner of any task. Calls :func:`run_index_job` with the same arguments.
+
+    Warns:
+        DeprecationWarning: Always; call :func:`run_index_job` instead.
+    """
+    warnings.warn(
+        "hmodel.patterns.run_job is renamed run_index_job (hmodel.jobs.run_job is the "
+        "checkpointed job runner); the old name goes in the next release",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return run_index_job(
+        backend,
+        index,
+        job,
+        clock=clock,
+        lock_lease=lock_lease,
+        batch_size=batch_size,
+        progress=progress,
+        runner=runner,
+    )
 
 
 # --- one batch ------------------------------------------------------------------------------

@@ -56,7 +56,7 @@ def test_an_index_job_reports_what_the_patterns_job_reports_I2(
     stock(backend, 10)
     index = colour_index()
     before = run_job(backend, IndexTask(index, "verify"), store, job="v1", batch_size=3)
-    expected = index_job.run_job(backend, index, "verify")
+    expected = index_job.run_index_job(backend, index, "verify")
     assert dict(before.counts) == {
         "rows": 10,
         **{k: v for k, v in expected.counts.items() if k != "rows"},

@@ -14,7 +14,7 @@ import attrs
 from hmodel.backend.base import Backend, Scan
 from hmodel.errors import BackendError, ConflictError, UniqueViolationError
 from hmodel.patterns.index import Index
-from hmodel.patterns.index_job import run_job
+from hmodel.patterns.index_job import run_index_job
 from hmodel.patterns.index_repository import IndexedRepository, parse_result
 from hmodel.repository import Repository
 from hmodel.testing.random_fault import RandomFaultBackend
@@ -266,13 +266,13 @@ class Run:
         wait_out_the_grace(self.users)
         indexes = [*order_indexes(), *user_indexes()]
         for index in indexes:
-            figures.verify_before[index.name] = run_job(self.inner, index, "verify").counts
+            figures.verify_before[index.name] = run_index_job(self.inner, index, "verify").counts
         for index in indexes:
-            figures.rebuild[index.name] = run_job(
+            figures.rebuild[index.name] = run_index_job(
                 self.inner, index, "rebuild", lock_lease=GRACE
             ).counts
         for index in indexes:
-            figures.verify_after[index.name] = run_job(self.inner, index, "verify").counts
+            figures.verify_after[index.name] = run_index_job(self.inner, index, "verify").counts
         self.final_checks()
         figures.seconds = round(time.monotonic() - started, 1)
         return figures
@@ -359,8 +359,8 @@ def contention(inner: Backend, *, seed: int, threads: int, ops: int, rate: float
     run.check_verified_entries()
     wait_out_the_grace(run.orders)
     for index in order_indexes():
-        run.figures.verify_before[index.name] = run_job(inner, index, "verify").counts
-        run_job(inner, index, "rebuild", lock_lease=GRACE)
-        run.figures.verify_after[index.name] = run_job(inner, index, "verify").counts
+        run.figures.verify_before[index.name] = run_index_job(inner, index, "verify").counts
+        run_index_job(inner, index, "rebuild", lock_lease=GRACE)
+        run.figures.verify_after[index.name] = run_index_job(inner, index, "verify").counts
     run.final_checks()
     return run.figures

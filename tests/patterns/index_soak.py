@@ -40,7 +40,7 @@ from hmodel.errors import (
 )
 from hmodel.model import version_field
 from hmodel.patterns.index import Index
-from hmodel.patterns.index_job import run_job
+from hmodel.patterns.index_job import run_index_job
 from hmodel.patterns.index_repository import IndexedRepository, parse_result
 from hmodel.repository import Repository
 from hmodel.schema import Family, Table
@@ -819,11 +819,11 @@ class Soak:
         self.resolve_duplicates()
         indexes = [i for r in self.checkers.values() for i in r.indexes.values()]
         for index in indexes:
-            figures.verify_before[index.name] = run_job(self.inner, index, "verify").counts
+            figures.verify_before[index.name] = run_index_job(self.inner, index, "verify").counts
         for index in indexes:
-            figures.rebuild[index.name] = run_job(self.inner, index, "rebuild").counts
+            figures.rebuild[index.name] = run_index_job(self.inner, index, "rebuild").counts
         for index in indexes:
-            figures.verify_after[index.name] = run_job(self.inner, index, "verify").counts
+            figures.verify_after[index.name] = run_index_job(self.inner, index, "verify").counts
         self.final_checks()
 
     def resolve_duplicates(self) -> None:

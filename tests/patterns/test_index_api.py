@@ -15,7 +15,7 @@ from hmodel.errors import (
     ValidationError,
 )
 from hmodel.patterns.index import Index
-from hmodel.patterns.index_job import run_job
+from hmodel.patterns.index_job import run_index_job
 from hmodel.schema import Family, Table
 from tests.edges import Edge
 from tests.patterns.index_edges import indexed
@@ -124,7 +124,7 @@ def test_an_index_declared_with_nulls_finds_rows_without_a_value(
     edge.call(orders.update({"order_id": "o2"}, customer=None))
     assert [o.order_id for o in edge.call(orders.find(by_customer, {"customer": None}))] == ["o2"]
     assert [o.order_id for o in edge.call(orders.find(by_customer, {"customer": "carl"}))] == ["o1"]
-    assert run_job(edge.backend, by_customer, "verify").problems == 0
+    assert run_index_job(edge.backend, by_customer, "verify").problems == 0
 
 
 def test_a_unique_index_does_not_take_nulls() -> None:

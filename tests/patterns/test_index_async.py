@@ -20,7 +20,7 @@ from hmodel.backend.memory import MemoryBackend
 from hmodel.clock import ManualClock
 from hmodel.errors import ConflictError, UniqueViolationError
 from hmodel.patterns.index import Index
-from hmodel.patterns.index_job import run_job
+from hmodel.patterns.index_job import run_index_job
 from hmodel.patterns.index_repository import parse_result
 from tests.edges import Edge, async_backend_of
 from tests.patterns.index_edges import AsyncFaultyBackend, indexed
@@ -118,7 +118,7 @@ def test_two_tasks_racing_for_one_unique_value_one_wins_and_reads_never_lose_it(
     assert reads[-1] == committed[0]
     holder = aio.call(reader.get_unique("user_by_nick", nickname="bob"))
     assert holder is not None and holder.user_id == committed[0]
-    assert run_job(aio.backend, nick(), "verify").problems == 0
+    assert run_index_job(aio.backend, nick(), "verify").problems == 0
 
 
 # --- cancellation -----------------------------------------------------------------------
@@ -176,7 +176,7 @@ def test_a_save_cancelled_between_its_claim_and_its_data_write_leaves_a_claim_re
     aio.call(other.save(User(user_id="u2", nickname="bob")))
     holder = aio.call(other.get_unique("user_by_nick", nickname="bob"))
     assert holder == User(user_id="u2", nickname="bob")
-    assert run_job(aio.backend, nick(), "verify", clock=clock).problems == 0
+    assert run_index_job(aio.backend, nick(), "verify", clock=clock).problems == 0
 
 
 @pytest.mark.parametrize("step", ["data write", "step 3"])
@@ -230,8 +230,8 @@ def test_a_save_cancelled_mid_protocol_never_gives_a_wrong_answer_and_is_repaire
         assert (reader.stats.repaired_verified, reader.stats.repaired_deleted) == (1, 1)
     else:  # the data row is older than the entries' tag: left to the rebuild (fence)
         assert reader.stats.repair_deferred == 2
-        run_job(aio.backend, colour_index(), "rebuild", clock=clock)
-    assert run_job(aio.backend, colour_index(), "verify", clock=clock).problems == 0
+        run_index_job(aio.backend, colour_index(), "rebuild", clock=clock)
+    assert run_index_job(aio.backend, colour_index(), "verify", clock=clock).problems == 0
     assert [i.item_id for i in aio.call(reader.find("item_by_colour", {"colour": now}))] == ["i1"]
 
 
@@ -267,7 +267,7 @@ def test_load_rows_put_status_if_resolve_and_repair(edge: Edge) -> None:
     assert users.stats.repaired_deleted == 1
     assert edge.call(users.get_unique(index, nickname="ann")) is None
     edge.call(users.save(User(user_id="u2", nickname="ann")))  # released: free to take
-    assert run_job(edge.backend, nick(), "verify", clock=clock).problems == 0
+    assert run_index_job(edge.backend, nick(), "verify", clock=clock).problems == 0
 
 
 @pytest.mark.parametrize("head_start", [0, 1, 2, 3, 5, 8])
@@ -304,4 +304,4 @@ def test_a_double_submit_of_a_new_unique_value_from_two_tasks_keeps_the_value_ow
     assert aio.call(setup.get_unique("account_by_email", email="old@x")) is None
     with pytest.raises(UniqueViolationError):
         aio.call(setup.save(Account(account_id="a2", email="new@x")))
-    assert run_job(aio.backend, email_index(), "verify").problems == 0
+    assert run_index_job(aio.backend, email_index(), "verify").problems == 0

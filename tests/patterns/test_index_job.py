@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from hmodel import patterns
 from hmodel.backend.base import Backend, Put
 from hmodel.backend.memory import MemoryBackend
 from hmodel.backend.thrift import ThriftBackend
@@ -19,7 +20,7 @@ from hmodel.patterns.index_job import (
     Shard,
     ShardReport,
     plan_shards,
-    run_job,
+    run_index_job,
     run_shard,
     run_shard_with,
 )
@@ -43,12 +44,12 @@ def stock(backend: Backend, count: int = 10) -> Repository[Item]:
 def test_backfill_indexes_data_that_existed_before_the_index(backend: Backend) -> None:
     stock(backend)
     index = colour_index()
-    before = run_job(backend, index, "verify")
+    before = run_index_job(backend, index, "verify")
     assert before.counts["missing"] == 10 and before.problems == 10
     assert before.samples["missing"][0] == b"i00\x00\x00"
-    backfill = run_job(backend, index, "backfill")
+    backfill = run_index_job(backend, index, "backfill")
     assert backfill.counts["written"] == 10
-    assert run_job(backend, index, "verify").problems == 0
+    assert run_index_job(backend, index, "verify").problems == 0
     items = IndexedRepository(Repository(Item, backend), [index])
     assert [o.item_id for o in items.find("item_by_colour", {"colour": "blue"})] == [
         f"i{n:02d}" for n in range(1, 10, 2)
@@ -60,7 +61,7 @@ def test_backfill_indexes_data_that_existed_before_the_index(backend: Backend) -
 def test_verify_counts_orphans_stale_entries_and_rebuild_fixes_them(backend: Backend) -> None:
     stock(backend, 4)
     index = colour_index()
-    run_job(backend, index, "backfill")
+    run_index_job(backend, index, "backfill")
     table = index.table.full_name
     status = index.status(True, 1)
     backend.mutate(
@@ -85,12 +86,12 @@ def test_verify_counts_orphans_stale_entries_and_rebuild_fixes_them(backend: Bac
             )
         ],
     )
-    report = run_job(backend, index, "verify")
+    report = run_index_job(backend, index, "verify")
     assert (report.counts["orphans"], report.counts["stale"], report.counts["missing"]) == (1, 2, 0)
     assert report.samples["orphans"] == (index.entry_row({"colour": "red"}, b"i99\x00\x00"),)
-    rebuild = run_job(backend, index, "rebuild")
+    rebuild = run_index_job(backend, index, "rebuild")
     assert rebuild.counts["deleted"] == 2 and rebuild.counts["written"] == 1
-    after = run_job(backend, index, "verify")
+    after = run_index_job(backend, index, "verify")
     assert after.problems == 0 and after.counts["ok"] == 4
 
 
@@ -107,7 +108,7 @@ def test_a_shard_resumes_from_its_checkpoint(backend: Backend) -> None:
     rest = run_shard(backend, shard, batch_size=3, checkpoint=first.checkpoint)
     assert (rest.rows, rest.done) == (4, True)
     assert first.written + rest.written == 7
-    assert run_job(backend, index, "verify").problems == 0
+    assert run_index_job(backend, index, "verify").problems == 0
 
 
 def test_jobs_split_by_region_into_picklable_shards() -> None:
@@ -136,9 +137,9 @@ def test_unique_index_jobs_find_and_fix_missing_claims(backend: Backend) -> None
     repo.save_many([User(user_id="u1", nickname="bob"), User(user_id="u2", nickname="ann")])
     backend.create_table(BY_NICK)
     index = Index(User, on=["nickname"], table=BY_NICK, unique=True)
-    assert run_job(backend, index, "verify").counts["missing"] == 2
-    run_job(backend, index, "backfill")
-    assert run_job(backend, index, "verify").problems == 0
+    assert run_index_job(backend, index, "verify").counts["missing"] == 2
+    run_index_job(backend, index, "backfill")
+    assert run_index_job(backend, index, "verify").problems == 0
     users = IndexedRepository(repo, [index])
     assert users.get_unique("user_by_nick", nickname="ann") == User(user_id="u2", nickname="ann")
 
@@ -156,14 +157,14 @@ def test_worker_processes_run_the_shards_over_thrift(fake_hbase_server: Any) -> 
         stock(backend, 12)
         index = colour_index()
         with ProcessPoolExecutor(max_workers=2) as pool:
-            report = run_job(
+            report = run_index_job(
                 backend,
                 index,
                 "rebuild",
                 runner=lambda shards: pool.map(functools.partial(run_shard_with, factory), shards),
             )
         assert report.counts["written"] == 12
-        assert run_job(backend, index, "verify").problems == 0
+        assert run_index_job(backend, index, "verify").problems == 0
         for name in backend.list_tables():
             backend.delete_table(name)
 
@@ -200,14 +201,14 @@ def test_jobs_judge_the_grace_by_the_readers_clock(backend: Backend, start: int)
     )
     readers = IndexedRepository(repo, [index])
     assert not readers.expired(index, tag)
-    young = run_job(backend, index, "verify", clock=clock)
+    young = run_index_job(backend, index, "verify", clock=clock)
     assert (young.counts["pending"], young.counts["stale"]) == (1, 0)
     clock.advance(index.grace_ms + 1)
     assert readers.expired(index, tag)
-    old = run_job(backend, index, "verify", clock=clock)
+    old = run_index_job(backend, index, "verify", clock=clock)
     assert (old.counts["pending"], old.counts["stale"]) == (0, 1)
-    assert run_job(backend, index, "rebuild", clock=clock).counts["written"] == 1
-    assert run_job(backend, index, "verify", clock=clock).problems == 0
+    assert run_index_job(backend, index, "rebuild", clock=clock).counts["written"] == 1
+    assert run_index_job(backend, index, "verify", clock=clock).problems == 0
 
 
 def test_a_shard_carries_its_clock_to_the_worker() -> None:
@@ -221,3 +222,13 @@ def test_a_shard_carries_its_clock_to_the_worker() -> None:
     copied = pickle.loads(pickle.dumps(shards))
     assert copied == shards and copied[0].clock() == clock()
     assert plan_shards(backend, colour_index(), "verify")[0].clock is system_clock
+
+
+def test_the_old_name_run_job_warns_and_runs_the_index_job(backend: Backend) -> None:
+    """``hmodel.patterns.run_job`` is ``run_index_job``'s deprecated alias for one release."""
+    stock(backend, count=3)
+    index = colour_index()
+    with pytest.warns(DeprecationWarning, match="run_index_job"):
+        report = patterns.run_job(backend, index, "backfill")
+    assert report.counts["written"] == 3
+    assert run_index_job(backend, index, "verify").problems == 0

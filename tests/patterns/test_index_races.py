@@ -29,7 +29,7 @@ from hmodel.errors import (
 )
 from hmodel.keys import Str
 from hmodel.patterns.index import Index
-from hmodel.patterns.index_job import run_job
+from hmodel.patterns.index_job import run_index_job
 from hmodel.patterns.index_repository import IndexedRepository
 from hmodel.repository import Repository
 from hmodel.testing.fault import FaultyBackend
@@ -147,7 +147,7 @@ def test_a_double_submit_of_a_new_unique_value_keeps_the_value_owned(
     with pytest.raises(UniqueViolationError):
         setup.save(Account(account_id="a2", email="new@x"))
     assert setup.get_unique("account_by_email", email="old@x") is None
-    assert run_job(backend, email_index(), "verify").problems == 0
+    assert run_index_job(backend, email_index(), "verify").problems == 0
 
 
 def test_a_non_covering_query_never_loses_a_row_to_a_writer_with_a_later_tag(
@@ -169,7 +169,7 @@ def test_a_non_covering_query_never_loses_a_row_to_a_writer_with_a_later_tag(
     for colour in ("red", "blue"):
         found = [o.item_id for o in edge.call(fast.find("item_by_colour", {"colour": colour}))]
         assert found == (["i1"] if stored.colour == colour else [])
-    assert run_job(edge.backend, colour_index(), "verify").counts["missing"] == 0
+    assert run_index_job(edge.backend, colour_index(), "verify").counts["missing"] == 0
 
 
 def overtaker(clock: ManualClock, other: Any) -> Callable[[str, tuple[Any, ...]], Any]:
@@ -209,7 +209,7 @@ def test_a_claim_lost_after_the_last_check_is_reported_as_written(
     faulty.hooks.clear()
     stored = edge.call(slow.repository.get(user_id="u1"))
     assert stored is not None and stored.nickname == "bob"  # the write happened
-    report = run_job(edge.backend, nick_index(), "verify")
+    report = run_index_job(edge.backend, nick_index(), "verify")
     assert report.counts["duplicates"] == 1  # what verify shows the operator
 
 
@@ -231,11 +231,11 @@ def test_a_row_whose_claim_was_lost_is_found_again_once_saved_again(
     lost = edge.call(other.repository.get(user_id="u1"))
     assert lost is not None and lost.nickname == "bob"
     assert edge.call(other.get_unique("user_by_nick", nickname="bob")) is None  # the miss
-    assert run_job(edge.backend, nick_index(), "verify").counts["missing"] == 1
+    assert run_index_job(edge.backend, nick_index(), "verify").counts["missing"] == 1
     edge.call(other.save(lost))  # what docs/indexes.md tells the application: save it again
     holder = edge.call(other.get_unique("user_by_nick", nickname="bob"))
     assert holder is not None and holder.user_id == "u1"
-    assert run_job(edge.backend, nick_index(), "verify").problems == 0
+    assert run_index_job(edge.backend, nick_index(), "verify").problems == 0
 
 
 def test_an_insert_hidden_behind_a_later_delete_never_verifies_its_entry(
@@ -265,8 +265,8 @@ def test_an_insert_hidden_behind_a_later_delete_never_verifies_its_entry(
     assert edge.call(other.page_covered("order_by_status", 10, {"status": "paid"})).items == []
     assert edge.call(other.find("order_by_status", {"status": "paid"})) == []
     assert slow.stats.hidden_inserts == 1
-    run_job(edge.backend, status_index(), "rebuild", clock=clock)
-    assert run_job(edge.backend, status_index(), "verify", clock=clock).problems == 0
+    run_index_job(edge.backend, status_index(), "rebuild", clock=clock)
+    assert run_index_job(edge.backend, status_index(), "verify", clock=clock).problems == 0
 
 
 def test_a_refused_save_writes_no_index_entry(edge: Edge, clock: ManualClock) -> None:
@@ -335,7 +335,7 @@ def test_a_reader_never_removes_the_entry_of_a_stalled_save(edge: Edge, clock: M
     found = edge.call(reader.find("item_by_colour", {"colour": "blue"}))
     assert [o.item_id for o in found] == ["i1"]
     assert edge.call(reader.find("item_by_colour", {"colour": "red"})) == []
-    assert run_job(edge.backend, colour_index(), "verify").problems == 0
+    assert run_index_job(edge.backend, colour_index(), "verify").problems == 0
 
 
 def test_an_index_value_that_does_not_encode_is_a_validation_error(
@@ -379,7 +379,7 @@ def test_a_stalled_save_deletes_its_old_entry_a_reader_verified_again(
     assert edge.call(reader.page_covered("item_by_colour", 5, {"colour": "red"})).items == []
     blue = edge.call(reader.page_covered("item_by_colour", 5, {"colour": "blue"}))
     assert [d["item_id"] for d in blue] == ["i1"]
-    assert run_job(edge.backend, colour_index(), "verify").problems == 0
+    assert run_index_job(edge.backend, colour_index(), "verify").problems == 0
 
 
 def test_a_stalled_delete_deletes_the_entry_a_reader_verified_again(
@@ -392,7 +392,7 @@ def test_a_stalled_delete_deletes_the_entry_a_reader_verified_again(
     faulty.on("mutate", nth=2, before=_stall_and_read_covered(edge, reader, clock, "red"))
     edge.call(slow.delete(saved))
     assert edge.call(reader.page_covered("item_by_colour", 5, {"colour": "red"})).items == []
-    assert run_job(edge.backend, colour_index(), "verify").problems == 0
+    assert run_index_job(edge.backend, colour_index(), "verify").problems == 0
 
 
 def test_a_stalled_save_whose_claims_a_reader_verified_keeps_them_and_raises_nothing(
@@ -423,7 +423,7 @@ def test_a_stalled_save_whose_claims_a_reader_verified_keeps_them_and_raises_not
     holder = edge.call(reader.get_unique("user_by_nick", nickname="bob"))
     assert holder == User(user_id="u1", nickname="bob")
     assert reader.stats.repaired_verified == 1 and reader.stats.repaired_deleted == 1
-    assert run_job(edge.backend, nick_index(), "verify").problems == 0
+    assert run_index_job(edge.backend, nick_index(), "verify").problems == 0
 
 
 @pytest.mark.requires("check_and_mutate")
@@ -471,9 +471,9 @@ def test_verify_counts_a_dead_claim_of_another_row_stale_not_pending(
     dead = index.status(False, clock() + 10, b"u2\x00\x00")  # a later claim of u2, dead
     backend.mutate(index.table.full_name, [Put(row, index.status_column, dead)])
     clock.advance(seconds=GRACE.total_seconds() + 1)
-    report = run_job(backend, index, "verify", clock=clock)
+    report = run_index_job(backend, index, "verify", clock=clock)
     assert (report.counts["stale"], report.counts["pending"]) == (1, 0)
-    run_job(backend, index, "rebuild", clock=clock)
-    assert run_job(backend, index, "verify", clock=clock).problems == 0
+    run_index_job(backend, index, "rebuild", clock=clock)
+    assert run_index_job(backend, index, "verify", clock=clock).problems == 0
     holder = edge.call(users.get_unique("user_by_nick", nickname="bob"))
     assert holder is not None and holder.user_id == "u1"

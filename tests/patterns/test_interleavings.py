@@ -66,7 +66,7 @@ from hmodel.errors import ConflictError
 from hmodel.model import version_field
 from hmodel.patterns import Copy, Relation
 from hmodel.patterns.index import UNVERIFIED, Index
-from hmodel.patterns.index_job import run_job
+from hmodel.patterns.index_job import run_index_job
 from hmodel.patterns.index_repository import IndexedRepository, parse_result
 from hmodel.testing.interleave import Client, Exploration, Moment, World, explore
 from tests.patterns.index_models import Item, Order, User, colour_index, nick_index, status_index
@@ -247,8 +247,8 @@ class IndexCheck:
         store = snapshot(self.backend.inner, moment, (self.data_table, self.index_table))
         if store in self.exact:
             return
-        rebuilt = run_job(self.backend.inner, self.index, "rebuild")
-        verified = run_job(self.backend.inner, self.index, "verify")
+        rebuilt = run_index_job(self.backend.inner, self.index, "rebuild")
+        verified = run_index_job(self.backend.inner, self.index, "verify")
         assert verified.problems == 0, f"(e) after a rebuild, verify: {verified.counts}"
         assert verified.counts["pending"] == 0, f"(e) pending: {rebuilt.counts}"
         self.every_row_is_found()

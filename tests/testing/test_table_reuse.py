@@ -20,6 +20,22 @@ from hmodel.testing.table_reuse import ReusingThrift2Backend, ReusingThriftBacke
 T = Table("t", [Family("f")])
 U = Table("u", [Family("g")])
 
+#: The backends a test opened as "the test's backend" (the kit closes its own at the end).
+_OPENED: list[Backend] = []
+
+
+@pytest.fixture(autouse=True)
+def _close_the_tests_backends() -> Iterator[None]:
+    """Close every backend the test opened, so no pooled socket is left to the collector."""
+    yield
+    while _OPENED:
+        _OPENED.pop().close()
+
+
+def _opened(backend: ReusingThrift2Backend) -> ReusingThrift2Backend:
+    _OPENED.append(backend)
+    return backend
+
 
 @pytest.fixture
 def server() -> Iterator[FakeHBaseServer]:
@@ -52,7 +68,7 @@ def _test(pool: TablePool, server: FakeHBaseServer) -> ReusingThrift2Backend:
     """What the kit does at a test's start: the pool told, a fresh backend."""
     assert server.thrift2_port is not None
     pool.begin()
-    return ReusingThrift2Backend(pool, server.host, server.thrift2_port, table_prefix="p")
+    return _opened(ReusingThrift2Backend(pool, server.host, server.thrift2_port, table_prefix="p"))
 
 
 def _next(pool: TablePool, server: FakeHBaseServer) -> ReusingThrift2Backend:
@@ -208,14 +224,14 @@ def test_the_next_test_takes_the_copy_that_is_ready(
     port = server.thrift2_port
     slow = TablePool(lambda p: SlowTruncation(server.host, port, table_prefix=p), "s", copies=2)
     try:
-        first = ReusingThrift2Backend(slow, server.host, port, table_prefix="s")
+        first = _opened(ReusingThrift2Backend(slow, server.host, port, table_prefix="s"))
         slow.begin()
         first.create_table(T)
         first.mutate("t", [Put(b"r", b"f:q", b"v", timestamp=5)])
         assert first.table_prefix == "s"
         slow.end()  # its truncation now waits at the gate
         slow.slots[1].parked["t"].job.result()  # type: ignore[union-attr]  # the spare is made
-        second = ReusingThrift2Backend(slow, server.host, port, table_prefix="s")
+        second = _opened(ReusingThrift2Backend(slow, server.host, port, table_prefix="s"))
         slow.begin()
         second.create_table(T)
         assert second.table_prefix == "s-1" and second.get("t", [b"r"]) == []

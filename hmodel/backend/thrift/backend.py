@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import random
-import threading
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
-from hmodel.backend.argument import LONG_MAX, MAX_ROW_LENGTH, require_int, require_row
+from hmodel.backend.argument import (
+    LONG_MAX,
+    MAX_ROW_LENGTH,
+    require_before,
+    require_int,
+    require_row,
+)
 from hmodel.backend.base import (
     Backend,
     Cell,
@@ -21,7 +25,7 @@ from hmodel.backend.base import (
     Scan,
     family_of,
 )
-from hmodel.backend.endpoint import Endpoint, HTTPOption, TLSOption, as_http, as_tls
+from hmodel.backend.endpoint import Endpoint, HTTPOption, TLSOption
 from hmodel.backend.op import Op, rpc, run
 from hmodel.backend.sasl import Sasl
 from hmodel.backend.thrift.admin import Admin, admin_backend
@@ -40,11 +44,12 @@ from hmodel.backend.thrift.descriptor import (
     to_descriptor,
     uncarried_options,
 )
-from hmodel.backend.thrift.error import SERVER_ERRORS, server_error
+from hmodel.backend.thrift.error import server_error
 from hmodel.backend.thrift.idl import Mutation as TMutation
 from hmodel.backend.thrift.idl import TAppend, TIncrement
 from hmodel.backend.thrift.result import cell, in_column_order, row_result
 from hmodel.backend.thrift.scanner import ScannerIterator, close_scanner
+from hmodel.backend.thrift_base import ThriftBackendBase
 from hmodel.errors import (
     BackendError,
     ColumnFamilyNotFoundError,
@@ -58,10 +63,6 @@ from hmodel.schema.table import Table
 __all__ = ["ThriftBackend"]
 
 
-#: At most this many table names are remembered with their server names.
-_SERVER_NAMES_KEPT = 1024
-
-
 class _FamiliesNeeded(Exception):  # noqa: N818 -- a signal, not an error
     """``plan_batches`` asked for the table's families before they were read."""
 
@@ -70,13 +71,7 @@ def _families_not_read() -> tuple[bytes, ...]:
     raise _FamiliesNeeded
 
 
-def _require_before(before: object, *, table: str, row: bytes | None = None) -> None:
-    """``before`` is ``None`` or an exclusive upper bound ``0 <= before <= Long.MAX_VALUE``."""
-    if before is not None:
-        require_int("before", before, table=table, row=row, minimum=0, maximum=LONG_MAX)
-
-
-class ThriftBackend(Backend):
+class ThriftBackend(ThriftBackendBase):
     """The :class:`~hmodel.backend.base.Backend` protocol over HBase's Thrift1 server.
 
     Speaks the ``Hbase`` service of the IDL happybase ships: a pool
@@ -152,6 +147,10 @@ class ThriftBackend(Backend):
             the option.
     """
 
+    channel_class = Channel
+    scanner_class = ScannerIterator
+    display_name = "ThriftBackend"
+
     #: No check-and-delete: Thrift1 has no such RPC.
     capabilities: frozenset[str] = frozenset()
 
@@ -195,240 +194,77 @@ class ThriftBackend(Backend):
         retry_jitter: Callable[[], float] = random.random,
         sasl: Sasl | None = None,
     ) -> None:
-        if table_prefix is not None and (not isinstance(table_prefix, str) or not table_prefix):
-            raise IllegalArgumentError("table_prefix must be a non-empty str", value=table_prefix)
-        if not isinstance(table_prefix_separator, str) or ":" in table_prefix_separator:
-            raise IllegalArgumentError(
-                "table_prefix_separator must be a str without ':'", value=table_prefix_separator
-            )
-        endpoint = Endpoint(
+        self.lenient_ddl = lenient_ddl
+        self._admin_option = admin
+        self._admin: Backend | None = None
+        self._owns_admin = admin is not None and not isinstance(admin, Backend)
+        self._families: dict[bytes, tuple[bytes, ...]] = {}
+        self._read_lists: dict[int, tuple[tuple[bytes, ...], list[bytes]]] = {}
+        super().__init__(
             host,
             port,
             timeout_ms=timeout_ms,
             transport=transport,
             protocol=protocol,
-            tls=as_tls(tls),
-            http=as_http(http),
-            sasl=sasl,
-        )
-        self._server_names: dict[str, bytes] = {}
-        self._table_prefix = table_prefix
-        self._table_prefix_separator = table_prefix_separator
-        self.lenient_ddl = lenient_ddl
-        self._admin: Backend | None = None
-        self._owns_admin = admin is not None and not isinstance(admin, Backend)
-        if admin is not None:
-            self._admin = admin_backend(
-                admin,
-                endpoint=endpoint,
-                table_prefix=table_prefix,
-                table_prefix_separator=table_prefix_separator,
-            )
-        self._families: dict[bytes, tuple[bytes, ...]] = {}
-        self._read_lists: dict[int, tuple[tuple[bytes, ...], list[bytes]]] = {}
-        self._deferred_closes: list[int] = []
-        self._lock = threading.Lock()
-        #: RPCs sent to the server so far; each attempt of a retried request counts.
-        self.round_trips = 0
-        self._channel = Channel(
-            endpoint,
+            tls=tls,
+            http=http,
+            table_prefix=table_prefix,
+            table_prefix_separator=table_prefix_separator,
             pool_size=pool_size,
             retries=retries,
             retry_backoff_ms=retry_backoff_ms,
-            sleep=sleep,
-            count=self._count_round_trip,
             autoconnect=autoconnect,
+            sleep=sleep,
+            retry_jitter=retry_jitter,
+            sasl=sasl,
         )
-        self._channel.jitter = retry_jitter
 
-    def _count_round_trip(self) -> None:
-        with self._lock:
-            self.round_trips += 1
+    def _before_connect(self, endpoint: Endpoint) -> None:
+        """Resolve ``admin=`` (a bad one fails before any connection is opened)."""
+        if self._admin_option is not None:
+            self._admin = admin_backend(
+                self._admin_option,
+                endpoint=endpoint,
+                table_prefix=self._table_prefix,
+                table_prefix_separator=self._table_prefix_separator,
+            )
 
-    @classmethod
-    def from_url(
-        cls,
-        url: str,
-        *,
-        tls: TLSOption = None,
-        headers: Mapping[str, str] | None = None,
-        **options: Any,
-    ) -> ThriftBackend:
-        """A backend for the server a URL names.
-
-        ``thrift://host:9090`` is a plain socket, ``thrift+tls://host:9090`` a socket in TLS
-        (a TLS proxy in front of the server), ``http://host:9090/`` and
-        ``https://host:9090/`` Thrift over HTTP(S) (``hbase.regionserver.thrift.http``),
-        whose path is posted to; ``https://user:password@gateway:8443/gateway/default/hbase``
-        adds HTTP basic authentication, as a gateway such as Apache Knox asks for. A URL
-        without a port means 9090 for ``thrift`` and 80/443 for ``http``/``https``.
-
-        Args:
-            url: The URL.
-            tls: The TLS settings of a ``thrift+tls`` or ``https`` URL (default:
-                verification against the system's CAs).
-            headers: Extra HTTP headers (``http``/``https`` URLs only).
-            **options: The constructor's other keyword arguments (``table_prefix``,
-                ``pool_size``, ``timeout_ms``...).
-
-        Raises:
-            IllegalArgumentError: An unknown scheme, no host, a bad port, or options the
-                scheme cannot use; naming them.
-        """
-        endpoint = Endpoint.from_url(url, tls=tls, headers=headers)
-        return cls(endpoint.host, endpoint.port, tls=endpoint.tls, http=endpoint.http, **options)
-
-    def __enter__(self) -> ThriftBackend:
-        return self
-
-    def __repr__(self) -> str:
-        prefix = f", table_prefix={self.table_prefix!r}" if self.table_prefix else ""
-        if self._channel.endpoint.scheme != "thrift":
-            return f"ThriftBackend.from_url({self.url!r}{prefix})"
-        return f"ThriftBackend({self.host!r}, {self.port}{prefix})"
-
-    @property
-    def url(self) -> str:
-        """Where calls go: ``thrift://``, ``thrift+tls://``, ``http://`` or ``https://``."""
-        return self._channel.endpoint.url
-
-    @property
-    def endpoint(self) -> Endpoint:
-        """Where and how this backend connects (address, framing, TLS, HTTP, SASL).
-
-        For another client of the same server, e.g. the asyncio backend:
-        ``AsyncThrift2Backend.from_endpoint(backend.endpoint)``.
-        """
-        return self._channel.endpoint
-
-    @property
-    def table_prefix(self) -> str | None:
-        """Prepended, with :attr:`table_prefix_separator`, to every table name."""
-        return self._table_prefix
-
-    @table_prefix.setter
-    def table_prefix(self, prefix: str | None) -> None:
-        self._table_prefix = prefix
-        self._server_names.clear()
+    def _names_changed(self) -> None:
         if self._admin is not None and self._owns_admin:
-            self._admin.table_prefix = prefix  # type: ignore[attr-defined]
-
-    @property
-    def table_prefix_separator(self) -> str:
-        """Between the table prefix and the name."""
-        return self._table_prefix_separator
-
-    @table_prefix_separator.setter
-    def table_prefix_separator(self, separator: str) -> None:
-        self._table_prefix_separator = separator
-        self._server_names.clear()
-        if self._admin is not None and self._owns_admin:
-            self._admin.table_prefix_separator = separator  # type: ignore[attr-defined]
-
-    @property
-    def host(self) -> str:
-        """The Thrift server's host."""
-        return self._channel.host
-
-    @property
-    def port(self) -> int:
-        """The Thrift server's port."""
-        return self._channel.port
+            self._admin.table_prefix = self._table_prefix  # type: ignore[attr-defined]
+            self._admin.table_prefix_separator = (  # type: ignore[attr-defined]
+                self._table_prefix_separator
+            )
 
     # --- plumbing -------------------------------------------------------------------
 
-    def _rpc(
-        self,
-        method: str,
-        *args: Any,
-        retry: Retry,
-        table: str | None = None,
-        row: bytes | None = None,
-        column: bytes | None = None,
-        filter_given: bool = False,
-    ) -> Any:
-        """Send one RPC; translate the server's errors with the call's context."""
-        if self._deferred_closes:
-            self._close_deferred()
-        try:
-            return self._channel.call(method, *args, retry=retry, table=table, row=row)
-        except SERVER_ERRORS as exc:
-            raise self.server_error(
-                exc, method=method, table=table, row=row, column=column, filter_given=filter_given
-            ) from exc
-
-    def server_error(
+    def _translate(
         self,
         exc: BaseException,
         *,
         method: str,
         table: str | None,
+        server_table: bytes | None,
         row: bytes | None,
         column: bytes | None,
         filter_given: bool,
     ) -> BackendError:
-        """The typed error of a server's answer ``exc`` to a call (both edges' translation)."""
         return server_error(
             exc,
             method=method,
             table=table,
-            server_table=(
-                self._server_name(table).decode() if isinstance(table, str) and table else None
-            ),
+            server_table=None if server_table is None else server_table.decode(),
             row=row,
             column=column,
             filter_given=filter_given,
         )
 
-    def _close_deferred(self) -> None:
-        """Close the scanners the garbage collector dropped while an RPC was running."""
-        if not self._deferred_closes or self._channel.busy_here():
-            return
-        with self._lock:
-            scanners, self._deferred_closes = self._deferred_closes, []
-        for scanner in scanners:
-            # Never raises: the server expires abandoned scanners anyway.
-            close_scanner(self._rpc, scanner, table=None)
-
-    def _defer_close(self, scanner: int) -> None:
-        with self._lock:
-            self._deferred_closes.append(scanner)
-
-    def _server_name(self, name: str) -> bytes:
-        """The table name sent to the server: ``[namespace:]prefix<sep>name``.
-
-        Remembered per name (a ``str``: its hash is cached, so the lookup is cheap).
-        """
-        if type(name) is str:
-            known = self._server_names.get(name)
-            if known is not None:
-                return known
-        if not isinstance(name, str) or not name:
-            raise IllegalArgumentError("a table name is a non-empty str", value=name)
-        if self.table_prefix is None:
-            server_name = name.encode()
-        else:
-            namespace, colon, table = name.rpartition(":")
-            prefixed = f"{self.table_prefix}{self.table_prefix_separator}{table}"
-            server_name = f"{namespace}{colon}{prefixed}".encode()
-        if type(name) is str and len(self._server_names) < _SERVER_NAMES_KEPT:
-            self._server_names[name] = server_name
-        return server_name
-
-    def _visible_name(self, server_name: bytes) -> str | None:
-        """The caller's name of a server table, or ``None`` if it lacks this prefix."""
-        name = server_name.decode("utf-8", "replace")
-        if self.table_prefix is None:
-            return name
-        namespace, colon, table = name.rpartition(":")
-        head = self.table_prefix + self.table_prefix_separator
-        if not table.startswith(head) or len(table) == len(head):
-            return None
-        return f"{namespace}{colon}{table[len(head) :]}"
+    def _close_scanner_quietly(self, scanner: int) -> None:
+        close_scanner(self._rpc, scanner, table=None)  # never raises
 
     def _table_families(self, name: str) -> Op[tuple[bytes, ...]]:
         """The family names of ``name``, from the cache or one ``getColumnDescriptors``."""
-        server_name = self._server_name(name)
+        server_name = self._data_name(name)
         families = self._families.get(server_name)
         if families is None:
             descriptors = yield rpc(
@@ -450,7 +286,7 @@ class ThriftBackend(Backend):
         known = set((yield from self._table_families(table)))
         if named <= known:
             return
-        self._families.pop(self._server_name(table), None)
+        self._families.pop(self._data_name(table), None)
         known = set((yield from self._table_families(table)))
         for mutation in mutations:
             column = mutation.column
@@ -487,7 +323,7 @@ class ThriftBackend(Backend):
                 and not lenient.
         """
         left_out = uncarried_options(table)
-        server_name = self._server_name(table.full_name)
+        server_name = self._data_name(table.full_name)
         if left_out and self._admin is not None:
             self._families.pop(server_name, None)
             self._admin.create_table(table)
@@ -526,7 +362,7 @@ class ThriftBackend(Backend):
         Raises:
             TableNotFoundError: No such table.
         """
-        server_name = self._server_name(name)
+        server_name = self._data_name(name)
         self._families.pop(server_name, None)
         if self._rpc("isTableEnabled", server_name, retry=Retry.IDEMPOTENT, table=name):
             self._rpc("disableTable", server_name, retry=Retry.UNSENT, table=name)
@@ -534,14 +370,14 @@ class ThriftBackend(Backend):
 
     def table_exists(self, name: str) -> bool:
         """Whether ``name`` exists: one ``getTableNames`` (Thrift1 has no ``tableExists``)."""
-        server_name = self._server_name(name)
+        server_name = self._data_name(name)
         names = self._rpc("getTableNames", retry=Retry.IDEMPOTENT, table=name)
         return server_name in names
 
     def list_tables(self) -> list[str]:
         """Names of this prefix's tables (prefix stripped), sorted: one ``getTableNames``."""
         names = self._rpc("getTableNames", retry=Retry.IDEMPOTENT)
-        visible = (self._visible_name(raw) for raw in names)
+        visible = (self._visible_name(raw.decode("utf-8", "replace")) for raw in names)
         return sorted(name for name in visible if name is not None)
 
     def describe_families(self, name: str) -> dict[str, Family]:
@@ -556,7 +392,7 @@ class ThriftBackend(Backend):
             UnsupportedOperationError: A family has a ``ROWPREFIX_FIXED_LENGTH`` bloom
                 filter (Thrift1 does not report its prefix length).
         """
-        server_name = self._server_name(name)
+        server_name = self._data_name(name)
         descriptors = self._rpc(
             "getColumnDescriptors", server_name, retry=Retry.IDEMPOTENT, table=name
         )
@@ -572,7 +408,7 @@ class ThriftBackend(Backend):
             TableNotFoundError: No such table (HBase answers an empty list for one).
         """
         infos = self._rpc(
-            "getTableRegions", self._server_name(name), retry=Retry.IDEMPOTENT, table=name
+            "getTableRegions", self._data_name(name), retry=Retry.IDEMPOTENT, table=name
         )
         if not infos:
             raise TableNotFoundError("no regions: the table does not exist", table=name)
@@ -632,10 +468,10 @@ class ThriftBackend(Backend):
                 require_row(key, table=table, argument="rows")  # raises, or a bytes subclass
         wanted = [] if columns == () else self._read_columns(columns, table)
         if before is not None:
-            _require_before(before, table=table)
+            require_before(before, table=table)
         if not keys:
             return []
-        server_name = self._server_name(table)
+        server_name = self._data_name(table)
         if before is None:
             results = yield rpc(
                 "getRowsWithColumns",
@@ -690,13 +526,13 @@ class ThriftBackend(Backend):
     ) -> Op[list[Cell]]:
         """The operation of :meth:`get_versions` (sans-I/O: yields its calls)."""
         require_row(row, table=table)
-        _require_before(before, table=table, row=row)
+        require_before(before, table=table, row=row)
         require_cell_column(column, table=table, row=row, what="get_versions")
         if isinstance(max_versions, bool) or not isinstance(max_versions, int) or max_versions < 1:
             raise IllegalArgumentError(
                 "max_versions must be an integer >= 1", table=table, row=row, value=max_versions
             )
-        server_name = self._server_name(table)
+        server_name = self._data_name(table)
         if before is None:
             cells = yield rpc(
                 "getVer", server_name, row, column, max_versions, {},
@@ -727,15 +563,8 @@ class ThriftBackend(Backend):
             ReadInterruptedError: While iterating: the connection dropped during fetches
                 more times in a row than ``retries`` allows (nothing was written).
         """
-        return ScannerIterator(
-            rpc=self._rpc,
-            table=table,
-            server_table=self.scan_table(table, scan),
-            scan=scan,
-            retries=self._channel.retries,
-            busy_here=self._channel.busy_here,
-            defer_close=self._defer_close,
-        )
+        scanner: ScannerIterator = self._open_scanner(table, scan, self.scan_table(table, scan))
+        return scanner
 
     def scan_table(self, table: str, scan: Scan) -> bytes:
         """Check a scan's arguments (nothing is sent); the table name to send.
@@ -749,8 +578,8 @@ class ThriftBackend(Backend):
         require_bytes("start", scan.start, table=table)
         require_bytes("stop", scan.stop, table=table)
         require_each("columns", scan.columns, table=table)
-        _require_before(scan.before, table=table)
-        return self._server_name(table)
+        require_before(scan.before, table=table)
+        return self._data_name(table)
 
     # --- writes ---------------------------------------------------------------------
 
@@ -785,7 +614,7 @@ class ThriftBackend(Backend):
             batches = plan_batches(mutations, lambda: families)
         if len(batches) > 1 or len(batches[0].rows) > 1 or batches[0].has_puts_and_deletes:
             yield from self._require_families(table, mutations)
-        server_name = self._server_name(table)
+        server_name = self._data_name(table)
         for batch in batches:
             if batch.timestamp is None:
                 yield rpc(
@@ -813,7 +642,7 @@ class ThriftBackend(Backend):
         require_cell_column(column, table=table, row=row, what="an increment")
         require_int("amount", amount, table=table, row=row, minimum=-LONG_MAX - 1, maximum=LONG_MAX)
         value: int = yield rpc(
-            "atomicIncrement", self._server_name(table), row, column, amount,
+            "atomicIncrement", self._data_name(table), row, column, amount,
             retry=Retry.UNSENT, table=table, row=row, column=column,
         )  # fmt: skip
         return value
@@ -832,7 +661,7 @@ class ThriftBackend(Backend):
         """The operation of :meth:`increment_many` (sans-I/O: yields its calls)."""
         if not increments:
             return
-        server_name = self._server_name(table)
+        server_name = self._data_name(table)
         structs = []
         for inc in increments:
             if not isinstance(inc, Increment):
@@ -905,7 +734,7 @@ class ThriftBackend(Backend):
         attributes = {} if put.ttl is None else ttl_attribute(put.ttl)
         mput = TMutation(isDelete=False, column=put.column, value=put.value)
         applied: bool = yield rpc(
-            "checkAndPut", self._server_name(table), row, column, expected, mput, attributes,
+            "checkAndPut", self._data_name(table), row, column, expected, mput, attributes,
             retry=Retry.UNSENT, table=table, row=row, column=column,
         )  # fmt: skip
         return applied
@@ -934,7 +763,7 @@ class ThriftBackend(Backend):
             require_bytes("value", value, table=table, row=row)
         columns = list(values)
         tappend = TAppend(
-            table=self._server_name(table),
+            table=self._data_name(table),
             row=row,
             columns=columns,
             values=[values[c] for c in columns],
@@ -952,7 +781,6 @@ class ThriftBackend(Backend):
 
     def close(self) -> None:
         """Close every pooled connection; the backend is unusable afterwards."""
-        self._close_deferred()
-        self._channel.close()
+        super().close()
         if self._admin is not None and self._owns_admin:
             self._admin.close()

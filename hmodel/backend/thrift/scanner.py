@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import re
-import threading
-from collections import deque
-from collections.abc import Iterator
-from typing import Any, Protocol
+from typing import Any
 
 from hmodel.backend.argument import MAX_ROW_LENGTH
-from hmodel.backend.base import RowResult, Scan
 from hmodel.backend.op import Op, rpc, run
-from hmodel.backend.scan_batch import take_batch
 from hmodel.backend.thrift.argument import read_columns
 from hmodel.backend.thrift.channel import Retry
 from hmodel.backend.thrift.idl import TScan
 from hmodel.backend.thrift.result import row_result
+from hmodel.backend.thrift_scanner import Rpc, ScannerEdge, ScannerState
 from hmodel.errors import (
     BackendError,
     ConnectionLostError,
@@ -38,22 +33,6 @@ _log = logging.getLogger(__name__)
 # What HBase's Thrift1 server answers for a scanner id it does not know: closed, or
 # expired after ``hbase.client.scanner.timeout.period`` (x2 on 2.2) without a call.
 _INVALID_SCANNER = re.compile(r"scanner ID is invalid|invalid scanner id", re.IGNORECASE)
-
-
-class Rpc(Protocol):
-    """Sends one Thrift1 RPC and translates the server's errors (the backend's ``_rpc``)."""
-
-    def __call__(
-        self,
-        method: str,
-        *args: Any,
-        retry: Retry,
-        table: str | None,
-        row: bytes | None = None,
-        filter_given: bool = False,
-    ) -> Any:
-        """Send ``method(*args)`` and return its result."""
-        ...
 
 
 def _reversed_start(upper: bytes, *, exact: bool) -> bytes | None:
@@ -97,7 +76,7 @@ def close_scanner(rpc: Rpc, scanner: int, *, table: str | None) -> None:
     run(close_scanner_op(scanner, table=table), rpc)
 
 
-class ScannerCore:
+class ScannerCore(ScannerState):
     """The sans-I/O state of one Thrift1 scan: bounds, batches, limit, resume and close.
 
     What to send and how to read the answers, once for both edges
@@ -106,18 +85,7 @@ class ScannerCore:
     that the edge performs with its ``_rpc``.
     """
 
-    def __init__(self, *, table: str, server_table: bytes, scan: Scan, retries: int) -> None:
-        self._table = table
-        self._server_table = server_table
-        self._scan = scan
-        self._retries = retries
-        self._buffer: deque[RowResult] = deque()
-        self._remaining = scan.limit
-        self._size = scan.batch_size  # rows the next fetch asks for (before the limit)
-        self._lower = scan.start  # inclusive; b"": unbounded
-        self._upper = scan.stop  # exclusive; b"": unbounded
-        self._scanner: int | None = None
-        self._finished = scan.limit == 0
+    row_result = staticmethod(row_result)
 
     def _tscan(self) -> Any:
         scan = self._scan
@@ -211,39 +179,12 @@ class ScannerCore:
         if len(results) < wanted or self._remaining == 0:
             yield from self.release_op()
 
-    def _take(self, results: list[Any]) -> None:
-        # Forward, a row >= the stop ends the scan: only a get-like scan gets there, as
-        # HBase's Thrift1 handler reads the row when startRow equals stopRow (its
-        # deprecated setStopRow); the protocol's range [start, stop) holds no row then.
-        self._lower, self._upper, self._remaining = take_batch(
-            results,
-            row_result,
-            self._buffer.append,
-            reverse=self._scan.reverse,
-            lower=self._lower,
-            upper=self._upper,
-            remaining=self._remaining,
-            stop_at_upper=True,
-        )
-
-    def _detach(self) -> int | None:
-        """Mark the scan finished; the scanner id to close, if one is open."""
-        self._finished = True
-        scanner, self._scanner = self._scanner, None
-        return scanner
-
-    def release_op(self) -> Op[None]:
-        """Close the server-side scanner (rows already fetched stay to be served)."""
-        scanner = self._detach()
-        if scanner is not None:
-            yield from self.close_op(scanner)
-
     def close_op(self, scanner: int) -> Op[None]:
         """Close ``scanner`` (see :func:`close_scanner_op`); never raises."""
         yield from close_scanner_op(scanner, table=self._table)
 
 
-class ScannerIterator(ScannerCore, Iterator[RowResult]):
+class ScannerIterator(ScannerEdge, ScannerCore):
     r"""Rows of one :class:`Scan`, fetched ``batch_size`` at a time from a server scanner.
 
     The scanner is opened when the iterator is made (so a missing table or a bad filter
@@ -285,62 +226,3 @@ class ScannerIterator(ScannerCore, Iterator[RowResult]):
             then (by the garbage collector) is deferred to ``defer_close``.
         defer_close: Takes a scanner id to close after the running RPC.
     """
-
-    def __init__(
-        self,
-        *,
-        rpc: Rpc,
-        table: str,
-        server_table: bytes,
-        scan: Scan,
-        retries: int,
-        busy_here: Any,
-        defer_close: Any,
-    ) -> None:
-        super().__init__(table=table, server_table=server_table, scan=scan, retries=retries)
-        self._rpc = rpc
-        self._busy_here = busy_here
-        self._defer_close = defer_close
-        self._lock = threading.Lock()
-        if not self._finished:
-            run(self.open_op(), self._rpc)
-
-    def __iter__(self) -> ScannerIterator:
-        return self
-
-    def __next__(self) -> RowResult:
-        while not self._buffer:
-            if self._finished:
-                raise StopIteration
-            run(self.fetch_op(), self._rpc)
-        return self._buffer.popleft()
-
-    def close(self) -> None:
-        """Release the server-side scanner; the iterator then yields nothing more.
-
-        Safe to call more than once. Errors while closing are logged, not raised: the
-        rows already returned are valid, and the server expires abandoned scanners.
-        """
-        self._buffer.clear()
-        self._release()
-
-    def _release(self) -> None:
-        """Close the server-side scanner (rows already fetched stay to be yielded)."""
-        with self._lock:
-            scanner = self._detach()
-        if scanner is None:
-            return
-        if self._busy_here():
-            self._defer_close(scanner)
-            return
-        close_scanner(self._rpc, scanner, table=self._table)
-
-    def __enter__(self) -> ScannerIterator:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        with contextlib.suppress(Exception):  # never raise from a finalizer
-            self._release()

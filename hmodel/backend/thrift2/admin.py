@@ -15,6 +15,7 @@ from hmodel.backend.thrift2.descriptor import (
     to_table_descriptor,
 )
 from hmodel.backend.thrift2.descriptor import table_name as tname
+from hmodel.backend.thrift_base import ThriftBackendBase
 from hmodel.errors import IllegalArgumentError, SchemaError, TableNotFoundError
 from hmodel.schema.ddl import alter_statements
 from hmodel.schema.family import Family
@@ -45,35 +46,14 @@ class RegionLocation:
         return Region(self.start, self.end)
 
 
-class Thrift2Admin:
+class Thrift2Admin(ThriftBackendBase):
     """The admin half of :class:`~hmodel.backend.thrift2.Thrift2Backend`.
 
-    Table and family administration over ``THBaseService``; the backend provides the
-    call plumbing declared here (``_rpc``, the table names and the family cache).
+    Table and family administration over ``THBaseService``, on the plumbing both Thrift
+    backends share (``_rpc``, the table names); the backend fills the family cache.
     """
 
     _families: dict[str, tuple[bytes, ...]]
-
-    def _rpc(
-        self,
-        method: str,
-        *args: Any,
-        retry: Retry,
-        table: str | None = None,
-        row: bytes | None = None,
-        column: bytes | None = None,
-        filter_given: bool = False,
-    ) -> Any:
-        raise NotImplementedError  # provided by Thrift2Backend
-
-    def _server_name(self, name: str) -> str:
-        raise NotImplementedError  # provided by Thrift2Backend
-
-    def _data_name(self, name: str) -> bytes:
-        raise NotImplementedError  # provided by Thrift2Backend
-
-    def _visible_name(self, server_name: str) -> str | None:
-        raise NotImplementedError  # provided by Thrift2Backend
 
     def create_table(self, table: Table) -> None:
         """Create ``table`` with one ``createTable``: the full descriptor and split points.

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import operator
 import random
-import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -13,12 +12,12 @@ from typing import Any
 from hmodel.backend.argument import (
     LONG_MAX,
     MAX_ROW_LENGTH,
+    require_before,
     require_bytes,
     require_int,
     require_row,
 )
 from hmodel.backend.base import (
-    Backend,
     Cell,
     Delete,
     Increment,
@@ -29,7 +28,7 @@ from hmodel.backend.base import (
     family_of,
     wire_cell,
 )
-from hmodel.backend.endpoint import Endpoint, HTTPOption, TLSOption, as_http, as_tls
+from hmodel.backend.endpoint import HTTPOption, TLSOption
 from hmodel.backend.op import Op, rpc, run
 from hmodel.backend.sasl import Sasl
 from hmodel.backend.thrift2.admin import RegionLocation, Thrift2Admin
@@ -68,9 +67,6 @@ from hmodel.errors import (
 
 __all__ = ["RegionLocation", "Thrift2Backend"]
 
-#: At most this many table names are remembered with their server names.
-_DATA_NAMES_KEPT = 1024
-
 #: The ``column`` of a mutation or an increment.
 _column_of = operator.attrgetter("column")
 
@@ -79,13 +75,7 @@ def _time_range(before: int | None) -> Any:
     return None if before is None else TTimeRange(minStamp=0, maxStamp=before)
 
 
-def _require_before(before: object, *, table: str, row: bytes | None = None) -> int | None:
-    if before is None:
-        return None
-    return require_int("before", before, table=table, row=row, minimum=0, maximum=LONG_MAX)
-
-
-class Thrift2Backend(Thrift2Admin, Backend):
+class Thrift2Backend(Thrift2Admin):
     """The :class:`~hmodel.backend.base.Backend` protocol over HBase 2's Thrift2 server.
 
     Speaks ``THBaseService`` (``hbase thrift2``, default port 9092) with thriftpy2 and
@@ -149,6 +139,10 @@ class Thrift2Backend(Thrift2Admin, Backend):
             the option.
     """
 
+    channel_class = Channel
+    scanner_class = ScannerIterator
+    display_name = "Thrift2Backend"
+
     capabilities: frozenset[str] = frozenset({"check_and_delete", "check_and_mutate"})
 
     #: The Thrift2 RPCs behind each protocol method (``docs/thrift.md`` details them).
@@ -201,214 +195,52 @@ class Thrift2Backend(Thrift2Admin, Backend):
         retry_jitter: Callable[[], float] = random.random,
         sasl: Sasl | None = None,
     ) -> None:
-        if table_prefix is not None and (not isinstance(table_prefix, str) or not table_prefix):
-            raise IllegalArgumentError("table_prefix must be a non-empty str", value=table_prefix)
-        if not isinstance(table_prefix_separator, str) or ":" in table_prefix_separator:
-            raise IllegalArgumentError(
-                "table_prefix_separator must be a str without ':'", value=table_prefix_separator
-            )
-        self._data_names: dict[str, bytes] = {}
-        self._table_prefix = table_prefix
-        self._table_prefix_separator = table_prefix_separator
         self._families: dict[str, tuple[bytes, ...]] = {}
-        self._deferred_closes: list[int] = []
-        self._lock = threading.Lock()
-        #: Calls sent to the server so far; each attempt of a retried call counts.
-        self.round_trips = 0
-        endpoint = Endpoint(
+        super().__init__(
             host,
             port,
             timeout_ms=timeout_ms,
             transport=transport,
             protocol=protocol,
-            tls=as_tls(tls),
-            http=as_http(http),
-            sasl=sasl,
-        )
-        self._channel = Channel(
-            endpoint,
+            tls=tls,
+            http=http,
+            table_prefix=table_prefix,
+            table_prefix_separator=table_prefix_separator,
             pool_size=pool_size,
             retries=retries,
             retry_backoff_ms=retry_backoff_ms,
-            sleep=sleep,
-            count=self._count_round_trip,
             autoconnect=autoconnect,
+            sleep=sleep,
+            retry_jitter=retry_jitter,
+            sasl=sasl,
         )
-        self._channel.jitter = retry_jitter
-
-    def _count_round_trip(self) -> None:
-        with self._lock:
-            self.round_trips += 1
-
-    @classmethod
-    def from_url(
-        cls,
-        url: str,
-        *,
-        tls: TLSOption = None,
-        headers: Mapping[str, str] | None = None,
-        **options: Any,
-    ) -> Thrift2Backend:
-        """A backend for the server a URL names (read as ``ThriftBackend.from_url`` does).
-
-        Args:
-            url: ``thrift://``, ``thrift+tls://``, ``http://`` or ``https://`` (with
-                ``user:password@`` for HTTP basic authentication) and ``host[:port]``,
-                then the path an HTTP URL posts to.
-            tls: The TLS settings of a ``thrift+tls`` or ``https`` URL (default:
-                verification against the system's CAs).
-            headers: Extra HTTP headers (``http``/``https`` URLs only).
-            **options: The constructor's other keyword arguments.
-
-        Raises:
-            IllegalArgumentError: An unknown scheme, no host, a bad port, or options the
-                scheme cannot use; naming them.
-        """
-        endpoint = Endpoint.from_url(url, tls=tls, headers=headers)
-        return cls(endpoint.host, endpoint.port, tls=endpoint.tls, http=endpoint.http, **options)
-
-    def __enter__(self) -> Thrift2Backend:
-        return self
-
-    def __repr__(self) -> str:
-        prefix = f", table_prefix={self.table_prefix!r}" if self.table_prefix else ""
-        if self._channel.endpoint.scheme != "thrift":
-            return f"Thrift2Backend.from_url({self.url!r}{prefix})"
-        return f"Thrift2Backend({self.host!r}, {self.port}{prefix})"
-
-    @property
-    def url(self) -> str:
-        """Where calls go: ``thrift://``, ``thrift+tls://``, ``http://`` or ``https://``."""
-        return self._channel.endpoint.url
-
-    @property
-    def endpoint(self) -> Endpoint:
-        """Where and how this backend connects (address, framing, TLS, HTTP, SASL).
-
-        For another client of the same server, e.g. the asyncio backend:
-        ``AsyncThrift2Backend.from_endpoint(backend.endpoint)``.
-        """
-        return self._channel.endpoint
-
-    @property
-    def table_prefix(self) -> str | None:
-        """Prepended, with :attr:`table_prefix_separator`, to every table name."""
-        return self._table_prefix
-
-    @table_prefix.setter
-    def table_prefix(self, prefix: str | None) -> None:
-        self._table_prefix = prefix
-        self._data_names.clear()
-
-    @property
-    def table_prefix_separator(self) -> str:
-        """Between the table prefix and the name."""
-        return self._table_prefix_separator
-
-    @table_prefix_separator.setter
-    def table_prefix_separator(self, separator: str) -> None:
-        self._table_prefix_separator = separator
-        self._data_names.clear()
-
-    @property
-    def host(self) -> str:
-        """The Thrift2 server's host."""
-        return self._channel.host
-
-    @property
-    def port(self) -> int:
-        """The Thrift2 server's port."""
-        return self._channel.port
 
     # --- plumbing -------------------------------------------------------------------
 
-    def _rpc(
-        self,
-        method: str,
-        *args: Any,
-        retry: Retry,
-        table: str | None = None,
-        row: bytes | None = None,
-        column: bytes | None = None,
-        filter_given: bool = False,
-    ) -> Any:
-        """Send one call; translate the server's errors with the call's context."""
-        if self._deferred_closes:
-            self._close_deferred()
-        try:
-            return self._channel.call(method, *args, retry=retry, table=table, row=row)
-        except SERVER_ERRORS as exc:
-            raise self.server_error(
-                exc, method=method, table=table, row=row, column=column, filter_given=filter_given
-            ) from exc
-
-    def server_error(
+    def _translate(
         self,
         exc: BaseException,
         *,
         method: str,
         table: str | None,
+        server_table: bytes | None,
         row: bytes | None,
         column: bytes | None,
         filter_given: bool,
     ) -> BackendError:
-        """The typed error of a server's answer ``exc`` to a call (both edges' translation)."""
         return server_error(
             exc,
             method=method,
             table=table,
-            server_table=None if table is None else self._server_name(table).encode(),
+            server_table=server_table,
             row=row,
             column=column,
             filter_given=filter_given,
         )
 
-    def _close_deferred(self) -> None:
-        """Close the scanners the garbage collector dropped while a call was running."""
-        if not self._deferred_closes or self._channel.busy_here():
-            return
-        with self._lock:
-            scanners, self._deferred_closes = self._deferred_closes, []
-        for scanner in scanners:
-            with contextlib.suppress(BackendError, *SERVER_ERRORS):
-                self._channel.call("closeScanner", scanner, retry=Retry.UNSENT)
-
-    def _defer_close(self, scanner: int) -> None:
-        with self._lock:
-            self._deferred_closes.append(scanner)
-
-    def _server_name(self, name: str) -> str:
-        """The table name sent to the server: ``[namespace:]prefix<sep>name``."""
-        if not isinstance(name, str) or not name:
-            raise IllegalArgumentError("a table name is a non-empty str", value=name)
-        if self.table_prefix is None:
-            return name
-        namespace, colon, table = name.rpartition(":")
-        return f"{namespace}{colon}{self.table_prefix}{self.table_prefix_separator}{table}"
-
-    def _data_name(self, name: str) -> bytes:
-        """The ``table`` argument of the data calls: the server name as bytes.
-
-        Remembered per name (a ``str``: its hash is cached, so the lookup is cheap).
-        """
-        if type(name) is str:
-            known = self._data_names.get(name)
-            if known is not None:
-                return known
-        data_name = self._server_name(name).encode()
-        if type(name) is str and len(self._data_names) < _DATA_NAMES_KEPT:
-            self._data_names[name] = data_name
-        return data_name
-
-    def _visible_name(self, server_name: str) -> str | None:
-        """The caller's name of a server table, or ``None`` if it lacks this prefix."""
-        if self.table_prefix is None:
-            return server_name
-        namespace, colon, table = server_name.rpartition(":")
-        head = self.table_prefix + self.table_prefix_separator
-        if not table.startswith(head) or len(table) == len(head):
-            return None
-        return f"{namespace}{colon}{table[len(head) :]}"
+    def _close_scanner_quietly(self, scanner: int) -> None:
+        with contextlib.suppress(BackendError, *SERVER_ERRORS):
+            self._channel.call("closeScanner", scanner, retry=Retry.UNSENT)
 
     def _table_families(self, name: str) -> Op[tuple[bytes, ...]]:
         """The family names of ``name``, from the cache or one ``getTableDescriptor``."""
@@ -485,7 +317,7 @@ class Thrift2Backend(Thrift2Admin, Backend):
             if type(key) is not bytes or not 0 < len(key) <= MAX_ROW_LENGTH:
                 require_row(key, table=table, argument="rows")  # raises, or a bytes subclass
         wanted = [require_bytes("columns", c, table=table) for c in columns]
-        checked_before = _require_before(before, table=table)
+        checked_before = require_before(before, table=table)
         if not keys:
             return []
         tcols = tcolumns(wanted)
@@ -530,7 +362,7 @@ class Thrift2Backend(Thrift2Admin, Backend):
     ) -> Op[list[Cell]]:
         """The operation of :meth:`get_versions` (sans-I/O: yields its calls)."""
         require_row(row, table=table)
-        checked_before = _require_before(before, table=table, row=row)
+        checked_before = require_before(before, table=table, row=row)
         family, qualifier = require_cell_column(column, table=table, row=row, what="get_versions")
         if isinstance(max_versions, bool) or not isinstance(max_versions, int) or max_versions < 1:
             raise IllegalArgumentError(
@@ -564,15 +396,8 @@ class Thrift2Backend(Thrift2Admin, Backend):
             TableNotFoundError: No such table.
             FilterError: The server could not parse ``scan.filter``.
         """
-        return ScannerIterator(
-            rpc=self._rpc,
-            table=table,
-            server_table=self.scan_table(table, scan),
-            scan=scan,
-            retries=self._channel.retries,
-            busy_here=self._channel.busy_here,
-            defer_close=self._defer_close,
-        )
+        scanner: ScannerIterator = self._open_scanner(table, scan, self.scan_table(table, scan))
+        return scanner
 
     def scan_table(self, table: str, scan: Scan) -> bytes:
         """Check a scan's arguments (nothing is sent); the table name to send.
@@ -587,7 +412,7 @@ class Thrift2Backend(Thrift2Admin, Backend):
         require_bytes("stop", scan.stop, table=table)
         for column in scan.columns:
             require_bytes("columns", column, table=table)
-        _require_before(scan.before, table=table)
+        require_before(scan.before, table=table)
         if scan.filter is not None and not isinstance(scan.filter, (str, bytes)):
             raise IllegalArgumentError("a filter is a str or bytes", table=table, value=scan.filter)
         return self._data_name(table)
@@ -946,8 +771,3 @@ class Thrift2Backend(Thrift2Admin, Backend):
                 "append answered no value for a column", table=table, row=row, column=missing[0]
             )
         return {c: answered[c] for c in values}
-
-    def close(self) -> None:
-        """Close every pooled connection; the backend is unusable afterwards."""
-        self._close_deferred()
-        self._channel.close()

@@ -2,41 +2,20 @@
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import threading
-from collections import deque
-from collections.abc import Callable, Iterator
-from typing import Any, Protocol
+from typing import Any
 
 from hmodel.backend.argument import MAX_ROW_LENGTH
-from hmodel.backend.base import RowResult, Scan
-from hmodel.backend.op import Op, rpc, run
-from hmodel.backend.scan_batch import take_batch
+from hmodel.backend.op import Op, rpc
 from hmodel.backend.thrift2.channel import Retry
 from hmodel.backend.thrift2.idl import TScan, TTimeRange
 from hmodel.backend.thrift2.mutation import row_result, tcolumns
+from hmodel.backend.thrift_scanner import Rpc, ScannerEdge, ScannerState
 from hmodel.errors import BackendError, ConnectionLostError
 
 __all__ = ["Rpc", "ScannerCore", "ScannerIterator", "reversed_bounds"]
 
 _log = logging.getLogger(__name__)
-
-
-class Rpc(Protocol):
-    """Sends one Thrift2 call and translates the server's errors (the backend's ``_rpc``)."""
-
-    def __call__(
-        self,
-        method: str,
-        *args: Any,
-        retry: Retry,
-        table: str,
-        row: bytes | None = None,
-        filter_given: bool = False,
-    ) -> Any:
-        """Send ``method(*args)`` and return its result."""
-        ...
 
 
 def reversed_bounds(
@@ -76,7 +55,7 @@ def reversed_bounds(
     return start, stop or None
 
 
-class ScannerCore:
+class ScannerCore(ScannerState):
     """The sans-I/O state of one Thrift2 scan: bounds, batches, limit, resume and close.
 
     What to send and how to read the answers, once for both edges
@@ -85,18 +64,7 @@ class ScannerCore:
     the edge performs with its ``_rpc``.
     """
 
-    def __init__(self, *, table: str, server_table: bytes, scan: Scan, retries: int) -> None:
-        self._table = table
-        self._server_table = server_table
-        self._scan = scan
-        self._retries = retries
-        self._buffer: deque[RowResult] = deque()
-        self._remaining = scan.limit
-        self._size = scan.batch_size  # rows the next fetch asks for (before the limit)
-        self._lower = scan.start
-        self._upper = scan.stop
-        self._scanner: int | None = None
-        self._finished = scan.limit == 0
+    row_result = staticmethod(row_result)
 
     def _tscan(self) -> Any:
         scan = self._scan
@@ -179,30 +147,6 @@ class ScannerCore:
         if len(results) < wanted or self._remaining == 0:
             yield from self.release_op()
 
-    def _take(self, results: list[Any]) -> None:
-        self._lower, self._upper, self._remaining = take_batch(
-            results,
-            row_result,
-            self._buffer.append,
-            reverse=self._scan.reverse,
-            lower=self._lower,
-            upper=self._upper,
-            remaining=self._remaining,
-            stop_at_upper=True,  # HBase 2.6's Thrift2 server, too, reads start when start == stop
-        )
-
-    def _detach(self) -> int | None:
-        """Mark the scan finished; the scanner id to close, if one is open."""
-        self._finished = True
-        scanner, self._scanner = self._scanner, None
-        return scanner
-
-    def release_op(self) -> Op[None]:
-        """Close the server-side scanner (rows already fetched stay to be served)."""
-        scanner = self._detach()
-        if scanner is not None:
-            yield from self.close_op(scanner)
-
     def close_op(self, scanner: int) -> Op[None]:
         """Close ``scanner`` (``closeScanner``); a failure is logged, not raised."""
         try:
@@ -211,7 +155,7 @@ class ScannerCore:
             _log.warning("could not close scanner %s of table %r: %s", scanner, self._table, exc)
 
 
-class ScannerIterator(ScannerCore, Iterator[RowResult]):
+class ScannerIterator(ScannerEdge, ScannerCore):
     r"""Rows of one :class:`Scan`, fetched ``batch_size`` at a time from a Thrift2 scanner.
 
     The scanner is opened when the iterator is made (``openScanner``; HBase accepts a
@@ -238,60 +182,4 @@ class ScannerIterator(ScannerCore, Iterator[RowResult]):
         defer_close: Takes a scanner id to close after the running call.
     """
 
-    def __init__(
-        self,
-        *,
-        rpc: Rpc,
-        table: str,
-        server_table: bytes,
-        scan: Scan,
-        retries: int,
-        busy_here: Callable[[], bool],
-        defer_close: Callable[[int], None],
-    ) -> None:
-        super().__init__(table=table, server_table=server_table, scan=scan, retries=retries)
-        self._rpc = rpc
-        self._busy_here = busy_here
-        self._defer_close = defer_close
-        self._lock = threading.Lock()
-        if not self._finished:
-            run(self.open_op(), self._rpc)
-            run(self.fetch_op(), self._rpc)
-
-    def __iter__(self) -> ScannerIterator:
-        return self
-
-    def __next__(self) -> RowResult:
-        while not self._buffer:
-            if self._finished:
-                raise StopIteration
-            run(self.fetch_op(), self._rpc)
-        return self._buffer.popleft()
-
-    def close(self) -> None:
-        """Release the server-side scanner; the iterator then yields nothing more.
-
-        Safe to call more than once; errors while closing are logged, not raised.
-        """
-        self._buffer.clear()
-        self._release()
-
-    def _release(self) -> None:
-        with self._lock:
-            scanner = self._detach()
-        if scanner is None:
-            return
-        if self._busy_here():
-            self._defer_close(scanner)
-            return
-        run(self.close_op(scanner), self._rpc)
-
-    def __enter__(self) -> ScannerIterator:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        with contextlib.suppress(Exception):  # never raise from a finalizer
-            self._release()
+    fetch_at_open = True

@@ -59,11 +59,13 @@ def test_an_admin_address_creates_the_table_whole_with_its_split_points(
     server: FakeHBaseServer, backends: list[ThriftBackend], how: str
 ) -> None:
     assert server.thrift2_port is not None
-    admin: str | int | Thrift2Backend = {
-        "host:port": f"{server.host}:{server.thrift2_port}",
-        "port": server.thrift2_port,
-        "backend": Thrift2Backend(server.host, server.thrift2_port, table_prefix="app"),
-    }[how]
+    admin: str | int | Thrift2Backend
+    if how == "backend":  # opened only when used: it connects, and is closed below
+        admin = Thrift2Backend(server.host, server.thrift2_port, table_prefix="app")
+    else:
+        admin = (
+            f"{server.host}:{server.thrift2_port}" if how == "host:port" else server.thrift2_port
+        )
     thrift = ThriftBackend(server.host, server.port, table_prefix="app", admin=admin)
     backends.append(thrift)
 
@@ -71,7 +73,8 @@ def test_an_admin_address_creates_the_table_whole_with_its_split_points(
 
     assert thrift.list_tables() == ["user"]
     assert [r.start for r in thrift.regions("user")] == [b"", b"\x01", b"\x02", b"\x03"]
-    assert Thrift2Backend(server.host, server.thrift2_port).list_tables() == ["app_user"]
+    with Thrift2Backend(server.host, server.thrift2_port) as unprefixed:
+        assert unprefixed.list_tables() == ["app_user"]
     if isinstance(admin, Thrift2Backend):
         admin.close()
 

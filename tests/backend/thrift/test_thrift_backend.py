@@ -363,13 +363,13 @@ def test_a_later_put_of_a_cell_wins_though_its_ttl_sends_it_in_another_call(
 def test_the_server_names_follow_a_changed_table_prefix(server: FakeHBaseServer) -> None:
     backend = ThriftBackend(server.host, server.port, table_prefix="app")
     try:
-        assert backend._server_name("ns:user") == b"ns:app_user"
+        assert backend._data_name("ns:user") == b"ns:app_user"
         backend.table_prefix_separator = "."
-        assert backend._server_name("ns:user") == b"ns:app.user"
+        assert backend._data_name("ns:user") == b"ns:app.user"
         backend.table_prefix = None
-        assert backend._server_name("ns:user") == b"ns:user"
+        assert backend._data_name("ns:user") == b"ns:user"
         with pytest.raises(IllegalArgumentError, match="non-empty str"):
-            backend._server_name(b"user")  # type: ignore[arg-type]
+            backend._data_name(b"user")  # type: ignore[arg-type]
     finally:
         backend.close()
 
