@@ -5,8 +5,9 @@ same retry decisions (:func:`~hmodel.backend.retry.after_drop`) and the same sor
 failures (server answers, dropped connections, arguments that cannot be encoded), over
 :mod:`hmodel.backend.aio_wire` (each request encoded whole before a connection is
 borrowed, each reply decoded once whole by thriftpy2's synchronous protocol), over a
-socket, TLS, HTTP or HTTPS (:mod:`hmodel.backend.aio_transport`); SASL endpoints are
-refused when the channel is made.
+socket or TLS (a lean ``asyncio.Protocol``, not asyncio's streams: one timer per
+connection, not one per read and per drain), or HTTP or HTTPS
+(:mod:`hmodel.backend.aio_transport`); SASL endpoints are refused when the channel is made.
 
 Cancellation: a call cancelled while it waits for a connection sends nothing; one
 cancelled once its request may have left has its connection closed (the answer may be
