@@ -5,8 +5,9 @@ same retry decisions (:func:`~hmodel.backend.retry.after_drop`) and the same sor
 failures (server answers, dropped connections, arguments that cannot be encoded), over
 :mod:`hmodel.backend.aio_wire` (each request encoded whole before a connection is
 borrowed, each reply decoded once whole by thriftpy2's synchronous protocol), over a
-socket, TLS, HTTP or HTTPS (:mod:`hmodel.backend.aio_transport`); SASL endpoints are
-refused when the channel is made.
+socket or TLS (a lean ``asyncio.Protocol``, not asyncio's streams: one timer per
+connection, not one per read and per drain), or HTTP or HTTPS
+(:mod:`hmodel.backend.aio_transport`); SASL endpoints are refused when the channel is made.
 
 Cancellation: a call cancelled while it waits for a connection sends nothing; one
 cancelled once its request may have left has its connection closed (the answer may be
@@ -18,12 +19,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import select
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from thriftpy2.transport import TTransportException
 
-from hmodel.backend.aio_transport import AsyncHttpTransport, StreamOpener, streams_stale, within
+from hmodel.backend.aio_transport import AsyncHttpTransport, StreamOpener
 from hmodel.backend.aio_wire import WireClient, WireCodec
 from hmodel.backend.connection import tls_refusal
 from hmodel.backend.endpoint import Endpoint
@@ -35,42 +37,171 @@ __all__ = ["AsyncConnection", "AsyncPooledChannel"]
 T = TypeVar("T")
 
 
-class _StreamSocket:
-    """What a :class:`~hmodel.backend.aio_wire.WireClient` calls through: an asyncio stream pair."""
+class _ProtocolSocket(asyncio.Protocol):
+    """What a :class:`~hmodel.backend.aio_wire.WireClient` calls through: a lean asyncio protocol.
 
-    def __init__(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, timeout: float | None
-    ) -> None:
-        self._reader = reader
-        self._writer = writer
+    A plain socket or TLS connection without asyncio's streams: the bytes the loop
+    receives are kept as they come and wake the one call waiting for them; a write goes
+    to the transport at once and waits only while the transport says its buffer is full
+    (``pause_writing``). Each wait (for a reply's bytes, for the buffer to drain) lasts
+    at most ``timeout`` seconds, as a stream read under ``asyncio.timeout`` did, but
+    without a timer per wait: one timer per connection, scheduled when a wait starts and
+    none is pending, moved on when it fires early (a later wait), never cancelled per
+    call. When it fires on a wait older than ``timeout``, the wait raises
+    ``asyncio.TimeoutError``.
+
+    The end of the connection is what the streams said: ``TTransportException``
+    (``END_OF_FILE``) once the server closed it and its bytes are read, the loop's
+    ``OSError`` (``ssl.SSLError`` included) if it broke.
+    """
+
+    def __init__(self, timeout: float | None) -> None:
         self._timeout = timeout
+        self._loop = asyncio.get_running_loop()
+        self._transport: asyncio.Transport | None = None
+        self._poll: Any = None
+        #: Bytes received and not read yet, in the pieces they came in.
+        self._chunks: list[bytes] = []
+        self._waiter: asyncio.Future[None] | None = None
+        #: When the current wait started (loop time).
+        self._since = 0.0
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_at = 0.0
+        self._paused = False
+        self._lost = False
+        self._error: BaseException | None = None
+
+    # The loop's side.
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._transport = transport  # type: ignore[assignment]
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                poll = select.poll()
+                poll.register(sock.fileno(), select.POLLIN)
+                self._poll = poll
+
+    def data_received(self, data: bytes) -> None:
+        self._chunks.append(data)
+        self._wake(None)
+
+    def eof_received(self) -> bool:
+        return False  # the transport closes; connection_lost follows
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._lost = True
+        self._error = exc
+        self._wake(self._ended())
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def pause_writing(self) -> None:
+        self._paused = True
+
+    def resume_writing(self) -> None:
+        self._paused = False
+        self._wake(None)
+
+    def _wake(self, error: BaseException | None) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            if error is None:
+                waiter.set_result(None)
+            else:
+                waiter.set_exception(error)
+
+    def _ended(self) -> BaseException:
+        """What a read past the end raises: the loop's error, or the end of the stream."""
+        if self._error is not None:
+            return self._error
+        return TTransportException(
+            type=TTransportException.END_OF_FILE, message="the server closed the connection"
+        )
+
+    def _expire(self) -> None:
+        self._timer = None
+        waiter = self._waiter
+        if waiter is None or waiter.done() or self._timeout is None:
+            return
+        due = self._since + self._timeout
+        if due > self._timer_at:  # a later wait than the one the timer was set for
+            self._timer_at = due
+            self._timer = self._loop.call_at(due, self._expire)
+            return
+        waiter.set_exception(asyncio.TimeoutError())
+
+    async def _wait(self) -> None:
+        """Until the loop wakes this call (bytes, drained, lost) or the wait times out."""
+        waiter = self._loop.create_future()
+        self._waiter = waiter
+        if self._timeout is not None:
+            self._since = now = self._loop.time()
+            if self._timer is None:
+                self._timer_at = now + self._timeout
+                self._timer = self._loop.call_at(self._timer_at, self._expire)
+        try:
+            await waiter
+        finally:
+            self._waiter = None
+
+    # The wire client's side.
 
     def is_open(self) -> bool:
-        return not self._writer.is_closing()
+        return not self._lost and self._transport is not None and not self._transport.is_closing()
 
     async def open(self) -> None:
         """Already open (the channel connects)."""
 
     async def read(self, size: int) -> bytes:
-        data = await within(self._reader.read(size), self._timeout)
-        if not data:
-            raise TTransportException(
-                type=TTransportException.END_OF_FILE, message="the server closed the connection"
-            )
+        chunks = self._chunks
+        while not chunks:
+            if self._lost:
+                raise self._ended()
+            await self._wait()
+        if len(chunks) == 1 and len(chunks[0]) <= size:
+            data = chunks.pop()
+        else:
+            joined = b"".join(chunks)
+            data, rest = joined[:size], joined[size:]
+            chunks[:] = [rest] if rest else []
         return data
 
     def write(self, data: bytes) -> None:
-        self._writer.write(data)
+        assert self._transport is not None
+        self._transport.write(data)
 
     async def flush(self) -> None:
-        await within(self._writer.drain(), self._timeout)
+        while self._paused and not self._lost:
+            await self._wait()
+        if self._lost:  # as a stream's drain: the loop's error, else the connection lost
+            raise self._error or ConnectionResetError("Connection lost")
 
     def close(self) -> None:
-        self._writer.close()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._transport is not None:
+            self._transport.close()
 
     def stale(self) -> bool:
-        """Whether the server closed this idle connection (end of stream, or bytes unasked)."""
-        return streams_stale(self._reader, self._writer)
+        """Whether the server closed this idle connection (end of stream, or bytes unasked).
+
+        What the loop has seen says so (the connection lost, bytes received); so does the
+        socket itself being readable, which the loop may not have noticed yet (a server's
+        idle timeout that just closed it), as :func:`~hmodel.backend.connection.dropped`
+        checks for the synchronous backends.
+        """
+        transport = self._transport
+        if self._lost or self._chunks or transport is None or transport.is_closing():
+            return True
+        if self._poll is None:
+            return False
+        try:
+            return bool(self._poll.poll(0))
+        except (OSError, ValueError):
+            return True
 
 
 class AsyncConnection:
@@ -81,7 +212,7 @@ class AsyncConnection:
             encoded request and returns what its reply means.
     """
 
-    def __init__(self, socket: _StreamSocket | AsyncHttpTransport, client: WireClient) -> None:
+    def __init__(self, socket: _ProtocolSocket | AsyncHttpTransport, client: WireClient) -> None:
         self._socket = socket
         self.client = client
 
@@ -190,13 +321,13 @@ class AsyncPooledChannel:
         Raises:
             TLSError: The TLS handshake failed.
         """
-        socket: _StreamSocket | AsyncHttpTransport
+        socket: _ProtocolSocket | AsyncHttpTransport
         if self.endpoint.http is not None:
             socket = AsyncHttpTransport(self.endpoint, self._opener)
             await socket.open()
         else:
-            reader, writer = await self._opener()
-            socket = _StreamSocket(reader, writer, self._timeout)
+            timeout = self._timeout
+            _, socket = await self._opener.connect(lambda: _ProtocolSocket(timeout))
         return AsyncConnection(socket, WireClient(socket, self._codec, framed=self._framed))
 
     async def call(

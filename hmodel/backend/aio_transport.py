@@ -19,6 +19,7 @@ from hmodel.backend.endpoint import Endpoint
 __all__ = ["AsyncHttpTransport", "StreamOpener", "Streams", "streams_stale", "within"]
 
 T = TypeVar("T")
+P = TypeVar("P", bound=asyncio.Protocol)
 
 #: The streams of one TCP (or TLS) connection.
 Streams = tuple[asyncio.StreamReader, asyncio.StreamWriter]
@@ -91,10 +92,29 @@ class StreamOpener:
                 during the handshake (the ``OSError`` as cause).
             TLSError: The TLS handshake failed (the ``ssl.SSLError`` as cause).
         """
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(loop=loop)  # as asyncio.open_connection makes them
+        protocol = asyncio.StreamReaderProtocol(reader, loop=loop)
+        transport, _ = await self.connect(lambda: protocol)
+        return reader, asyncio.StreamWriter(transport, protocol, reader, loop)
+
+    async def connect(self, factory: Callable[[], P]) -> tuple[asyncio.Transport, P]:
+        """A connected transport and its protocol (made by ``factory``), the TLS handshake done.
+
+        As :meth:`__call__` (the same timeout, errors and socket options), for a caller
+        that handles the bytes itself (``asyncio.Protocol``) rather than through streams.
+
+        Raises:
+            TTransportException: The address cannot be reached, or the connection broke
+                during the handshake (the ``OSError`` as cause).
+            TLSError: The TLS handshake failed (the ``ssl.SSLError`` as cause).
+        """
         endpoint = self.endpoint
+        loop = asyncio.get_running_loop()
         try:
-            reader, writer = await within(
-                asyncio.open_connection(
+            transport, protocol = await within(
+                loop.create_connection(
+                    factory,
                     endpoint.host,
                     endpoint.port,
                     ssl=self._context,
@@ -114,11 +134,11 @@ class StreamOpener:
                 type=TTransportException.NOT_OPEN,
                 message=f"could not connect to {endpoint.url}: {exc}",
             ) from exc
-        sock = writer.get_extra_info("socket")
+        sock = transport.get_extra_info("socket")
         if sock is not None:
             with contextlib.suppress(OSError):
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
-        return reader, writer
+        return transport, protocol
 
 
 def _is_tls(exc: BaseException) -> bool:

@@ -332,6 +332,24 @@ def test_an_idle_tls_connection_the_server_closed_is_replaced_before_a_write(
 
 
 @pytest.mark.parametrize("kind", KINDS)
+def test_an_idle_plain_connection_the_server_closed_is_replaced_before_a_write(kind: str) -> None:
+    pauses = Pauses()
+    with _serve(FakeHBaseServer(thrift2_port=0)) as server:
+        side = server if kind == "thrift" else server.thrift2_server
+        assert side is not None
+        backend = _backend(kind, server.host, _port(server, kind), sleep=pauses)
+
+        async def calls(b: AsyncBackend) -> int:
+            await _get(b)
+            assert side.close_connections() == 1  # the loop has not seen the end yet
+            return await b.increment("t", b"n", b"f:n")
+
+        assert run(backend, calls) == 1
+    assert backend.round_trips == 2
+    assert pauses == []  # noticed before the write: no retry, no pause
+
+
+@pytest.mark.parametrize("kind", KINDS)
 def test_plain_http_to_an_https_server_is_a_lost_connection_never_a_raw_http_error(
     certs: Certificates, kind: str
 ) -> None:
