@@ -19,9 +19,122 @@ from hmodel.backend.base import (
 )
 from hmodel.backend.forwarding import ForwardingBackend
 
-__all__ = ["AsyncEdgeBackend", "async_backend_of"]
+__all__ = ["AsyncEdgeBackend", "TellingAsyncBackend", "async_backend_of", "pool_touch"]
 
 T = TypeVar("T")
+
+
+_READS = frozenset({"get", "get_versions", "scan"})
+
+
+def pool_touch(backend: Backend) -> Callable[[str, str], None] | None:
+    """For a real target's backend: what tells its table pool of an asyncio data call.
+
+    The asyncio backend's calls do not pass through the synchronous backend that keeps
+    the pool's books: a parked table touched is taken back first, and a table written
+    is emptied before another test reuses it, as for the synchronous backend's calls
+    (a table written only by the asyncio backend and then holding only delete markers
+    would otherwise look empty and be handed to the next test with its markers, hiding
+    that test's writes stamped by a manual clock). ``None`` for a backend without a pool.
+    """
+    pool = getattr(backend, "pool", None)
+    if pool is None:
+        return None
+
+    def touch(method: str, table: str) -> None:
+        if type(table) is str:
+            pool.claim(table)
+            if method not in _READS:
+                pool.wrote(table)
+
+    return touch
+
+
+class TellingAsyncBackend(AsyncBackend):
+    """An :class:`AsyncBackend` that calls ``touch(method, table)`` before each data call.
+
+    Everything else (capabilities, RPC names, round trips, other attributes) is the
+    wrapped backend's.
+
+    Args:
+        inner: The asyncio backend serving the calls.
+        touch: Told of each data call first (see :func:`pool_touch`).
+    """
+
+    def __init__(self, inner: AsyncBackend, touch: Callable[[str, str], None]) -> None:
+        self._inner = inner
+        self._touch = touch
+        self.capabilities = inner.capabilities
+        self.rpc_names = inner.rpc_names
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def __repr__(self) -> str:
+        return repr(self._inner)
+
+    @property
+    def round_trips(self) -> int:  # type: ignore[override]
+        """The wrapped backend's."""
+        return self._inner.round_trips
+
+    async def get(self, table: str, *args: Any, **kwargs: Any) -> list[RowResult]:
+        """The wrapped backend's call, the pool told first."""
+        self._touch("get", table)
+        return await self._inner.get(table, *args, **kwargs)
+
+    async def get_versions(self, table: str, *args: Any, **kwargs: Any) -> list[Cell]:
+        """The wrapped backend's call, the pool told first."""
+        self._touch("get_versions", table)
+        return await self._inner.get_versions(table, *args, **kwargs)
+
+    async def scan(self, table: str, scan: Scan) -> AsyncScanner:
+        """The wrapped backend's call, the pool told first."""
+        self._touch("scan", table)
+        return await self._inner.scan(table, scan)
+
+    async def mutate(self, table: str, mutations: Sequence[Mutation]) -> None:
+        """The wrapped backend's call, the pool told first."""
+        self._touch("mutate", table)
+        await self._inner.mutate(table, mutations)
+
+    async def increment(self, table: str, *args: Any, **kwargs: Any) -> int:
+        """The wrapped backend's call, the pool told first."""
+        self._touch("increment", table)
+        return await self._inner.increment(table, *args, **kwargs)
+
+    async def increment_many(self, table: str, increments: Sequence[Increment]) -> None:
+        """The wrapped backend's call, the pool told first."""
+        self._touch("increment_many", table)
+        await self._inner.increment_many(table, increments)
+
+    async def check_and_put(self, table: str, *args: Any, **kwargs: Any) -> bool:
+        """The wrapped backend's call, the pool told first."""
+        self._touch("check_and_put", table)
+        return await self._inner.check_and_put(table, *args, **kwargs)
+
+    async def append(self, table: str, *args: Any, **kwargs: Any) -> dict[bytes, bytes]:
+        """The wrapped backend's call, the pool told first."""
+        self._touch("append", table)
+        return await self._inner.append(table, *args, **kwargs)
+
+    async def check_and_delete(self, table: str, *args: Any, **kwargs: Any) -> bool:
+        """The wrapped backend's call, the pool told first."""
+        self._touch("check_and_delete", table)
+        return await self._inner.check_and_delete(table, *args, **kwargs)
+
+    async def check_and_mutate(self, table: str, *args: Any, **kwargs: Any) -> bool:
+        """The wrapped backend's call, the pool told first."""
+        self._touch("check_and_mutate", table)
+        return await self._inner.check_and_mutate(table, *args, **kwargs)
+
+    def mutate_round_trips(self, mutations: Sequence[Mutation]) -> int:
+        """The wrapped backend's."""
+        return self._inner.mutate_round_trips(mutations)
+
+    async def aclose(self) -> None:
+        """Close the wrapped backend."""
+        await self._inner.aclose()
 
 
 def async_backend_of(backend: Backend) -> AsyncBackend | None:
@@ -30,22 +143,28 @@ def async_backend_of(backend: Backend) -> AsyncBackend | None:
     The memory engine is shared (:class:`~hmodel.backend.memory.AsyncMemoryBackend` over
     the same engine); a Thrift1 or Thrift2 backend gives the asyncio backend of its
     endpoint (address, framing, TLS, HTTP, SASL) and table prefix, read now (a real
-    target's ``table_prefix`` is settled by its first call). ``None`` for any other
-    backend (a wrapper: pass its wrapped backend).
+    target's ``table_prefix`` is settled by its first call); a real target's backend
+    (with a table pool) gets one that tells the pool of its calls
+    (:class:`TellingAsyncBackend`). ``None`` for any other backend (a wrapper: pass its
+    wrapped backend).
     """
     from hmodel.backend.memory import AsyncMemoryBackend, MemoryBackend
     from hmodel.backend.thrift import AsyncThriftBackend, ThriftBackend
     from hmodel.backend.thrift2 import AsyncThrift2Backend, Thrift2Backend
 
+    made: AsyncBackend
     if isinstance(backend, MemoryBackend):
         return AsyncMemoryBackend(backend)
     if isinstance(backend, Thrift2Backend):
-        return AsyncThrift2Backend.from_endpoint(
+        made = AsyncThrift2Backend.from_endpoint(
             backend.endpoint, table_prefix=backend.table_prefix
         )
-    if isinstance(backend, ThriftBackend):
-        return AsyncThriftBackend.from_endpoint(backend.endpoint, table_prefix=backend.table_prefix)
-    return None
+    elif isinstance(backend, ThriftBackend):
+        made = AsyncThriftBackend.from_endpoint(backend.endpoint, table_prefix=backend.table_prefix)
+    else:
+        return None
+    touch = pool_touch(backend)
+    return made if touch is None else TellingAsyncBackend(made, touch)
 
 
 class _Rows(Iterator[RowResult]):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -167,7 +167,8 @@ def open_target(target: str, request: pytest.FixtureRequest) -> Iterator[Backend
                 assert made is not None, f"no asyncio backend for {sync!r}"
                 return made
 
-            edge = AsyncEdgeBackend(open_async, sync, owns_admin=False, touch=_pool_told(sync))
+            # async_backend_of tells a real target's table pool of each data call
+            edge = AsyncEdgeBackend(open_async, sync, owns_admin=False)
             try:
                 yield edge
             finally:
@@ -211,27 +212,6 @@ def open_target(target: str, request: pytest.FixtureRequest) -> Iterator[Backend
 
 
 #: The data calls that write nothing (a table only read is not emptied after the test).
-_READS = frozenset({"get", "get_versions", "scan"})
-
-
-def _pool_told(backend: Backend) -> Callable[[str, str], None] | None:
-    """For a real target's backend: tells its table pool of an asyncio data call.
-
-    The asyncio backend's calls do not pass through the synchronous backend that keeps
-    the pool's books: a parked table touched is taken back first, and a table written
-    is emptied before another test reuses it, as for the synchronous backend's calls.
-    """
-    pool = getattr(backend, "pool", None)
-    if pool is None:
-        return None
-
-    def touch(method: str, table: str) -> None:
-        if type(table) is str:
-            pool.claim(table)
-            if method not in _READS:
-                pool.wrote(table)
-
-    return touch
 
 
 def real_prefix(target: str) -> str:

@@ -650,7 +650,7 @@ class ReusingThriftBackend(_Reusing, ThriftBackend):
 
     def _remember_families(self, table: Table) -> None:
         names = tuple(family.name_bytes for family in table.families)
-        self._families[self._server_name(table.full_name)] = names
+        self._families[self._data_name(table.full_name)] = names
 
 
 class ReusingThrift2Backend(_Reusing, Thrift2Backend):
