@@ -9,8 +9,9 @@ from typing import Any, Generic, TypeVar
 import attrs
 
 from hmodel.backend.base import Backend, RowResult, Scan
-from hmodel.backend.op import CloseScan, Op, OpenScan, Request, ScanNext, run
+from hmodel.backend.op import CloseScan, Op, OpenScan, ScanNext, run
 from hmodel.errors import DeclarationError, DecodeError, TableExistsError, ValidationError
+from hmodel.patterns.storelike import collect
 from hmodel.repository import Query, Repository, Store
 from hmodel.repository.core import RepositoryCore
 
@@ -152,28 +153,6 @@ class Tally:
         total.add(self.counts)
         total.add(other.counts)
         return total
-
-
-def _collect(stream: Op[None]) -> Op[list[Any]]:
-    """A stream operation's items as one list: its requests passed on, its items kept."""
-    items: list[Any] = []
-    try:
-        yielded = stream.send(None)
-        while True:
-            if not isinstance(yielded, Request):
-                items.append(yielded)
-                yielded = stream.send(None)
-                continue
-            try:
-                result = yield yielded
-            except BaseException as error:  # thrown into the stream, as a driver does
-                yielded = stream.throw(error)
-            else:
-                yielded = stream.send(result)
-    except StopIteration:
-        return items
-    finally:
-        stream.close()
 
 
 class SummaryCore(Generic[M, S, B]):
@@ -384,7 +363,7 @@ class SummaryCore(Generic[M, S, B]):
         """Every summary row's counters, by rowkey (one scan of the summary table)."""
         rows = self.rows
         found: dict[bytes, dict[str, int]] = {}
-        for obj in (yield from _collect(rows._scan_op(Query(None), "raise"))):
+        for obj in (yield from collect(rows._scan_op(Query(None), "raise"))):
             found[rows.mapper.rowkey(obj)] = {n: getattr(obj, n) for n in self.measures}
         return found
 
