@@ -213,8 +213,9 @@ class AsyncEdgeBackend(ForwardingBackend):
             settled).
         admin: The synchronous backend of the same server, for table administration.
         owns_admin: Whether :meth:`close` also closes ``admin``.
-        touch: Called with the method's name and the table before each data call (the
-            kit's real targets tell their table pool which tables a test read and wrote).
+
+    A real target's table pool is told of the data calls by the asyncio backend itself
+    (:func:`async_backend_of` gives a :class:`TellingAsyncBackend`).
     """
 
     def __init__(
@@ -223,11 +224,9 @@ class AsyncEdgeBackend(ForwardingBackend):
         admin: Backend,
         *,
         owns_admin: bool = True,
-        touch: Callable[[str, str], None] | None = None,
     ) -> None:
         super().__init__(admin)
         self._open_async = open_async
-        self._touch = touch
         self._async: AsyncBackend | None = None
         self._owns_admin = owns_admin
         self._loop = asyncio.new_event_loop()
@@ -244,12 +243,6 @@ class AsyncEdgeBackend(ForwardingBackend):
 
     def _run(self, call: Coroutine[Any, Any, T]) -> T:
         return self._loop.run_until_complete(call)
-
-    def _data(self, method: str, table: str) -> AsyncBackend:
-        """The asyncio backend, for a data call of ``method`` on ``table``."""
-        if self._touch is not None:
-            self._touch(method, table)
-        return self.async_backend
 
     @property
     def capabilities(self) -> frozenset[str]:  # type: ignore[override]
@@ -279,7 +272,7 @@ class AsyncEdgeBackend(ForwardingBackend):
         before: int | None = None,
     ) -> list[RowResult]:
         """The asyncio backend's ``get``, run on the adapter's loop."""
-        return self._run(self._data("get", table).get(table, rows, columns=columns, before=before))
+        return self._run(self.async_backend.get(table, rows, columns=columns, before=before))
 
     def get_versions(
         self,
@@ -292,44 +285,38 @@ class AsyncEdgeBackend(ForwardingBackend):
     ) -> list[Cell]:
         """The asyncio backend's ``get_versions``, run on the adapter's loop."""
         return self._run(
-            self._data("get_versions", table).get_versions(
+            self.async_backend.get_versions(
                 table, row, column, max_versions=max_versions, before=before
             )
         )
 
     def scan(self, table: str, scan: Scan) -> Iterator[RowResult]:
         """The asyncio backend's scan, opened now; each row awaited as it is asked for."""
-        return _Rows(self._run(self._data("scan", table).scan(table, scan)), self._run)
+        return _Rows(self._run(self.async_backend.scan(table, scan)), self._run)
 
     def mutate(self, table: str, mutations: Sequence[Mutation]) -> None:
         """The asyncio backend's ``mutate``, run on the adapter's loop."""
-        self._run(self._data("mutate", table).mutate(table, mutations))
+        self._run(self.async_backend.mutate(table, mutations))
 
     def increment(self, table: str, row: bytes, column: bytes, amount: int = 1) -> int:
         """The asyncio backend's ``increment``, run on the adapter's loop."""
-        return self._run(self._data("increment", table).increment(table, row, column, amount))
+        return self._run(self.async_backend.increment(table, row, column, amount))
 
     def increment_many(self, table: str, increments: Sequence[Increment]) -> None:
         """The asyncio backend's ``increment_many``, run on the adapter's loop."""
-        self._run(self._data("increment_many", table).increment_many(table, increments))
+        self._run(self.async_backend.increment_many(table, increments))
 
     def check_and_put(
         self, table: str, row: bytes, column: bytes, expected: bytes | None, put: Put
     ) -> bool:
         """The asyncio backend's ``check_and_put``, run on the adapter's loop."""
-        return self._run(
-            self._data("check_and_put", table).check_and_put(table, row, column, expected, put)
-        )
+        return self._run(self.async_backend.check_and_put(table, row, column, expected, put))
 
     def check_and_delete(
         self, table: str, row: bytes, column: bytes, expected: bytes | None, delete: Delete
     ) -> bool:
         """The asyncio backend's ``check_and_delete``, run on the adapter's loop."""
-        return self._run(
-            self._data("check_and_delete", table).check_and_delete(
-                table, row, column, expected, delete
-            )
-        )
+        return self._run(self.async_backend.check_and_delete(table, row, column, expected, delete))
 
     def check_and_mutate(
         self,
@@ -341,14 +328,12 @@ class AsyncEdgeBackend(ForwardingBackend):
     ) -> bool:
         """The asyncio backend's ``check_and_mutate``, run on the adapter's loop."""
         return self._run(
-            self._data("check_and_mutate", table).check_and_mutate(
-                table, row, column, expected, mutations
-            )
+            self.async_backend.check_and_mutate(table, row, column, expected, mutations)
         )
 
     def append(self, table: str, row: bytes, values: Mapping[bytes, bytes]) -> dict[bytes, bytes]:
         """The asyncio backend's ``append``, run on the adapter's loop."""
-        return self._run(self._data("append", table).append(table, row, values))
+        return self._run(self.async_backend.append(table, row, values))
 
     def close(self) -> None:
         """Close the asyncio backend and the loop (and ``admin`` if owned); safe to repeat."""
