@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from hmodel.backend.aio import InProcessAsyncBackend
@@ -9,7 +11,12 @@ from hmodel.backend.base import Put, Scan
 from hmodel.backend.memory import AsyncMemoryBackend, MemoryBackend
 from hmodel.errors import ColumnFamilyNotFoundError, TableNotFoundError
 from hmodel.schema import Family, Table
-from hmodel.testing.async_edge import AsyncEdgeBackend, async_backend_of
+from hmodel.testing.async_edge import (
+    AsyncEdgeBackend,
+    TellingAsyncBackend,
+    async_backend_of,
+    pool_touch,
+)
 from hmodel.testing.fault import FaultyBackend
 
 
@@ -83,3 +90,43 @@ def test_only_known_backends_have_an_async_form() -> None:
     made = async_backend_of(engine)
     assert isinstance(made, AsyncMemoryBackend) and made.engine is engine
     assert async_backend_of(FaultyBackend(engine)) is None
+
+
+class _Pool:
+    """A table pool's books, as the kit's real targets keep them."""
+
+    def __init__(self) -> None:
+        self.claimed: list[str] = []
+        self.written: list[str] = []
+
+    def claim(self, name: str) -> None:
+        self.claimed.append(name)
+
+    def wrote(self, name: str) -> None:
+        self.written.append(name)
+
+
+def test_a_real_targets_async_backend_tells_its_table_pool_of_reads_and_writes() -> None:
+    """A table written only by the async edge is emptied before reuse (its delete markers
+    would otherwise hide the next test's writes stamped by a manual clock)."""
+    engine = MemoryBackend()
+    engine.create_table(Table("t", [Family("f")]))
+
+    class Pooled:
+        pool = _Pool()
+
+    touch = pool_touch(Pooled())  # type: ignore[arg-type]
+    assert touch is not None and pool_touch(engine) is None
+    told = TellingAsyncBackend(AsyncMemoryBackend(engine), touch)
+
+    async def work() -> None:
+        await told.mutate("t", [Put(b"r", b"f:a", b"1", 5)])
+        assert [r.row for r in await told.get("t", [b"r"])] == [b"r"]
+        assert await told.increment("t", b"c", b"f:n", 2) == 2
+        scanner = await told.scan("t", Scan())
+        await scanner.aclose()
+
+    asyncio.run(work())
+    assert Pooled.pool.claimed == ["t", "t", "t", "t"]
+    assert Pooled.pool.written == ["t", "t"]  # the mutate and the increment, no read
+    assert told.capabilities == AsyncMemoryBackend(engine).capabilities
