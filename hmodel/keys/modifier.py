@@ -65,7 +65,7 @@ class _Wrapper(ValueComponent[T]):
 
 @attrs.frozen
 class Descending(_Wrapper[T]):
-    """Any value component with every byte inverted (``b -> 0xFF - b``): largest first (K7).
+    r"""Any value component with every byte inverted (``b -> 0xFF - b``): largest first (K7).
 
     Because every component's encodings are prefix-free, two encodings differ at a byte
     inside both, and inverting the bytes reverses that comparison: the order is exactly
