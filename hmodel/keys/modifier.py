@@ -46,10 +46,26 @@ class _Wrapper(ValueComponent[T]):
         """The wrapped component's value type."""
         return self.component.python_type
 
+    @property
+    def prefix_free(self) -> bool:
+        """The wrapped component's."""
+        return self.component.prefix_free
+
+    @property
+    def followed_by(self) -> bytes | None:
+        """The wrapped component's separator."""
+        return self.component.followed_by
+
+    def segments(
+        self, low: Any, high: Any, low_inclusive: bool, high_inclusive: bool
+    ) -> list[tuple[Any, Any, bool, bool]]:
+        """The wrapped component's pieces."""
+        return self.component.segments(low, high, low_inclusive, high_inclusive)
+
 
 @attrs.frozen
 class Descending(_Wrapper[T]):
-    """Any value component with every byte inverted (``b -> 0xFF - b``): largest first (K7).
+    r"""Any value component with every byte inverted (``b -> 0xFF - b``): largest first (K7).
 
     Because every component's encodings are prefix-free, two encodings differ at a byte
     inside both, and inverting the bytes reverses that comparison: the order is exactly
@@ -61,19 +77,40 @@ class Descending(_Wrapper[T]):
     Java's ``Integer.MAX_VALUE - v`` (``Long.MAX_VALUE - v``) for ``v >= 0``, the hot-list
     idiom, but without its overflow for negative ``v``.
 
+    An open text layout ending before ``00`` (``Str(name, until=b"\x00")``) inverts to
+    Phoenix's ``DESC VARCHAR``: inverted bytes, then the separator ``ff``. One running to
+    the end of the key is refused: its order would not reverse.
+
     Args:
         component: The value component to invert, e.g. ``Int("score", size=4)``.
 
     Raises:
-        DeclarationError: ``component`` is not a value component.
+        DeclarationError: ``component`` is not a value component, or runs to the end of
+            the key.
     """
 
     component: ValueComponent[T] = attrs.field(validator=_value_component)
+
+    def __attrs_post_init__(self) -> None:
+        if not self.component.prefix_free and self.component.followed_by is None:
+            raise DeclarationError(
+                "Descending cannot invert a value that runs to the end of the key: its "
+                "order would not reverse (a < ab either way); end it with a separator "
+                "(until=b'\\x00', as Phoenix's DESC VARCHAR does)",
+                field=self.component.name,
+                value=self.component,
+            )
 
     @property
     def order(self) -> Order:
         """The reverse of the wrapped component's order."""
         return self.component.order.flipped()
+
+    @property
+    def followed_by(self) -> bytes | None:
+        """The wrapped component's separator, inverted (Phoenix's DESC ``FF``)."""
+        after = self.component.followed_by
+        return None if after is None else after.translate(_INVERT)
 
     def encode(self, value: Any) -> bytes:
         """Return the wrapped encoding with every byte inverted.
