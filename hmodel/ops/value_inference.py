@@ -1,0 +1,157 @@
+"""Guessing a column's cell codec from sampled values for ``hmodel inspect``: propose, verify."""
+
+from __future__ import annotations
+
+import math
+import struct
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import attrs
+
+import hmodel.codecs as codecs_package
+from hmodel.codecs import Codec
+from hmodel.errors import HModelError
+
+__all__ = ["ValueGuess", "infer_value"]
+
+#: The Python annotation of each codec's values, as module text.
+ANNOTATIONS = {
+    "Bool": "bool",
+    "Utf8": "str",
+    "Long": "int",
+    "Int32": "int",
+    "Float64": "float",
+    "DecimalCodec": "Decimal",
+    "Json": "Any",
+    "MsgPack": "Any",
+    "Raw": "bytes",
+}
+#: Codecs of numbers, booleans and decimals written as text, if this hmodel has them,
+#: with their annotation (tried on UTF-8 cells before plain text).
+TEXT_CODECS = (
+    ("IntText", "int"),
+    ("DecimalText", "Decimal"),
+    ("FloatText", "float"),
+    ("BoolText", "bool"),
+)
+#: A Java long this large in magnitude is more likely the bits of a double (2**53).
+EXACT_LONG = 1 << 53
+#: A scale beyond this makes a Java BigDecimal reading implausible.
+MAX_SCALE = 38
+
+
+@attrs.frozen
+class ValueGuess:
+    """A codec that round-trips every sampled value of one column.
+
+    Attributes:
+        codec: The codec expression, e.g. ``Long()``, in the names ``hmodel.codecs``
+            exports.
+        annotation: The field's Python annotation, as module text.
+        note: Why, and what is uncertain (a comment for the module), or ``""``.
+    """
+
+    codec: str
+    annotation: str
+    note: str = ""
+
+    @property
+    def name(self) -> str:
+        """The codec's class name (what to import)."""
+        return self.codec.partition("(")[0]
+
+
+def _codec(source: str) -> Codec[Any] | None:
+    name = source.partition("(")[0]
+    factory = getattr(codecs_package, name, None)
+    if factory is None:
+        return None
+    try:
+        codec: Codec[Any] = eval(source, {"__builtins__": {}}, {name: factory})
+    except (TypeError, HModelError):
+        return None
+    return codec
+
+
+def _round_trips(source: str, values: Sequence[bytes]) -> bool:
+    codec = _codec(source)
+    if codec is None:
+        return False
+    for value in values:
+        try:
+            if codec.encode(codec.decode(value)) != value:
+                return False
+        except (HModelError, ValueError, TypeError, OverflowError):
+            return False
+    return True
+
+
+def _utf8(values: Sequence[bytes]) -> list[str] | None:
+    texts = []
+    for value in values:
+        try:
+            text = value.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        if any(ord(c) < 0x20 and c not in "\t\n\r" for c in text):
+            return None
+        texts.append(text)
+    return texts
+
+
+def _proposals(values: Sequence[bytes]) -> Iterator[tuple[str, str, str]]:
+    """``(codec, annotation, note)`` proposals, most specific first."""
+    lengths = {len(v) for v in values}
+    texts = _utf8(values)
+    if lengths == {1} and all(v in (b"\x00", b"\xff") for v in values):
+        yield "Bool()", "bool", "one byte 00/ff: Bytes.toBytes(boolean)"
+    if texts is not None and all(texts):
+        stripped = [t.lstrip() for t in texts]
+        if all(t.startswith(("{", "[")) for t in stripped):
+            yield "Json()", "Any", "JSON documents"
+        for name, annotation in TEXT_CODECS:
+            yield f"{name}()", annotation, "numbers or booleans written as text"
+        jsonish = all(t.startswith(("{", "[")) for t in stripped)
+        yield (
+            "Utf8()",
+            "str",
+            "JSON in another spacing or key order: kept as text" if jsonish else "",
+        )
+    msgpack = texts is None and all(
+        v and (0x80 <= v[0] <= 0x9F or v[0] in (0xDC, 0xDD, 0xDE, 0xDF)) for v in values
+    )
+    if msgpack and len(lengths) > 1:
+        yield "MsgPack()", "Any", "MessagePack maps or arrays"
+    if lengths == {8}:
+        longs = [struct.unpack(">q", v)[0] for v in values]
+        doubles = [struct.unpack(">d", v)[0] for v in values]
+        plausible = all(math.isfinite(d) and (d == 0 or 1e-12 < abs(d) < 1e18) for d in doubles)
+        if all(abs(n) < EXACT_LONG for n in longs) or not plausible:
+            note = "8 bytes: Java longs (Bytes.toBytes(long))"
+            if plausible:
+                note += "; uncertain: they also read as doubles"
+            yield "Long()", "int", note
+        yield "Float64()", "float", "8 bytes that read as doubles (Bytes.toBytes(double))"
+    if lengths == {4}:
+        yield "Int32()", "int", "4 bytes: Java ints (Bytes.toBytes(int))"
+    if min(lengths, default=0) >= 5 and texts is None:
+        scales = [struct.unpack(">i", v[:4])[0] for v in values]
+        if all(0 <= s <= MAX_SCALE for s in scales):
+            yield "DecimalCodec()", "Decimal", "Java BigDecimal (4-byte scale, unscaled bytes)"
+    if msgpack:
+        yield "MsgPack()", "Any", "MessagePack maps or arrays"
+    note = "opaque bytes (no codec round-trips every value"
+    note += "; an Avro record needs its schema: Avro(...)" if texts is None else ""
+    yield "Raw()", "bytes", note + ")"
+
+
+def infer_value(values: Sequence[bytes]) -> ValueGuess:
+    """The most specific codec that decodes and re-encodes every sampled value exactly.
+
+    ``Raw()`` fits any bytes, so a guess is always found.
+    """
+    for codec, annotation, note in _proposals(values):
+        if _round_trips(codec, values):
+            return ValueGuess(codec, annotation, note)
+    return ValueGuess("Raw()", "bytes", "opaque bytes")  # pragma: no cover -- Raw fits all
