@@ -129,12 +129,17 @@ def _textual(row: bytes) -> bool:
     return bool(_TEXT.fullmatch(row.removesuffix(b"\x00\x00")))
 
 
+def _reverse_ms(data: bytes) -> bool:
+    """Whether 8 bytes are ``Long.MAX_VALUE`` minus a millisecond instant of 2000-2100."""
+    return PLAUSIBLE_MS[0] <= LONG_MAX - int.from_bytes(data, "big") <= PLAUSIBLE_MS[1]
+
+
 def _numeric(rowkeys: Sequence[bytes]) -> Iterator[tuple[str, str]]:
     width = _same_length(rowkeys)
     if width not in (8, 4, 2) or all(_textual(row) for row in rowkeys):
         return
     values = [int.from_bytes(row, "big") for row in rowkeys]
-    if width == 8 and all(PLAUSIBLE_MS[0] <= LONG_MAX - v <= PLAUSIBLE_MS[1] for v in values):
+    if width == 8 and all(_reverse_ms(row) for row in rowkeys):
         yield (
             'Key(ReverseTimestamp("at"))',
             "8 bytes that are Long.MAX_VALUE minus a millisecond instant of 2000-2100 (K6)",
@@ -148,6 +153,25 @@ def _numeric(rowkeys: Sequence[bytes]) -> Iterator[tuple[str, str]]:
     yield (
         f'Key(JavaInt("number", size={width}))',
         f"{width}-byte big-endian two's-complement integers (Bytes.toBytes of a Java number)",
+    )
+
+
+def _number_suffix(rowkeys: Sequence[bytes]) -> Iterator[tuple[str, str]]:
+    """A fixed-width id followed by an 8-byte reverse timestamp or Java long (K6)."""
+    width = _same_length(rowkeys)
+    if width is None or width <= 8:
+        return
+    heads = [row[:-8] for row in rowkeys]
+    head = "Str" if _text(heads) else "Bytes"
+    lead = f'{head}("id", width={width - 8}, pad=None)'
+    if all(_reverse_ms(row[-8:]) for row in rowkeys):
+        yield (
+            f'Key({lead}, ReverseTimestamp("at"))',
+            (f"a {width - 8}-byte id, then Long.MAX_VALUE minus a millisecond instant (K6)"),
+        )
+    yield (
+        f'Key({lead}, Int("number", size=8, signed=False))',
+        (f"a {width - 8}-byte id, then an 8-byte Java long"),
     )
 
 
@@ -176,6 +200,7 @@ def _fallback(rowkeys: Sequence[bytes]) -> Iterator[tuple[str, str]]:
 PROPOSERS: tuple[Callable[[Sequence[bytes]], Iterator[tuple[str, str]]], ...] = (
     _hash_prefix,
     _numeric,
+    _number_suffix,
     _delimited,
     _text_keys,
     _fallback,

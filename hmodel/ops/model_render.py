@@ -112,7 +112,7 @@ def render_module(guess: ModelGuess) -> str:
         stdlib.append("import datetime")
     if "Decimal" in annotations:
         stdlib.append("from decimal import Decimal")
-    if "Any" in annotations:
+    if any("Any" in a for a in annotations):
         stdlib.append("from typing import Any")
     if stdlib:
         lines += [*stdlib, ""]

@@ -23,8 +23,8 @@ ANNOTATIONS = {
     "Int32": "int",
     "Float64": "float",
     "DecimalCodec": "Decimal",
-    "Json": "Any",
-    "MsgPack": "Any",
+    "Json": "dict[str, Any]",
+    "MsgPack": "dict[Any, Any]",
     "Raw": "bytes",
 }
 #: Codecs of numbers, booleans and decimals written as text, if this hmodel has them,
@@ -100,6 +100,15 @@ def _utf8(values: Sequence[bytes]) -> list[str] | None:
     return texts
 
 
+def _msgpack(values: Sequence[bytes]) -> str | None:
+    """``dict[Any, Any]`` or ``list[Any]`` when every value is a MessagePack map or array."""
+    if all(v and (0x80 <= v[0] <= 0x8F or v[0] in (0xDE, 0xDF)) for v in values):
+        return "dict[Any, Any]"
+    if all(v and (0x90 <= v[0] <= 0x9F or v[0] in (0xDC, 0xDD)) for v in values):
+        return "list[Any]"
+    return None
+
+
 def _proposals(values: Sequence[bytes]) -> Iterator[tuple[str, str, str]]:
     """``(codec, annotation, note)`` proposals, most specific first."""
     lengths = {len(v) for v in values}
@@ -108,8 +117,10 @@ def _proposals(values: Sequence[bytes]) -> Iterator[tuple[str, str, str]]:
         yield "Bool()", "bool", "one byte 00/ff: Bytes.toBytes(boolean)"
     if texts is not None and all(texts):
         stripped = [t.lstrip() for t in texts]
-        if all(t.startswith(("{", "[")) for t in stripped):
-            yield "Json()", "Any", "JSON documents"
+        if all(t.startswith("{") for t in stripped):
+            yield "Json()", "dict[str, Any]", "JSON objects"
+        if all(t.startswith("[") for t in stripped):
+            yield "Json()", "list[Any]", "JSON arrays"
         for name, annotation in TEXT_CODECS:
             yield f"{name}()", annotation, "numbers or booleans written as text"
         jsonish = all(t.startswith(("{", "[")) for t in stripped)
@@ -118,11 +129,9 @@ def _proposals(values: Sequence[bytes]) -> Iterator[tuple[str, str, str]]:
             "str",
             "JSON in another spacing or key order: kept as text" if jsonish else "",
         )
-    msgpack = texts is None and all(
-        v and (0x80 <= v[0] <= 0x9F or v[0] in (0xDC, 0xDD, 0xDE, 0xDF)) for v in values
-    )
+    msgpack = _msgpack(values) if texts is None else None
     if msgpack and len(lengths) > 1:
-        yield "MsgPack()", "Any", "MessagePack maps or arrays"
+        yield "MsgPack()", msgpack, "MessagePack documents"
     if lengths == {8}:
         longs = [struct.unpack(">q", v)[0] for v in values]
         doubles = [struct.unpack(">d", v)[0] for v in values]
@@ -140,7 +149,7 @@ def _proposals(values: Sequence[bytes]) -> Iterator[tuple[str, str, str]]:
         if all(0 <= s <= MAX_SCALE for s in scales):
             yield "DecimalCodec()", "Decimal", "Java BigDecimal (4-byte scale, unscaled bytes)"
     if msgpack:
-        yield "MsgPack()", "Any", "MessagePack maps or arrays"
+        yield "MsgPack()", msgpack, "MessagePack documents"
     note = "opaque bytes (no codec round-trips every value"
     note += "; an Avro record needs its schema: Avro(...)" if texts is None else ""
     yield "Raw()", "bytes", note + ")"

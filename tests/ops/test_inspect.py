@@ -95,7 +95,8 @@ def test_an_ambiguous_key_is_noted() -> None:
         ([Bool().encode(True), Bool().encode(False)], "Bool()"),
         ([Utf8().encode("caf\u00e9")], "Utf8()"),
         ([Json().encode({"a": [1, None]})], "Json()"),
-        ([MsgPack().encode({"a": 1}), MsgPack().encode([1, 2, 3, "x"])], "MsgPack()"),
+        ([MsgPack().encode({"a": 1}), MsgPack().encode({"b": [1, "x"]})], "MsgPack()"),
+        ([MsgPack().encode([1, 2, 3, "x"]), MsgPack().encode([])], "MsgPack()"),
         ([b"\x01\x02\x03"], "Raw()"),
     ],
 )
