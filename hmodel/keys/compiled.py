@@ -250,7 +250,7 @@ def _encode_one(component: object, i: int, value: str, names: dict[str, Any]) ->
     other component, goes through the component's ``encode`` (``c{i}``), which refuses what
     it must. The inline code does exactly what the component does, or raises.
     """
-    if type(component) is Str and component.width is None:
+    if type(component) is Str and component.width is None and component.terminated:
         names[f"ce{i}"] = component.encoding
         return [
             f"    a = {value}",
@@ -327,7 +327,7 @@ def _decode_one(component: object, i: int, names: dict[str, Any]) -> list[str]:
     ``decode``.
     """
     at, to = f"p{i}", f"p{i + 1}"
-    if type(component) is Str and component.width is None:
+    if type(component) is Str and component.width is None and component.terminated:
         names[f"kn{i}"] = component.encoding
         return [
             f"    z = row.find(b'\\x00', {at})",

@@ -91,6 +91,35 @@ class ValueComponent(Component, Generic[T]):
         """How this component's bytes sort relative to its values."""
         return Order.ASCENDING
 
+    @property
+    def prefix_free(self) -> bool:
+        """Whether no encoding is a proper prefix of another (true of all but open layouts).
+
+        An open layout (a foreign key's raw text) ends where the key ends, or where the
+        separator :attr:`followed_by` names begins.
+        """
+        return True
+
+    @property
+    def followed_by(self) -> bytes | None:
+        """For an open layout, the separator the key must write after it; else ``None``.
+
+        An open layout with none runs to the end of the key, so it must come last.
+        """
+        return None
+
+    def segments(
+        self, low: Any, high: Any, low_inclusive: bool, high_inclusive: bool
+    ) -> list[tuple[Any, Any, bool, bool]]:
+        """Split logical bounds into pieces each of which is contiguous in byte order.
+
+        Returns ``[(low, high, low_inclusive, high_inclusive)]`` for a component whose
+        bytes follow its :attr:`order`; one whose order wraps (a Java two's-complement
+        integer, where negatives sort after positives) returns one piece per run,
+        ``[]`` when the bounds hold no value.
+        """
+        return [(low, high, low_inclusive, high_inclusive)]
+
     @abc.abstractmethod
     def encode(self, value: Any) -> bytes:
         """Return the bytes of ``value``.
@@ -127,6 +156,18 @@ class DerivedComponent(Component):
     @abc.abstractmethod
     def derive(self, encoded: Mapping[str, bytes]) -> Any:
         """Compute this component's value from the encoded bytes of its source fields."""
+
+    def bind(self, components: tuple[Component, ...], index: int) -> DerivedComponent:
+        """Return this component as it stands at ``components[index]`` of a key.
+
+        A key calls it once, when it is declared. Most components are the same anywhere
+        and return themselves; one computed from the whole rest of the key (Phoenix's
+        salt byte) learns its sources and the constant bytes between them here.
+
+        Raises:
+            DeclarationError: The component cannot stand there.
+        """
+        return self
 
 
 def take(buf: bytes, pos: int, size: int, component: Component) -> bytes:

@@ -11,7 +11,8 @@ import attrs
 from hmodel.backend.base import prefix_stop
 from hmodel.errors import DeclarationError, KeyDecodeError, KeyEncodeError
 from hmodel.keys.component import Component, DerivedComponent, Order, ValueComponent
-from hmodel.keys.derived import Salt
+from hmodel.keys.delimited import delimit
+from hmodel.keys.derived import Const, Salt
 from hmodel.keys.range import KeyRange
 
 __all__ = ["Key"]
@@ -37,6 +38,29 @@ def _components(components: tuple[object, ...]) -> tuple[_Part, ...]:
     return tuple(parts)
 
 
+def _check_open(parts: tuple[_Part, ...]) -> None:
+    """Refuse an open layout that is not last, or not followed by its separator."""
+    for index, component in enumerate(parts):
+        if not isinstance(component, ValueComponent) or component.prefix_free:
+            continue
+        after = component.followed_by
+        following = parts[index + 1] if index + 1 < len(parts) else None
+        if after is None and following is not None:
+            raise DeclarationError(
+                f"{component.name!r} runs to the end of the key (terminated=False), so it "
+                "must be the key's last component",
+                field=component.name,
+            )
+        if after is not None and not (
+            isinstance(following, Const) and following.tag.startswith(after)
+        ):
+            raise DeclarationError(
+                f"{component.name!r} ends before {after!r}: the next component must be "
+                f"Const({after!r}) (Key(..., sep=...) writes it)",
+                field=component.name,
+            )
+
+
 @attrs.frozen(init=False)
 class Key:
     r"""A rowkey made of components, encoded one after the other with no separator.
@@ -54,18 +78,38 @@ class Key:
     >>> key.decode(b"ann\x00\x00\x80\x07")
     {'user': 'ann', 'n': 7}
 
+    A key written by another program often joins text with a delimiter
+    (``user123|20240101``): ``sep=b"|"`` writes each component, then the separator, and
+    the last one, with variable-width text raw (no escape, no terminator) and refused if
+    it holds the separator:
+
+    >>> key = Key(Str("user"), Str("day"), sep=b"|")
+    >>> key.encode({"user": "user123", "day": "20240101"})
+    b'user123|20240101'
+
     Args:
         *components: The components, most significant first.
+        sep: A delimiter written between the components (see ``hmodel.keys.delimited.delimit``); the
+            key's ``components`` are then the rewritten ones, separators included.
 
     Raises:
         DeclarationError: No component, two value fields with one name, a ``Hashed`` or
-            ``Salt`` naming a field the key does not have, or more than one ``Salt``.
+            ``Salt`` naming a field the key does not have, more than one ``Salt``, or an
+            open layout (``terminated=False``, ``until=``) that is not last or not
+            followed by its separator.
     """
 
     components: tuple[ValueComponent[Any] | DerivedComponent, ...]
 
-    def __init__(self, *components: Component) -> None:
+    def __init__(self, *components: Component, sep: bytes | None = None) -> None:
+        if sep is not None:
+            components = delimit(components, sep)
         checked = _components(components)
+        checked = tuple(
+            c.bind(checked, index) if isinstance(c, DerivedComponent) else c
+            for index, c in enumerate(checked)
+        )
+        _check_open(checked)
         names = [c.name for c in checked if isinstance(c, ValueComponent)]
         duplicate = {n for n in names if names.count(n) > 1}
         if duplicate:
@@ -286,6 +330,7 @@ class Key:
         encoded = self._encode_fields(prefix, partial=True)
         heads = [b""]
         placed = 0
+        closed = False  # the prefix placed a value that runs to the end of the key
         target: ValueComponent[Any] | None = None
         for component in self.components:
             if isinstance(component, ValueComponent):
@@ -293,6 +338,7 @@ class Key:
                     target = component if bounded else None
                     break
                 heads = [head + encoded[component.name] for head in heads]
+                closed = not component.prefix_free and component.followed_by is None
                 placed += 1
                 continue
             if all(source in encoded for source in component.sources):
@@ -308,52 +354,81 @@ class Key:
                     field=component.name,
                 )
         found = [
-            self._bounded(
+            piece
+            for head in heads
+            for piece in self._bounded(
                 head,
                 target,
+                closed=closed,
                 low=low,
                 high=high,
                 low_inclusive=low_inclusive,
                 high_inclusive=high_inclusive,
             )
-            for head in heads
         ]
-        return sorted((r for r in found if r is not None), key=lambda r: r.start)
+        return sorted(found, key=lambda r: r.start)
 
     @staticmethod
     def _bounded(
         head: bytes,
         target: ValueComponent[Any] | None,
         *,
+        closed: bool,
         low: Any,
         high: Any,
         low_inclusive: bool,
         high_inclusive: bool,
-    ) -> KeyRange | None:
-        """Return the range under ``head`` with ``target`` bounded, or ``None`` if empty."""
-        start, stop = head, prefix_stop(head)
+    ) -> list[KeyRange]:
+        """Return the ranges under ``head`` with ``target`` bounded (none if empty).
+
+        ``closed``: ``head`` is a whole key (its last value runs to the end of the key),
+        so the range is that one row.
+        """
         if target is None:
-            return KeyRange(start, stop)
+            return [KeyRange(head, head + b"\x00" if closed else prefix_stop(head))]
         if target.order is Order.UNORDERED:
+            why = "K5"
+            if target.followed_by is not None:
+                why = f"text before the separator {target.followed_by!r}, which may sort above it"
             raise KeyEncodeError(
-                f"cannot bound {target.name!r}: its bytes do not keep value order (K5)",
+                f"cannot bound {target.name!r}: its bytes do not keep value order ({why})",
                 field=target.name,
             )
+        pieces = (
+            Key._bounded_piece(head, target, bounds)
+            for bounds in target.segments(low, high, low_inclusive, high_inclusive)
+        )
+        return [piece for piece in pieces if piece is not None]
+
+    @staticmethod
+    def _bounded_piece(
+        head: bytes, target: ValueComponent[Any], bounds: tuple[Any, Any, bool, bool]
+    ) -> KeyRange | None:
+        """Return the range under ``head`` of one contiguous piece of bounds, or ``None``."""
+        low, high, low_inclusive, high_inclusive = bounds
+        start, stop = head, prefix_stop(head)
+        open_end = not target.prefix_free and target.followed_by is None
+        tail = target.followed_by or b""
+
+        def after(bound: bytes) -> bytes:
+            """The smallest row above every row whose ``target`` value is ``bound``'s."""
+            return bound + b"\x00" if open_end else prefix_stop(bound)
+
         # ``first`` selects the smallest byte strings, ``last`` the largest.
         first, first_inclusive, last, last_inclusive = low, low_inclusive, high, high_inclusive
         if target.order is Order.DESCENDING:
             first, first_inclusive, last, last_inclusive = high, high_inclusive, low, low_inclusive
         if first is not None:
-            bound = head + target.encode(first)
+            bound = head + target.encode(first) + tail
             if first_inclusive:
                 start = bound
             else:
-                start = prefix_stop(bound)
+                start = after(bound)
                 if not start:  # every key is below or inside ``bound``: nothing is above it
                     return None
         if last is not None:
-            bound = head + target.encode(last)
-            stop = prefix_stop(bound) if last_inclusive else bound
+            bound = head + target.encode(last) + tail
+            stop = after(bound) if last_inclusive else bound
         if stop and start >= stop:
             return None
         return KeyRange(start, stop)

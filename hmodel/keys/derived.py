@@ -12,10 +12,15 @@ from hmodel.errors import DeclarationError, KeyDecodeError, KeyEncodeError
 from hmodel.keys.component import DerivedComponent, take
 from hmodel.keys.integer import check_int
 
-__all__ = ["Const", "Hashed", "Salt"]
+__all__ = ["Const", "Hashed", "Salt", "digest_size", "joined", "source_names"]
 
 
-def _sources(fields: tuple[object, ...], what: str) -> tuple[str, ...]:
+def source_names(fields: tuple[object, ...], what: str) -> tuple[str, ...]:
+    """Return the source field names of a computed component, checked.
+
+    Raises:
+        DeclarationError: None, one that is not a non-empty string, or one named twice.
+    """
     if not fields:
         raise DeclarationError(f"{what} needs at least one source field")
     for field in fields:
@@ -26,11 +31,33 @@ def _sources(fields: tuple[object, ...], what: str) -> tuple[str, ...]:
     return tuple(str(f) for f in fields)
 
 
-def _joined(encoded: Mapping[str, bytes], sources: tuple[str, ...], name: str) -> bytes:
+def joined(encoded: Mapping[str, bytes], sources: tuple[str, ...], name: str) -> bytes:
+    """Return the encoded bytes of ``sources``, concatenated in order.
+
+    Raises:
+        KeyEncodeError: A source is missing from ``encoded`` (names it).
+    """
     missing = [s for s in sources if s not in encoded]
     if missing:
         raise KeyEncodeError(f"{name!r} needs the source field {missing[0]!r}", field=missing[0])
     return b"".join(encoded[s] for s in sources)
+
+
+def digest_size(algorithm: object) -> int:
+    """The digest size in bytes of a :mod:`hashlib` algorithm.
+
+    Raises:
+        DeclarationError: Not an algorithm with a fixed digest size.
+    """
+    try:
+        size = hashlib.new(algorithm, usedforsecurity=False).digest_size  # type: ignore[arg-type]
+    except (ValueError, TypeError):
+        size = 0
+    if not size:
+        raise DeclarationError(
+            "a hash needs a hashlib algorithm with a fixed digest size", value=algorithm
+        )
+    return int(size)
 
 
 @attrs.frozen(init=False)
@@ -125,15 +152,8 @@ class Hashed(DerivedComponent):
     def __init__(
         self, *source_fields: str, nbytes: int = 4, algorithm: str = "md5", name: str | None = None
     ) -> None:
-        sources = _sources(source_fields, "Hashed")
-        try:
-            size = hashlib.new(algorithm, usedforsecurity=False).digest_size
-        except (ValueError, TypeError):
-            size = 0
-        if not size:
-            raise DeclarationError(
-                "Hashed needs a hashlib algorithm with a fixed digest size", value=algorithm
-            )
+        sources = source_names(source_fields, "Hashed")
+        size = digest_size(algorithm)
         if isinstance(nbytes, bool) or not isinstance(nbytes, int) or not 1 <= nbytes <= size:
             raise DeclarationError(f"Hashed nbytes must be in 1..{size}", value=nbytes)
         self.__attrs_init__(sources, nbytes, algorithm, name or f"{algorithm}({','.join(sources)})")
@@ -149,7 +169,7 @@ class Hashed(DerivedComponent):
         Raises:
             KeyEncodeError: A source field is missing from ``encoded``.
         """
-        data = _joined(encoded, self.sources, self.name)
+        data = joined(encoded, self.sources, self.name)
         return hashlib.new(self.algorithm, data, usedforsecurity=False).digest()[: self.nbytes]
 
     def encode(self, value: Any) -> bytes:
@@ -202,7 +222,7 @@ class Salt(DerivedComponent):
     def __init__(
         self, *source_fields: str, buckets: int, nbytes: int = 1, name: str | None = None
     ) -> None:
-        sources = _sources(source_fields, "Salt")
+        sources = source_names(source_fields, "Salt")
         if isinstance(nbytes, bool) or nbytes not in (1, 2):
             raise DeclarationError("Salt nbytes must be 1 or 2", value=nbytes)
         limit = 256**nbytes
@@ -221,7 +241,7 @@ class Salt(DerivedComponent):
         Raises:
             KeyEncodeError: A source field is missing from ``encoded``.
         """
-        data = _joined(encoded, self.sources, self.name)
+        data = joined(encoded, self.sources, self.name)
         digest = hashlib.md5(data, usedforsecurity=False).digest()
         return int.from_bytes(digest[:8], "big") % self.buckets
 

@@ -46,6 +46,22 @@ class _Wrapper(ValueComponent[T]):
         """The wrapped component's value type."""
         return self.component.python_type
 
+    @property
+    def prefix_free(self) -> bool:
+        """The wrapped component's."""
+        return self.component.prefix_free
+
+    @property
+    def followed_by(self) -> bytes | None:
+        """The wrapped component's separator."""
+        return self.component.followed_by
+
+    def segments(
+        self, low: Any, high: Any, low_inclusive: bool, high_inclusive: bool
+    ) -> list[tuple[Any, Any, bool, bool]]:
+        """The wrapped component's pieces."""
+        return self.component.segments(low, high, low_inclusive, high_inclusive)
+
 
 @attrs.frozen
 class Descending(_Wrapper[T]):
@@ -70,10 +86,26 @@ class Descending(_Wrapper[T]):
 
     component: ValueComponent[T] = attrs.field(validator=_value_component)
 
+    def __attrs_post_init__(self) -> None:
+        if not self.component.prefix_free and self.component.followed_by is None:
+            raise DeclarationError(
+                "Descending cannot invert a value that runs to the end of the key: its "
+                "order would not reverse (a < ab either way); end it with a separator "
+                "(until=b'\\x00', as Phoenix's DESC VARCHAR does)",
+                field=self.component.name,
+                value=self.component,
+            )
+
     @property
     def order(self) -> Order:
         """The reverse of the wrapped component's order."""
         return self.component.order.flipped()
+
+    @property
+    def followed_by(self) -> bytes | None:
+        """The wrapped component's separator, inverted (Phoenix's DESC ``FF``)."""
+        after = self.component.followed_by
+        return None if after is None else after.translate(_INVERT)
 
     def encode(self, value: Any) -> bytes:
         """Return the wrapped encoding with every byte inverted.

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 import attrs
 
 from hmodel.errors import DeclarationError, KeyDecodeError, KeyEncodeError
-from hmodel.keys.component import ValueComponent, check_name, take
+from hmodel.keys.component import Order, ValueComponent, check_name, take
 
 __all__ = ["ESCAPE", "TERMINATOR", "Bytes", "Str"]
 
@@ -39,10 +39,30 @@ class _Blob(ValueComponent[T], abc.ABC):
     name: str
     width: int | None = attrs.field(default=None, kw_only=True)
     pad: bytes | None = attrs.field(default=b"\x00", kw_only=True)
+    terminated: bool = attrs.field(default=True, kw_only=True)
+    until: bytes | None = attrs.field(default=None, kw_only=True)
 
     def __attrs_post_init__(self) -> None:
         check_name(self.name, type(self).__name__)
         _check_width(self.width, self.name)
+        if not isinstance(self.terminated, bool):
+            raise DeclarationError(
+                "terminated must be a bool", field=self.name, value=self.terminated
+            )
+        if self.until is not None:
+            if not isinstance(self.until, bytes) or not self.until:
+                raise DeclarationError(
+                    "until must be non-empty bytes (the separator that follows the value)",
+                    field=self.name,
+                    value=self.until,
+                )
+            object.__setattr__(self, "terminated", False)
+        if not self.terminated and self.width is not None:
+            raise DeclarationError(
+                "a fixed-width value has no terminator to leave out: drop terminated/until",
+                field=self.name,
+                value=self.width,
+            )
         if self.pad is None:
             if self.width is None:
                 raise DeclarationError(
@@ -61,19 +81,63 @@ class _Blob(ValueComponent[T], abc.ABC):
 
     @property
     def fixed_width(self) -> int | None:
-        """``width``, or ``None`` for the variable-width escaped layout."""
+        """``width``, or ``None`` for the variable-width layouts."""
         return self.width
 
+    @property
+    def prefix_free(self) -> bool:
+        """False for the open layouts (``terminated=False``, ``until=``): raw bytes."""
+        return self.terminated
+
+    @property
+    def followed_by(self) -> bytes | None:
+        """``until``: the separator the key writes after the raw bytes."""
+        return self.until
+
+    @property
+    def order(self) -> Order:
+        """Ascending, except before a separator other than ``00`` (see the class)."""
+        if self.until is None or self.until == b"\x00":
+            return Order.ASCENDING
+        return Order.UNORDERED
+
+    def stem(self, value: Any) -> bytes:
+        """The bytes that start the encoding of every value that starts with ``value``.
+
+        For the escaped layout that is the encoding without its terminator; for the open
+        layouts the raw bytes. Prefix ("starts with") scans use it.
+
+        Raises:
+            KeyEncodeError: As :meth:`encode`, or a fixed-width component.
+        """
+        if self.width is not None:
+            raise KeyEncodeError(
+                f"{self.name!r} is fixed-width: no prefix of it can be scanned for",
+                field=self.name,
+                value=value,
+            )
+        raw = self._to_raw(value)
+        return raw.replace(b"\x00", ESCAPE) if self.terminated else raw
+
     def encode(self, value: Any) -> bytes:
-        """Return the padded or escaped-and-terminated bytes of ``value``.
+        """Return the padded, escaped-and-terminated or raw bytes of ``value``.
 
         Raises:
             KeyEncodeError: Wrong type; longer than ``width``; holding a byte not above
-                ``pad`` (fixed width); not encodable in the text encoding.
+                ``pad`` (fixed width); holding the ``until`` separator; not encodable in
+                the text encoding.
         """
         raw = self._to_raw(value)
         if self.width is None:
-            return raw.replace(b"\x00", ESCAPE) + TERMINATOR
+            if self.terminated:
+                return raw.replace(b"\x00", ESCAPE) + TERMINATOR
+            if self.until is not None and (raw + self.until).find(self.until) != len(raw):
+                raise KeyEncodeError(
+                    f"{self.name!r} holds its separator {self.until!r}",
+                    field=self.name,
+                    value=value,
+                )
+            return raw
         if self.pad is None:
             if len(raw) != self.width:
                 raise KeyEncodeError(
@@ -97,10 +161,13 @@ class _Blob(ValueComponent[T], abc.ABC):
         return raw + self.pad * (self.width - len(raw))
 
     def decode(self, buf: bytes, pos: int) -> tuple[T, int]:
-        """Read one value at ``pos``: ``width`` bytes, or up to and including the terminator.
+        """Read one value at ``pos`` in the component's layout (see :class:`Bytes`).
+
+        That is ``width`` bytes; up to and including the terminator; up to, not
+        including, the ``until`` separator; or all the bytes left (``terminated=False``).
 
         Raises:
-            KeyDecodeError: Truncated; no terminator; ``00`` followed by anything but
+            KeyDecodeError: Truncated; no terminator or separator; ``00`` followed by anything but
                 ``00``/``FF``; padding followed by value bytes; not valid text.
         """
         if self.width is not None:
@@ -115,6 +182,17 @@ class _Blob(ValueComponent[T], abc.ABC):
                     value=chunk,
                 )
             return self._from_raw(raw), pos + self.width
+        if not self.terminated:
+            if self.until is None:
+                return self._from_raw(buf[pos:]), len(buf)
+            end = buf.find(self.until, pos)
+            if end < 0:
+                raise KeyDecodeError(
+                    f"truncated rowkey: {self.name!r} is not followed by {self.until!r}",
+                    field=self.name,
+                    value=buf[pos:],
+                )
+            return self._from_raw(buf[pos:end]), end
         zero = buf.find(b"\x00", pos)
         if 0 <= zero < len(buf) - 1 and buf[zero + 1] == 0:  # no escaped byte: the usual case
             return self._from_raw(buf[pos:zero]), zero + 2
@@ -167,14 +245,30 @@ class Bytes(_Blob[bytes]):
     byte is allowed; values of one length sort as their bytes. This is the layout for a
     digest that replaces a long id (K9): ``Bytes("url_md5", width=16, pad=None)``.
 
+    Open, to the end of the key (``terminated=False``): the value's bytes exactly, with
+    no escape and no terminator, as Java's ``Bytes.toBytes(String)`` writes a whole
+    rowkey. Nothing can follow it, so :class:`~hmodel.keys.Key` accepts it only as its
+    last component. Byte order is value order (``a`` < ``ab`` < ``b``).
+
+    Open, up to a separator (``until=b"|"``): the value's bytes exactly, then the key's
+    next component, a :class:`~hmodel.keys.Const` starting with ``until``, marks its end
+    (``Key(..., sep=b"|")`` and :func:`~hmodel.keys.phoenix_key` write both). A value
+    holding ``until`` is refused. Byte order is value order only when ``until`` is
+    ``b"\x00"`` (every value byte is above it); for another separator a value's bytes
+    may sort below it (``"ab|"`` < ``"a|"`` since ``b`` < ``|``), so the component is
+    unordered: prefixes work, bounds are refused.
+
     Args:
         name: The field name.
         width: ``None`` for variable width (escaped, terminated), or a fixed width in bytes.
         pad: The fixed-width pad byte; value bytes must all be above it. ``None``: exact
             width, no padding, any byte.
+        terminated: ``False`` for the open layout ending the key (variable width only).
+        until: The separator that follows the open layout (implies ``terminated=False``).
 
     Raises:
-        DeclarationError: ``width`` not a positive int, ``pad`` not a single byte.
+        DeclarationError: ``width`` not a positive int, ``pad`` not a single byte,
+            ``until`` not non-empty bytes, or an open layout with a ``width``.
     """
 
     @property
@@ -204,10 +298,16 @@ class Str(_Blob[str]):
     encoded bytes. A variable-width ``Str`` takes any text, ``"\x00"`` included; a
     fixed-width one refuses characters encoded with bytes not above ``pad``.
 
+    ``Str("order_id", terminated=False)`` as a key's only (or last) component writes the
+    text exactly, ``o1`` as ``6f 31``, which is what a Java client's
+    ``Get(Bytes.toBytes("o1"))`` looks up.
+
     Args:
         name: The field name.
         width: ``None`` for variable width (escaped, terminated), or a fixed width in bytes.
         pad: The fixed-width pad byte.
+        terminated: ``False`` for the open layout ending the key (see :class:`Bytes`).
+        until: The separator that follows the open layout (see :class:`Bytes`).
         encoding: ``"utf-8"``, ``"ascii"`` or ``"latin-1"``.
 
     Raises:

@@ -27,7 +27,6 @@ from hmodel.errors import (
 )
 from hmodel.keys import Bytes, Nullable, Str
 from hmodel.keys.modifier import PRESENT
-from hmodel.keys.string import TERMINATOR
 from hmodel.patterns.index import Entry, Index
 from hmodel.repository import KeySpan, Page, Repository, ScanPlan, open_rows
 from hmodel.repository.core import RepositoryCore
@@ -350,7 +349,7 @@ class IndexedRepositoryCore(Generic[M, B]):
                     field=component.name,
                 )
             try:
-                head = lead + component.encode(startswith)[: -len(TERMINATOR)]
+                head = lead + component.stem(startswith)
             except HModelError as exc:
                 raise QueryError(exc.message, field=component.name, value=startswith) from exc
             spans = [KeySpan(s.start + head, prefix_stop(s.start + head)) for s in spans]
