@@ -88,10 +88,12 @@ def _delimited(rowkeys: Sequence[bytes]) -> Iterator[tuple[str, str]]:
         if len(counts) != 1 or 0 in counts:
             continue
         columns = list(zip(*(row.split(sep) for row in rowkeys), strict=True))
+        if len(rowkeys) > 1 and any(len(set(column)) == 1 for column in columns):
+            continue  # a constant part is a prefix of open text, not a field
         names = [f"part_{n}" for n in range(1, len(columns) + 1)]
         parts = ", ".join(_field(n, col) for n, col in zip(names, columns, strict=True))
         yield (
-            f"Key({parts}, sep={sep!r})",
+            f'Key({parts}, sep=b"{repr(sep)[2:-1]}")',
             f"the fields are joined by {sep!r} in every sampled key (delimited, K1)",
         )
 
@@ -159,7 +161,7 @@ def _numeric(rowkeys: Sequence[bytes]) -> Iterator[tuple[str, str]]:
 def _number_suffix(rowkeys: Sequence[bytes]) -> Iterator[tuple[str, str]]:
     """A fixed-width id followed by an 8-byte reverse timestamp or Java long (K6)."""
     width = _same_length(rowkeys)
-    if width is None or width <= 8:
+    if width is None or width <= 8 or _text(rowkeys):
         return
     heads = [row[:-8] for row in rowkeys]
     head = "Str" if _text(heads) else "Bytes"
