@@ -12,6 +12,7 @@ import attrs
 import hmodel.keys as keys_package
 from hmodel.errors import HModelError, SampleError
 from hmodel.keys import Key
+from hmodel.keys.phoenix import phoenix_hash
 from hmodel.keys.timestamp import LONG_MAX
 
 __all__ = ["KeyGuess", "candidates", "infer_key", "round_trips"]
@@ -23,6 +24,8 @@ HASH_BYTES = (4, 2, 1, 8, 16)
 HASH_CHARS = (4, 8, 2, 6, 32, 16, 1, 3)
 #: Instants a reverse timestamp may stand for: 2000-01-01 .. 2100-01-01, in ms (K6).
 PLAUSIBLE_MS = (946_684_800_000, 4_102_444_800_000)
+#: Fewer sampled keys than this cannot tell a Phoenix salt byte from chance.
+MIN_SALTED = 8
 _TEXT = re.compile(rb"[\x20-\x7e]+")
 _DIGITS = re.compile(rb"[0-9]+")
 
@@ -136,6 +139,32 @@ def _reverse_ms(data: bytes) -> bool:
     return PLAUSIBLE_MS[0] <= LONG_MAX - int.from_bytes(data, "big") <= PLAUSIBLE_MS[1]
 
 
+def _phoenix_buckets(rowkeys: Sequence[bytes]) -> int | None:
+    """The fewest ``SALT_BUCKETS`` whose Phoenix salt byte leads every key, if any (K3)."""
+    if len(rowkeys) < MIN_SALTED or any(len(row) < 2 for row in rowkeys):
+        return None
+    for buckets in range(max(row[0] for row in rowkeys) + 1, 257):
+        if all(abs(phoenix_hash(row[1:])) % buckets == row[0] for row in rowkeys):
+            return buckets
+    return None
+
+
+def _phoenix(rowkeys: Sequence[bytes]) -> Iterator[tuple[str, str]]:
+    buckets = _phoenix_buckets(rowkeys)
+    if buckets is None:
+        return
+    why = f"a Phoenix table with SALT_BUCKETS = {buckets}: its salt byte leads every key"
+    rests = [row[1:] for row in rowkeys]
+    for size in (8, 4):
+        if all(len(r) > size and r[-size - 1] == 0 for r in rests):
+            yield (
+                f'phoenix_key(Str("id"), Int("number", size={size}), salt_buckets={buckets})',
+                f"{why}; a VARCHAR, then a {'BIGINT' if size == 8 else 'INTEGER'}",
+            )
+    yield f'phoenix_key(Str("id"), salt_buckets={buckets})', f"{why}; one VARCHAR"
+    yield f'phoenix_key(Bytes("id"), salt_buckets={buckets})', f"{why}; one VARBINARY"
+
+
 def _numeric(rowkeys: Sequence[bytes]) -> Iterator[tuple[str, str]]:
     width = _same_length(rowkeys)
     if width not in (8, 4, 2) or all(_textual(row) for row in rowkeys):
@@ -200,6 +229,7 @@ def _fallback(rowkeys: Sequence[bytes]) -> Iterator[tuple[str, str]]:
 
 #: The proposers, most specific first: the first proposal that round-trips wins.
 PROPOSERS: tuple[Callable[[Sequence[bytes]], Iterator[tuple[str, str]]], ...] = (
+    _phoenix,
     _hash_prefix,
     _numeric,
     _number_suffix,

@@ -63,6 +63,13 @@ LAYOUTS = {
         'sep=b"|"',
         True,
     ),
+    "phoenix": (
+        lambda n: rowspec(
+            part("salt", 4), part("str", f"o{n}"), part("hex", "00"), part("phlong", n - 10)
+        ),
+        "salt_buckets=4",
+        True,
+    ),
     "hexdigest": (
         lambda n: rowspec(part("md5hex", 4, f"u{n}"), part("str", f"u{n}")),
         "HexHashed(",

@@ -18,7 +18,7 @@ from hmodel.backend.memory import MemoryBackend
 from hmodel.cli import main
 from hmodel.codecs import Bool, DecimalCodec, Float64, Int32, Json, Long, MsgPack, Utf8
 from hmodel.errors import SampleError
-from hmodel.keys import Int, ReverseTimestamp
+from hmodel.keys import Int, ReverseTimestamp, Str, phoenix_key
 from hmodel.ops.inspection import inspect_table
 from hmodel.ops.key_inference import infer_key
 from hmodel.ops.model_inference import class_name_of
@@ -74,6 +74,35 @@ def test_text_of_one_width_is_fixed_width_text() -> None:
     """Printable keys of one length are at least exact-width text, never opaque bytes."""
     source = infer_key([b"20240101", b"20240102"]).source
     assert "Bytes(" not in source
+
+
+@pytest.mark.parametrize(
+    ("rows", "source"),
+    [
+        ([b"o1", b"o22", b"x"], 'Key(Str("id", terminated=False))'),
+        ([b"user1|20240101", b"user2|20240102"], 'sep=b"|"'),
+        ([b"0000000042", b"0000000007"], 'Key(PaddedInt("id", width=10))'),
+        ([b"order-1", b"order-2"], 'Key(Str("id", terminated=False))'),
+        ([b"\xff" * 8, (5).to_bytes(8, "big")], 'Key(JavaInt("number", size=8))'),
+    ],
+)
+def test_foreign_text_and_number_layouts(rows: list[bytes], source: str) -> None:
+    """Plain, delimited and zero-padded text, Java negatives: the components Java code needs."""
+    assert source in infer_key(rows).source
+
+
+def test_a_hex_digest_prefix_is_hex_hashed() -> None:
+    """The first hex characters of MD5(rest) make a HexHashed prefix (K4)."""
+    rows = [hashlib.md5(i).hexdigest()[:4].encode() + i for i in (b"u1", b"u2", b"u3")]
+    assert infer_key(rows).source == 'Key(HexHashed("id", nchars=4), Str("id", terminated=False))'
+
+
+def test_a_phoenix_salt_byte_is_found_with_its_bucket_count() -> None:
+    """Phoenix salted keys give their SALT_BUCKETS: the fewest buckets every salt fits (K3)."""
+    key = phoenix_key(Str("id"), Int("n", size=8), salt_buckets=6)
+    rows = [key.encode({"id": f"o{n}", "n": n - 10}) for n in range(30)]
+    guess = infer_key(rows)
+    assert guess.source == 'phoenix_key(Str("id"), Int("number", size=8), salt_buckets=6)'
 
 
 def test_an_ambiguous_key_is_noted() -> None:
