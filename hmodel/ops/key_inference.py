@@ -143,6 +143,8 @@ def _phoenix_buckets(rowkeys: Sequence[bytes]) -> int | None:
     """The fewest ``SALT_BUCKETS`` whose Phoenix salt byte leads every key, if any (K3)."""
     if len(rowkeys) < MIN_SALTED or any(len(row) < 2 for row in rowkeys):
         return None
+    if len({row[0] for row in rowkeys}) < 2:
+        return None  # one lead byte: no sign of a salt (and 1 bucket fits anything)
     for buckets in range(max(row[0] for row in rowkeys) + 1, 257):
         if all(abs(phoenix_hash(row[1:])) % buckets == row[0] for row in rowkeys):
             return buckets

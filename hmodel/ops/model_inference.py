@@ -116,6 +116,7 @@ def infer_model(sample: TableSample) -> ModelGuess:
         raise SampleError(f"table {sample.table!r} has no rows to inspect", table=sample.table)
     key = infer_key([row.row for row in sample.rows])
     taken = set(key.key.fields)
+    phoenix = key.proposer == "phoenix"
     cells: dict[str, dict[bytes, list[bytes]]] = defaultdict(lambda: defaultdict(list))
     for row in sample.rows:
         for column, cell in row.cells.items():
@@ -130,7 +131,7 @@ def infer_model(sample: TableSample) -> ModelGuess:
             text = all(_utf8(q) for q in by_qualifier)
             values = [v for vs in by_qualifier.values() for v in vs]
             name = _identifier(family, taken, family)
-            maps.append(MapGuess(family, name, text, infer_value(values), why))
+            maps.append(MapGuess(family, name, text, infer_value(values, phoenix=phoenix), why))
             continue
         for qualifier in sorted(by_qualifier):
             values = by_qualifier[qualifier]
@@ -139,7 +140,7 @@ def infer_model(sample: TableSample) -> ModelGuess:
                 ColumnGuess(
                     f"{family}:{qualifier.decode()}",
                     name,
-                    infer_value(values),
+                    infer_value(values, phoenix=phoenix),
                     len(values) < len(sample.rows),
                 )
             )

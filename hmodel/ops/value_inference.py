@@ -15,24 +15,13 @@ from hmodel.errors import HModelError
 
 __all__ = ["ValueGuess", "infer_value"]
 
-#: The Python annotation of each codec's values, as module text.
-ANNOTATIONS = {
-    "Bool": "bool",
-    "Utf8": "str",
-    "Long": "int",
-    "Int32": "int",
-    "Float64": "float",
-    "DecimalCodec": "Decimal",
-    "Json": "dict[str, Any]",
-    "MsgPack": "dict[Any, Any]",
-    "Raw": "bytes",
-}
 #: Codecs of numbers, booleans and decimals written as text, if this hmodel has them,
 #: with their annotation (tried on UTF-8 cells before plain text).
 TEXT_CODECS = (
     ("IntText", "int"),
     ("DecimalText", "Decimal"),
     ("FloatText", "float"),
+    ('FloatText(style="java"', "float"),
     ("BoolText", "bool"),
 )
 #: A Java long this large in magnitude is more likely the bits of a double (2**53).
@@ -109,9 +98,32 @@ def _msgpack(values: Sequence[bytes]) -> str | None:
     return None
 
 
-def _proposals(values: Sequence[bytes]) -> Iterator[tuple[str, str, str]]:
+def _phoenix(values: Sequence[bytes]) -> Iterator[tuple[str, str, str]]:
+    """Phoenix's cell encodings of one width (sign-flipped numbers, 01/00 booleans).
+
+    Any bytes of the width read both as Java's and as Phoenix's integers: Phoenix's is
+    proposed only where its readings are the smaller numbers.
+    """
+    lengths = {len(v) for v in values}
+    if lengths == {1}:
+        yield "PhoenixBool()", "bool", "Phoenix BOOLEAN (01/00)"
+    if lengths in ({4}, {8}):
+        size = lengths.pop()
+        java = sum(abs(int.from_bytes(v, "big", signed=True)) for v in values)
+        flipped = sum(abs(int.from_bytes(v, "big") - (1 << (8 * size - 1))) for v in values)
+        if flipped > java:
+            return
+        kind = "BIGINT" if size == 8 else "INTEGER"
+        yield f"PhoenixInt(size={size})", "int", f"Phoenix {kind}: the sign bit flipped"
+        if size == 8:
+            yield "PhoenixDouble()", "float", "Phoenix DOUBLE; uncertain: BIGINT fits too"
+
+
+def _proposals(values: Sequence[bytes], *, phoenix: bool) -> Iterator[tuple[str, str, str]]:
     """``(codec, annotation, note)`` proposals, most specific first."""
     lengths = {len(v) for v in values}
+    if phoenix:
+        yield from _phoenix(values)
     texts = _utf8(values)
     if lengths == {1} and all(v in (b"\x00", b"\xff") for v in values):
         yield "Bool()", "bool", "one byte 00/ff: Bytes.toBytes(boolean)"
@@ -122,7 +134,8 @@ def _proposals(values: Sequence[bytes]) -> Iterator[tuple[str, str, str]]:
         if all(t.startswith("[") for t in stripped):
             yield "Json()", "list[Any]", "JSON arrays"
         for name, annotation in TEXT_CODECS:
-            yield f"{name}()", annotation, "numbers or booleans written as text"
+            codec = f"{name})" if "(" in name else f"{name}()"
+            yield codec, annotation, "numbers or booleans written as text"
         jsonish = all(t.startswith(("{", "[")) for t in stripped)
         yield (
             "Utf8()",
@@ -155,12 +168,13 @@ def _proposals(values: Sequence[bytes]) -> Iterator[tuple[str, str, str]]:
     yield "Raw()", "bytes", note + ")"
 
 
-def infer_value(values: Sequence[bytes]) -> ValueGuess:
+def infer_value(values: Sequence[bytes], *, phoenix: bool = False) -> ValueGuess:
     """The most specific codec that decodes and re-encodes every sampled value exactly.
 
-    ``Raw()`` fits any bytes, so a guess is always found.
+    With ``phoenix`` (the key is a Phoenix row key) Phoenix's own cell encodings are
+    tried first. ``Raw()`` fits any bytes, so a guess is always found.
     """
-    for codec, annotation, note in _proposals(values):
+    for codec, annotation, note in _proposals(values, phoenix=phoenix):
         if _round_trips(codec, values):
             return ValueGuess(codec, annotation, note)
     return ValueGuess("Raw()", "bytes", "opaque bytes")  # pragma: no cover -- Raw fits all
