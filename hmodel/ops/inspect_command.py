@@ -11,7 +11,6 @@ from typing import Any
 from hmodel.backend.base import Backend
 from hmodel.errors import InputError
 from hmodel.ops.inspection import Inspection, inspect_table
-from hmodel.ops.live import parse_address
 
 __all__ = ["configure", "run_inspect"]
 
@@ -20,15 +19,13 @@ SHOWN = 20
 
 
 def _backend(args: argparse.Namespace) -> Backend:
-    if (args.hbase is None) == (args.hbase2 is None):
+    """The Thrift1 (``--hbase``) or Thrift2 (``--hbase2``) backend of the table."""
+    from hmodel.ops.command import _live_backend  # check's: the same two options
+
+    backend = _live_backend(args)
+    if backend is None:
         raise InputError("give the table's server: one of --hbase HOST:PORT and --hbase2")
-    if args.hbase is not None:
-        from hmodel.backend.thrift import ThriftBackend  # a live cluster is read only here
-
-        return ThriftBackend(*parse_address(args.hbase))
-    from hmodel.backend.thrift2 import Thrift2Backend
-
-    return Thrift2Backend(*parse_address(args.hbase2))
+    return backend
 
 
 def _prefix(text: str | None) -> bytes | None:
