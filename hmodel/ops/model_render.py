@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import textwrap
 
+from hmodel.keys import ReverseTimestamp, Timestamp
 from hmodel.ops.model_inference import ColumnGuess, MapGuess, ModelGuess
 from hmodel.schema import Family
 
@@ -126,8 +127,16 @@ def render_module(guess: ModelGuess) -> str:
     lines += [f"TABLE = Table({table_args}, [{families}])", ""]
     lines += _comment("\n".join(f"key: {note}" for note in guess.key.notes))
     lines += [f"KEY = {guess.key.source}", "", ""]
+    first = guess.key.key.components[0] if guess.key.key.components else None
+    if isinstance(first, Timestamp | ReverseTimestamp):
+        lines += [
+            "# The existing layout leads with an instant (K8: its writes go to one region);",
+            "# a model of it cannot change that, hmodel check explains the fix.",
+            '@model(TABLE, key=KEY, allow_monotonic_key="the existing layout of the table")',
+        ]
+    else:
+        lines.append("@model(TABLE, key=KEY)")
     lines += [
-        "@model(TABLE, key=KEY)",
         f"class {guess.class_name}:",
         f'    """A row of ``{sample.table}``."""',
         "",

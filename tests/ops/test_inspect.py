@@ -362,3 +362,18 @@ def test_inspect_without_a_server_or_table_exits_2(
     address = f"{fake_hbase_server.host}:{fake_hbase_server.port}"
     assert main(["inspect", "no_such_table", "--hbase", address]) == 2
     assert capsys.readouterr().err.startswith("hmodel inspect: ")
+
+
+def test_a_key_leading_with_an_instant_is_modelled_without_a_warning() -> None:
+    """A table keyed by reverse timestamps gets a model that allows its monotonic lead (K8)."""
+    import warnings
+
+    backend = MemoryBackend()
+    stamp = ReverseTimestamp("t")
+    rows = {stamp.encode(MOMENT + dt.timedelta(seconds=n)): {b"d:x": b"1"} for n in range(10)}
+    _table(backend, "recent_first", rows)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        inspection = inspect_table(backend, "recent_first")
+    assert inspection.verification.ok
+    assert "allow_monotonic_key=" in inspection.source
