@@ -6,15 +6,18 @@ from hmodel.keys import (
     Const,
     Descending,
     Hashed,
+    HexHashed,
     Int,
+    JavaInt,
     Key,
+    PaddedInt,
     Reversed,
     ReverseTimestamp,
     Salt,
     Str,
     Timestamp,
 )
-from hmodel.model import counter, field, map_field, model, version_field
+from hmodel.model import counter, extra_field, field, map_field, model, version_field
 from hmodel.repository import Page, Query, Repository, Store, UnitOfWork, where
 from hmodel.schema import Family, Table
 
@@ -25,8 +28,11 @@ __all__ = [
     "Family",
     "HModelError",
     "Hashed",
+    "HexHashed",
     "Int",
+    "JavaInt",
     "Key",
+    "PaddedInt",
     "Page",
     "Query",
     "Repository",
@@ -39,6 +45,7 @@ __all__ = [
     "Timestamp",
     "UnitOfWork",
     "counter",
+    "extra_field",
     "field",
     "map_field",
     "model",

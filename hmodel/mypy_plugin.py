@@ -28,7 +28,8 @@ _MODEL = "hmodel.model.declaration.model"
 
 #: The calls of ``field``-like specifiers: an attribute assigned one is a column, not a key.
 _SPECIFIERS = frozenset(
-    f"hmodel.model.specifier.{name}" for name in ("field", "map_field", "counter", "version_field")
+    f"hmodel.model.specifier.{name}"
+    for name in ("field", "map_field", "counter", "version_field", "extra_field")
 )
 
 #: Methods of ``Repository[M]`` whose ``**key`` are M's key fields, every one required.

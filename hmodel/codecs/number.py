@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import struct
 from decimal import Decimal
+from typing import Any
 
 from hmodel.codecs.codec import Codec
 
-__all__ = ["DecimalCodec", "Float64", "Int32", "Long"]
+__all__ = ["DecimalCodec", "Float64", "Int32", "Long", "as_double"]
 
 _DOUBLE = struct.Struct(">d")
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
@@ -79,6 +80,25 @@ class Int32(_FixedWidthInteger):
     width = 4
 
 
+def as_double(codec: Codec[Any], value: object) -> float:
+    """``value`` as a double for ``codec``: a ``float``, or an ``int`` a double holds exactly.
+
+    Raises:
+        EncodeError: Another type (``bool`` too), or an ``int`` that would be rounded.
+    """
+    if isinstance(value, bool) or not isinstance(value, (float, int)):
+        raise codec._wrong_type(value)
+    if isinstance(value, float):
+        return value
+    try:
+        exact = float(value)
+    except OverflowError:
+        raise codec._encode_error("int too large for a double", value) from None
+    if exact != value:
+        raise codec._encode_error("int not exactly representable as a double", value)
+    return exact
+
+
 class Float64(Codec[float]):
     """An IEEE 754 double as 8 big-endian bytes.
 
@@ -99,17 +119,7 @@ class Float64(Codec[float]):
             EncodeError: ``value`` is not a ``float`` or ``int`` (``bool`` is refused), or is
                 an ``int`` that a double cannot hold exactly.
         """
-        if isinstance(value, bool) or not isinstance(value, (float, int)):
-            raise self._wrong_type(value)
-        if isinstance(value, int):
-            try:
-                exact = float(value)
-            except OverflowError:
-                raise self._encode_error("int too large for a double", value) from None
-            if exact != value:
-                raise self._encode_error("int not exactly representable as a double", value)
-            value = exact
-        return _DOUBLE.pack(value)
+        return _DOUBLE.pack(as_double(self, value))
 
     def decode(self, data: bytes) -> float:
         """Return the double stored in exactly 8 big-endian bytes.

@@ -8,6 +8,7 @@ import struct
 from typing import Any
 
 from hmodel.codecs.codec import Codec
+from hmodel.codecs.number import as_double
 from hmodel.errors import DeclarationError
 
 __all__ = ["PhoenixBool", "PhoenixDate", "PhoenixDouble", "PhoenixInt", "PhoenixTimestamp"]
@@ -132,11 +133,7 @@ class PhoenixDouble(Codec[float]):
         Raises:
             EncodeError: Not a ``float``, or an ``int`` a double does not hold exactly.
         """
-        if isinstance(value, bool) or not isinstance(value, (float, int)):
-            raise self._wrong_type(value)
-        number = float(value) if isinstance(value, int) else value
-        if isinstance(value, int) and (math.isinf(number) or number != value):
-            raise self._encode_error("int not exactly representable as a double", value)
+        number = as_double(self, value)
         if math.isnan(number):
             number = math.nan  # doubleToLongBits: the canonical NaN
         (bits,) = _BITS.unpack(_DOUBLE.pack(number))

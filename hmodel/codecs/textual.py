@@ -8,6 +8,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, Literal
 
 from hmodel.codecs.codec import Codec
+from hmodel.codecs.number import as_double
 from hmodel.errors import DeclarationError
 
 __all__ = ["BoolText", "DecimalText", "FloatText", "IntText"]
@@ -99,11 +100,7 @@ class FloatText(Codec[float]):
         Raises:
             EncodeError: Not a ``float``, or an ``int`` a double does not hold exactly.
         """
-        if isinstance(value, bool) or not isinstance(value, (float, int)):
-            raise self._wrong_type(value)
-        number = float(value) if isinstance(value, int) else value
-        if isinstance(value, int) and (math.isinf(number) or number != value):
-            raise self._encode_error("int not exactly representable as a double", value)
+        number = as_double(self, value)
         if self.style == "python":
             return repr(number).encode("ascii")
         return _java_double(number).encode("ascii")

@@ -301,7 +301,11 @@ class Key:
         and computable ``Hashed``/``Salt`` ones are filled in. A salt whose sources are not
         all in the prefix gives one range per bucket (I5): scan each and merge. A trailing
         hash that cannot be computed ends the prefix; one that the prefix or the bounds
-        would have to cross is an error.
+        would have to cross is an error. A prefix that gives a value running to the end of
+        the key (``terminated=False``) is that one row; bounds on a component whose order
+        wraps (:class:`~hmodel.keys.JavaInt`: negatives after positives) give one range
+        per run, and bounds on an unordered one (``Reversed``, text before a separator
+        other than ``00``) are refused.
 
         Returns:
             Non-empty ranges sorted by start; ``[]`` when the bounds leave nothing.

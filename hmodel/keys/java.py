@@ -11,17 +11,16 @@ import attrs
 from hmodel.errors import DeclarationError, KeyDecodeError, KeyEncodeError
 from hmodel.keys.component import DerivedComponent, ValueComponent, check_name, take
 from hmodel.keys.derived import digest_size, joined, source_names
-from hmodel.keys.integer import check_int
+from hmodel.keys.integer import Int, check_int
 
 __all__ = ["HexHashed", "JavaInt", "PaddedInt"]
 
-_SIZES = (1, 2, 4, 8)
 _HEX = frozenset(b"0123456789abcdef")
 _HEX_UPPER = frozenset(b"0123456789ABCDEF")
 
 
 @attrs.frozen
-class JavaInt(ValueComponent[int]):
+class JavaInt(Int):
     r"""A signed integer as Java's ``Bytes.toBytes(long/int/short)`` writes it (no sign flip).
 
     Layout: ``size`` bytes, big-endian two's complement: ``1`` is ``00 .. 01``, ``-1``
@@ -40,38 +39,16 @@ class JavaInt(ValueComponent[int]):
         size: 8 (``long``, the default), 4 (``int``), 2 (``short``) or 1 (``byte``).
 
     Raises:
-        DeclarationError: ``size`` is not 1, 2, 4 or 8.
+        DeclarationError: ``size`` is not 1, 2, 4 or 8, or ``signed=False``.
     """
 
-    name: str
-    size: int = attrs.field(default=8, kw_only=True)
-
     def __attrs_post_init__(self) -> None:
-        check_name(self.name, "JavaInt")
-        if isinstance(self.size, bool) or self.size not in _SIZES:
+        super().__attrs_post_init__()
+        if not self.signed:
             raise DeclarationError(
-                "JavaInt size must be 1, 2, 4 or 8 bytes", field=self.name, value=self.size
+                "JavaInt is two's complement, always signed; unsigned is Int(signed=False)",
+                field=self.name,
             )
-
-    @property
-    def fixed_width(self) -> int:
-        """Always ``size`` bytes."""
-        return self.size
-
-    @property
-    def python_type(self) -> type[int]:
-        """``int``."""
-        return int
-
-    @property
-    def minimum(self) -> int:
-        """The smallest value that fits (``Long.MIN_VALUE`` for ``size=8``)."""
-        return -(1 << (8 * self.size - 1))
-
-    @property
-    def maximum(self) -> int:
-        """The largest value that fits (``Long.MAX_VALUE`` for ``size=8``)."""
-        return (1 << (8 * self.size - 1)) - 1
 
     def encode(self, value: Any) -> bytes:
         """Return the ``size`` big-endian two's-complement bytes of ``value``.

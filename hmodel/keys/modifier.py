@@ -65,7 +65,7 @@ class _Wrapper(ValueComponent[T]):
 
 @attrs.frozen
 class Descending(_Wrapper[T]):
-    """Any value component with every byte inverted (``b -> 0xFF - b``): largest first (K7).
+    r"""Any value component with every byte inverted (``b -> 0xFF - b``): largest first (K7).
 
     Because every component's encodings are prefix-free, two encodings differ at a byte
     inside both, and inverting the bytes reverses that comparison: the order is exactly
@@ -77,11 +77,16 @@ class Descending(_Wrapper[T]):
     Java's ``Integer.MAX_VALUE - v`` (``Long.MAX_VALUE - v``) for ``v >= 0``, the hot-list
     idiom, but without its overflow for negative ``v``.
 
+    An open text layout ending before ``00`` (``Str(name, until=b"\x00")``) inverts to
+    Phoenix's ``DESC VARCHAR``: inverted bytes, then the separator ``ff``. One running to
+    the end of the key is refused: its order would not reverse.
+
     Args:
         component: The value component to invert, e.g. ``Int("score", size=4)``.
 
     Raises:
-        DeclarationError: ``component`` is not a value component.
+        DeclarationError: ``component`` is not a value component, or runs to the end of
+            the key.
     """
 
     component: ValueComponent[T] = attrs.field(validator=_value_component)

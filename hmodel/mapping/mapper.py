@@ -275,7 +275,7 @@ class Mapper(Generic[M]):
         """
         owner = self._map(field_name)
         if keys is None:
-            return [owner.family_bytes]
+            return list(owner.read_families)
         if isinstance(keys, str | bytes):
             raise self._invalid(
                 "keys must be a collection of entry keys, not one key", field=owner.name
@@ -356,7 +356,7 @@ class Mapper(Generic[M]):
         columns: set[bytes] = set()
         for stored in self._select(field_names):
             if isinstance(stored, MapField):
-                families.add(stored.family_bytes)
+                families.update(stored.read_families)
             else:
                 columns.add(stored.column)
         kept = {c for c in columns if c.partition(b":")[0] not in families}
@@ -411,7 +411,7 @@ class Mapper(Generic[M]):
                 if isinstance(stored := self.info.fields.get(name), MapField)
             ]
         )
-        return sorted({m.family_bytes for m in chosen if not m.owns_family})
+        return sorted({f for m in chosen if not m.owns_family for f in m.read_families})
 
     def clears_family(self, field_names: Iterable[str] | None = None) -> bool:
         """Whether writing these fields deletes a family one millisecond before the write.
@@ -805,7 +805,17 @@ class Mapper(Generic[M]):
 
     def _entry_column(self, owner: MapField, key: Any) -> bytes:
         suffix = encode_value(self.info, owner.name, owner.key_codec, key, what="map key")
-        return owner.family_bytes + b":" + owner.prefix + suffix
+        if not owner.extra:
+            return owner.family_bytes + b":" + owner.prefix + suffix
+        column = owner.column_of(suffix)
+        if column is None:
+            raise self._invalid(
+                f"catch-all {owner.name!r} cannot hold {suffix!r}: another field of the model "
+                "uses that column, or it is no column of the table's families",
+                field=owner.name,
+                value=key,
+            )
+        return column
 
     def _check_instance(self, instance: object) -> None:
         if not isinstance(instance, self.cls):
@@ -944,6 +954,8 @@ class Mapper(Generic[M]):
                 self.info, stored.name, LONG, cell.value, row=result.row, column=stored.column
             )
         if cell is None:
+            if stored.required and self.info.missing == "none":
+                return None  # declared: sparse rows read a missing field as None
             if stored.required:
                 raise DecodeError(
                     f"model {self.info.name!r}: the row has no cell for required field "

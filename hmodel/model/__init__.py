@@ -11,7 +11,7 @@ from hmodel.model.info import (
     StoredField,
     VersionField,
 )
-from hmodel.model.specifier import counter, field, map_field, version_field
+from hmodel.model.specifier import counter, extra_field, field, map_field, version_field
 
 __all__ = [
     "ColumnField",
@@ -23,6 +23,7 @@ __all__ = [
     "StoredField",
     "VersionField",
     "counter",
+    "extra_field",
     "field",
     "map_field",
     "model",

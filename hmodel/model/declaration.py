@@ -14,7 +14,7 @@ from typing import Any, NoReturn, TypeVar
 
 import attrs
 
-from hmodel.codecs import Codec, codec_for_type
+from hmodel.codecs import Codec, Raw, codec_for_type
 from hmodel.errors import DeclarationError, HModelError, MonotonicKeyWarning, ValidationError
 from hmodel.keys import Key
 from hmodel.model.annotation import check_value, describe, dict_types, is_classvar, split_optional
@@ -34,7 +34,15 @@ from hmodel.model.limits import (
     monotonic_lead,
     warn,
 )
-from hmodel.model.specifier import NO_DEFAULT, ColumnSpec, CounterSpec, MapSpec, Spec, field
+from hmodel.model.specifier import (
+    NO_DEFAULT,
+    ColumnSpec,
+    CounterSpec,
+    ExtraSpec,
+    MapSpec,
+    Spec,
+    field,
+)
 from hmodel.schema import Table
 
 if sys.version_info >= (3, 11):
@@ -66,6 +74,7 @@ def model(
     max_cell_bytes: int | None = DEFAULT_MAX_CELL_BYTES,
     warn_cell_bytes: int | None = DEFAULT_WARN_CELL_BYTES,
     allow_monotonic_key: bool | str = False,
+    missing: str = "error",
 ) -> Callable[[type[T]], type[T]]:
     """Declare a model class: its rows live in ``table`` under rowkeys built by ``key``.
 
@@ -107,6 +116,12 @@ def model(
             (``"a few writes a day"``), to declare it deliberate and silence the warning.
             A reason in the class's ``__hmodel_ignore__ = {"HM-K8": "..."}`` (the
             silence of ``hmodel check``) counts as well.
+        missing: How a row lacking the cell of a required field (no default, not
+            ``Optional``) reads, for tables with sparse or legacy rows: ``"error"``, the
+            default, raises :class:`~hmodel.errors.DecodeError` naming the row, column
+            and field; ``"none"`` reads the field as ``None`` (saving such an instance
+            back is refused until the field is set). Fields with defaults read their
+            default either way.
 
     Raises:
         DeclarationError: The declaration is invalid; the message names the model and the
@@ -137,6 +152,7 @@ def model(
             max_cell_bytes=max_cell_bytes,
             warn_cell_bytes=warn_cell_bytes,
             allow_monotonic_key=allow_monotonic_key,
+            missing=missing,
         ).build()
 
     return decorate
@@ -188,6 +204,7 @@ class _Declaration:
         max_cell_bytes: int | None = DEFAULT_MAX_CELL_BYTES,
         warn_cell_bytes: int | None = DEFAULT_WARN_CELL_BYTES,
         allow_monotonic_key: bool | str = False,
+        missing: str = "error",
     ) -> None:
         self.cls = cls
         self.name = cls.__name__ if name is None else name
@@ -209,6 +226,9 @@ class _Declaration:
                 "allow_monotonic_key is a bool or a non-empty reason", value=allow_monotonic_key
             )
         self.allow_monotonic_key = allow_monotonic_key
+        if missing not in ("error", "none"):
+            self.fail('missing must be "error" or "none"', value=missing)
+        self.missing = missing
 
     # --- errors -----------------------------------------------------------------------
 
@@ -267,6 +287,7 @@ class _Declaration:
                     field=field_name,
                 )
         self._check_layout(stored)
+        self._bind_extra(stored)
         self._adopt_ignored_codes()
         info = ModelInfo(
             cls=cls,
@@ -280,6 +301,7 @@ class _Declaration:
             warn_cell_bytes=self.warn_cell_bytes,
             allow_monotonic_key=self.allow_monotonic_key,
             plain_init=plain_init,
+            missing=self.missing,
         )
         self._check_monotonic()
         setattr(cls, _INFO, info)
@@ -392,6 +414,10 @@ class _Declaration:
         if isinstance(value, MapSpec):
             return attrs.field(
                 factory=dict, metadata={_METADATA: self._map_field(attr_name, hint, value)}
+            )
+        if isinstance(value, ExtraSpec):
+            return attrs.field(
+                factory=dict, metadata={_METADATA: self._extra_field(attr_name, hint, value)}
             )
         if isinstance(value, CounterSpec):
             counter = CounterField(
@@ -554,14 +580,52 @@ class _Declaration:
                     field=attr_name,
                     value=hint,
                 )
+        limits = self._field_limits(attr_name, spec)
         return MapField(
             name=attr_name,
             family=family,
             prefix=prefix,
             key_codec=self._codec(attr_name, spec.key_codec, types[0], "key codec"),
             value_codec=self._codec(attr_name, spec.value_codec, types[1], "value codec"),
-            **self._field_limits(attr_name, spec),
+            max_bytes=limits["max_bytes"],
+            warn_bytes=limits["warn_bytes"],
         )
+
+    def _extra_field(self, attr_name: str, hint: Any, spec: ExtraSpec) -> MapField:
+        if spec.family is not None:
+            try:
+                family = parse_family(spec.family)
+            except DeclarationError:
+                self.fail("extra_field takes a family name such as 'd'", field=attr_name)
+            self._family(attr_name, family)
+        if dict_types(hint) != (bytes, bytes):
+            self.fail(
+                f"a catch-all is annotated dict[bytes, bytes], not {describe(hint)}",
+                field=attr_name,
+                value=hint,
+            )
+        return MapField(
+            name=attr_name,
+            family=spec.family or "",
+            prefix=b"",
+            key_codec=Raw(),
+            value_codec=Raw(),
+            extra=True,
+            families=tuple(f.name.encode() for f in self.table.families),
+        )
+
+    def _bind_extra(self, stored: dict[str, StoredField]) -> None:
+        """Tell the catch-all which columns and map prefixes the other fields own."""
+        extras = [f for f in stored.values() if isinstance(f, MapField) and f.extra]
+        if len(extras) > 1:
+            self.fail("a model has at most one extra_field", field=extras[1].name)
+        for extra in extras:
+            others = [f for f in stored.values() if f is not extra]
+            stored[extra.name] = attrs.evolve(
+                extra,
+                claimed=frozenset(f.column for f in others if not isinstance(f, MapField)),
+                others=tuple((f.family_bytes, f.prefix) for f in others if isinstance(f, MapField)),
+            )
 
     def _int_column(self, attr_name: str, hint: Any, text: str, what: str) -> tuple[str, bytes]:
         if hint is not int:
@@ -575,7 +639,7 @@ class _Declaration:
 
     def _check_layout(self, stored: dict[str, StoredField]) -> None:
         exact: dict[bytes, str] = {}
-        maps = [f for f in stored.values() if isinstance(f, MapField)]
+        maps = [f for f in stored.values() if isinstance(f, MapField) and not f.extra]
         versions = [f.name for f in stored.values() if isinstance(f, VersionField)]
         if len(versions) > 1:
             self.fail(f"a model has at most one version field, not {versions}", field=versions[1])
@@ -618,6 +682,8 @@ class _Declaration:
         for item in stored.values():
             if isinstance(item, CounterField | VersionField):
                 continue
+            if isinstance(item, MapField) and not item.family:
+                continue  # a catch-all of every family: its cells are another program's
             family = self.table.family(item.family)
             if family.has_ttl and ttl > timedelta(seconds=family.ttl):
                 self.fail(

@@ -9,6 +9,7 @@ from typing import Any
 import attrs
 
 from hmodel.codecs import Codec, Long
+from hmodel.errors import EncodeError
 from hmodel.keys import Key
 from hmodel.model.specifier import NO_DEFAULT
 from hmodel.schema import Table
@@ -129,34 +130,78 @@ class MapField:
     value_codec: Codec[Any]
     max_bytes: int | None = None
     warn_bytes: int | None = None
+    #: A catch-all (``extra_field``): the qualifiers no other field of the model uses.
+    extra: bool = False
+    #: For a catch-all: the columns of the model's other fields, which it never holds.
+    claimed: frozenset[bytes] = frozenset()
+    #: For a catch-all: the other maps' ``(family, prefix)``, whose entries it never holds.
+    others: tuple[tuple[bytes, bytes], ...] = ()
+    #: For a catch-all over every family (``family=""``): the table's families.
+    families: tuple[bytes, ...] = ()
 
     @property
     def owns_family(self) -> bool:
         """Whether every qualifier of the family belongs to this map (``prefix`` is empty).
 
-        Only then may a full save clear old entries with a single family delete.
+        Only then may a full save clear old entries with a single family delete. A
+        catch-all shares its family with the model's other fields, so it never does.
         """
-        return not self.prefix
+        return not self.prefix and not self.extra
 
     @property
     def family_bytes(self) -> bytes:
-        """The family name as bytes (``b"f"``)."""
+        """The family name as bytes (``b"f"``; ``b""`` for a catch-all over all families)."""
         return self.family.encode()
+
+    @property
+    def read_families(self) -> tuple[bytes, ...]:
+        """The families a read of the whole map needs (all of them for a catch-all of all)."""
+        return self.families if self.extra and not self.family else (self.family_bytes,)
 
     def column_for(self, key: Any) -> bytes:
         """Return the column of the entry ``key``: ``b"f:" + prefix + key_codec.encode(key)``.
 
         Raises:
-            EncodeError: The key codec refuses ``key``.
+            EncodeError: The key codec refuses ``key``, or a catch-all's key names a
+                column another field uses (or, over all families, is not ``b"f:q"`` of
+                a family of the table).
         """
-        return _column(self.family, self.prefix + self.key_codec.encode(key))
+        column = self.column_of(self.key_codec.encode(key))
+        if column is None:
+            raise EncodeError(
+                f"map field {self.name!r} cannot hold this key: it names a column another "
+                "field of the model uses, or no column of the table's families",
+                value=key,
+            )
+        return column
+
+    def column_of(self, suffix: bytes) -> bytes | None:
+        """The column of the encoded entry key ``suffix``, or ``None`` if not this map's."""
+        column = (
+            suffix if self.extra and not self.family else _column(self.family, self.prefix + suffix)
+        )
+        return column if self.qualifier_suffix(column) == suffix else None
 
     def qualifier_suffix(self, column: bytes) -> bytes | None:
-        """Return the encoded entry key of ``column`` if the column belongs to this map."""
+        """Return the encoded entry key of ``column`` if the column belongs to this map.
+
+        A catch-all over one family gives the qualifier; over all families the whole
+        column ``b"f:q"``. Either leaves out the columns of the model's other fields.
+        """
         family, sep, qualifier = column.partition(b":")
-        if not sep or family != self.family_bytes or not qualifier.startswith(self.prefix):
+        if not sep:
             return None
-        return qualifier[len(self.prefix) :]
+        if not self.extra:
+            if family != self.family_bytes or not qualifier.startswith(self.prefix):
+                return None
+            return qualifier[len(self.prefix) :]
+        if (family not in self.families) if not self.family else (family != self.family_bytes):
+            return None
+        if column in self.claimed or any(
+            family == other and qualifier.startswith(prefix) for other, prefix in self.others
+        ):
+            return None
+        return qualifier if self.family else column
 
 
 @attrs.frozen
@@ -222,6 +267,8 @@ class ModelInfo:
         plain_init: The class builds instances with the ``__init__`` attrs generates and no
             ``__attrs_pre_init__``/``__attrs_post_init__``: a loaded row may then be turned
             into an instance by setting its slots directly (no hook would have run).
+        missing: What a row without the cell of a required field reads as: ``"error"``
+            (a :class:`~hmodel.errors.DecodeError` naming row and field) or ``"none"``.
     """
 
     cls: type[Any]
@@ -235,6 +282,7 @@ class ModelInfo:
     warn_cell_bytes: int | None = None
     allow_monotonic_key: bool | str = False
     plain_init: bool = False
+    missing: str = "error"
 
     def __repr__(self) -> str:
         return f"ModelInfo({self.name!r}, table={self.table.full_name!r}, key={self.key!r})"

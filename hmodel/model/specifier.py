@@ -14,10 +14,12 @@ __all__ = [
     "NO_DEFAULT",
     "ColumnSpec",
     "CounterSpec",
+    "ExtraSpec",
     "MapSpec",
     "Spec",
     "VersionSpec",
     "counter",
+    "extra_field",
     "field",
     "map_field",
     "version_field",
@@ -82,7 +84,14 @@ class VersionSpec:
     column: str
 
 
-Spec = ColumnSpec | MapSpec | CounterSpec | VersionSpec
+@attrs.frozen
+class ExtraSpec:
+    """What ``extra_field(...)`` declared: the qualifiers no other field uses."""
+
+    family: str | None
+
+
+Spec = ColumnSpec | MapSpec | CounterSpec | VersionSpec | ExtraSpec
 
 
 @overload
@@ -204,6 +213,23 @@ def map_field(
             encoded value is longer than this. Default: the model's ``warn_cell_bytes``.
     """
     return MapSpec(family, prefix, key_codec, value_codec, max_bytes, warn_bytes)
+
+
+def extra_field(family: str | None = None) -> Any:
+    """Declare a catch-all of the cells no other field of the model declares, byte for byte.
+
+    ``rest: dict[bytes, bytes] = extra_field("d")`` holds every qualifier of family ``d``
+    that no column, counter, version or map field of the model uses, qualifier bytes to
+    cell bytes; ``extra_field()`` does so for every family of the table, keyed by the
+    whole column ``b"f:q"``. A scan then loses no cell of a table another program wrote,
+    and a save writes the entries back unchanged (entries removed from the dict are
+    deleted only when the repository reads the stored row first, as for a map with a
+    prefix). A key naming a declared column is refused. At most one per model.
+
+    Args:
+        family: The family, or ``None`` for all the table's families.
+    """
+    return ExtraSpec(family)
 
 
 def counter(column: str) -> int:
