@@ -61,10 +61,6 @@ def phoenix_salt(rest: bytes, buckets: int) -> bytes:
     return bytes([remainder])
 
 
-def _flip(data: bytes) -> bytes:
-    return bytes(b ^ 0xFF for b in data)
-
-
 #: (layout, rowspec, the rowkey it must be) of the layouts Java code writes.
 KEY_LAYOUTS: list[tuple[str, str, bytes]] = [
     ("string", rowspec(part("str", "o1")), Key(Str("id", terminated=False)).encode({"id": "o1"})),
@@ -242,3 +238,26 @@ def test_hmodel_foreign_keys_are_found_by_java(
     assert answer["found"], f"Java's Get missed hmodel's delimited row on {protocol}"
     decoded = {column: cell["decoded"] for column, cell in answer["cells"].items()}
     assert decoded == {"d:c": "-17", "d:l": str(1 << 33)}
+
+
+@model(INTEROP_TEXT, key=phoenix_key(Str("id"), Int("n", size=8), salt_buckets=4))
+class Salted:
+    """A Phoenix salted key (SALT_BUCKETS = 4) with a Phoenix BIGINT cell (K3)."""
+
+    id: str
+    n: int
+    amount: int = field("d:a", codec=PhoenixInt(size=8))
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_hmodel_phoenix_rows_are_found_by_java(
+    java: JavaClient, real_backends: dict[str, Backend], interop_table: str, protocol: str
+) -> None:
+    """Java's Get of Phoenix's bytes (salt, VARCHAR, 00, BIGINT) finds hmodel's salted row."""
+    salted = Salted(id=f"order{PROTOCOLS.index(protocol)}", n=-42, amount=-(1 << 50))
+    mutations = mapper_for(Salted).to_mutations(salted, timestamp=MOMENT_MS)
+    real_backends[protocol].mutate(interop_table, list(mutations))
+    spec = rowspec(part("salt", 4), part("str", salted.id), part("hex", "00"), part("phlong", -42))
+    answer = java.get(interop_table, spec, {"d:a": "phlong"})
+    assert answer["found"], f"Java's Get missed hmodel's Phoenix row on {protocol}"
+    assert answer["cells"]["d:a"]["decoded"] == str(-(1 << 50))

@@ -258,6 +258,10 @@ public final class Interop {
         return Boolean.toString(Bytes.toBoolean(value));
       case "hex":
         return Bytes.toHex(value);
+      case "phint":
+        return Integer.toString(Bytes.toInt(value) ^ Integer.MIN_VALUE);
+      case "phlong":
+        return Long.toString(Bytes.toLong(value) ^ Long.MIN_VALUE);
       default:
         throw new IllegalArgumentException("unknown kind " + kind);
     }
