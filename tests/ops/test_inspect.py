@@ -379,3 +379,22 @@ def test_a_key_leading_with_an_instant_is_modelled_without_a_warning() -> None:
         inspection = inspect_table(backend, "recent_first")
     assert inspection.verification.ok
     assert "allow_monotonic_key=" in inspection.source
+
+
+def test_inspect_writes_the_module_to_output(
+    capsys: pytest.CaptureFixture[str], served_table: FakeHBaseServer, tmp_path: Any
+) -> None:
+    """--output FILE: the module in the file, nothing but the check on the streams."""
+    target = tmp_path / "scripted_model.py"
+    address = f"{served_table.host}:{served_table.port}"
+    assert main(["inspect", "scripted", "--thrift", address, "-o", str(target)]) == 0
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "12 of 12" in err
+    assert "class Scripted:" in target.read_text()
+
+
+def test_inspect_refuses_both_protocols(capsys: pytest.CaptureFixture[str]) -> None:
+    """--hbase and --hbase2 together: exit 2, naming both."""
+    assert main(["inspect", "t", "--hbase", "h:1", "--hbase2", "h:2"]) == 2
+    assert "--hbase2" in capsys.readouterr().err
