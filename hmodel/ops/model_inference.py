@@ -66,6 +66,8 @@ class ModelGuess:
         key: The key layout.
         columns: The fixed-qualifier fields, by column.
         maps: The map fields, by family.
+        extra: The name of the catch-all field (``extra_field()``) that keeps the cells
+            of qualifiers the sample did not show.
     """
 
     sample: TableSample
@@ -73,6 +75,7 @@ class ModelGuess:
     key: KeyGuess
     columns: tuple[ColumnGuess, ...]
     maps: tuple[MapGuess, ...]
+    extra: str = "extra"
 
 
 def class_name_of(table: str) -> str:
@@ -144,7 +147,9 @@ def infer_model(sample: TableSample) -> ModelGuess:
                     len(values) < len(sample.rows),
                 )
             )
-    return ModelGuess(sample, class_name_of(sample.table), key, tuple(columns), tuple(maps))
+    extra = _identifier("extra", taken, "all")
+    name = class_name_of(sample.table)
+    return ModelGuess(sample, name, key, tuple(columns), tuple(maps), extra)
 
 
 def _utf8(data: bytes) -> bool:

@@ -96,7 +96,7 @@ def render_module(guess: ModelGuess) -> str:
     annotations = [c.value.annotation for c in guess.columns] + [
         m.value.annotation for m in guess.maps
     ]
-    hmodel_names = ["Family", "Table", "model"]
+    hmodel_names = ["Family", "Table", "extra_field", "model"]
     hmodel_names += ["field"] if guess.columns else []
     hmodel_names += ["map_field"] if guess.maps else []
     key_names = sorted({"Key", *guess.key.names})
@@ -149,4 +149,8 @@ def render_module(guess: ModelGuess) -> str:
         lines += _column_lines(column)
     for family in guess.maps:
         lines += _map_lines(family)
+    lines += [
+        "    # the cells of qualifiers the sample did not show, byte for byte: a scan loses none",
+        f"    {guess.extra}: dict[bytes, bytes] = extra_field()",
+    ]
     return "\n".join(lines) + "\n"

@@ -398,3 +398,16 @@ def test_inspect_refuses_both_protocols(capsys: pytest.CaptureFixture[str]) -> N
     """--hbase and --hbase2 together: exit 2, naming both."""
     assert main(["inspect", "t", "--hbase", "h:1", "--hbase2", "h:2"]) == 2
     assert "--hbase2" in capsys.readouterr().err
+
+
+def test_rows_beyond_the_sample_keep_their_unseen_qualifiers() -> None:
+    """A qualifier the sample never showed lands in the catch-all and re-encodes exactly."""
+    backend = MemoryBackend()
+    rows = {f"k{n}".encode(): {b"d:a": b"x"} for n in range(5)}
+    rows[b"z9"] = {b"d:a": b"y", b"d:later": b"\x00\x01"}
+    _table(backend, "growing", rows)
+    inspection = inspect_table(backend, "growing", limit=5)
+    assert "later" not in inspection.source
+    module = load_module(inspection.source)
+    everything = sample_table(backend, "growing").rows
+    assert verify_rows(module.Growing, everything).ok
