@@ -251,6 +251,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_spread(commands)
     add_diff(commands)
 
+    from hmodel.ops.inspect_command import configure as add_inspect
+
+    add_inspect(commands)
+
     from hmodel.ops.job_command import configure as add_job
 
     add_job(commands)
