@@ -21,6 +21,7 @@ __all__ = [
     "Mutation",
     "Put",
     "Region",
+    "RowBatch",
     "RowResult",
     "Scan",
     "WireCells",
@@ -265,6 +266,49 @@ class Delete:
 
 #: One mutation of a row, as `Backend.mutate` takes them: a `Put` or a `Delete`.
 Mutation = Put | Delete
+
+
+class RowBatch:
+    """Whole rows of one write, all at one timestamp and ttl, as checked bytes (a fast path).
+
+    What a repository's compiled writer hands a backend that offers it
+    (:meth:`Backend.row_batch`): per row, ``(column, value)`` pairs, ``value`` ``None``
+    for a delete of every version of the column up to the batch's timestamp (as
+    ``Delete(row, column, timestamp)``). The caller vouches for the bytes: rows of 1 to
+    32,767 bytes, columns ``b"family:qualifier"`` with a non-empty family among
+    :attr:`families`, values of exact type ``bytes``: no cell is checked again. A backend's
+    own subclass builds its protocol's structures as rows are added; written with
+    :meth:`Backend.write_rows`, a batch lands exactly as ``mutate(table,
+    batch.mutations())`` would, on the same RPCs with the same bytes.
+
+    Args:
+        timestamp: Every cell's timestamp in epoch ms (>= 0).
+        ttl: Every put's TTL in ms (F8); ``None``: the family's only.
+        families: The family names the columns may use (a superset is fine).
+    """
+
+    __slots__ = ("_rows", "families", "timestamp", "ttl")
+
+    def __init__(self, timestamp: int, ttl: int | None, families: frozenset[bytes]) -> None:
+        self.timestamp = timestamp
+        self.ttl = ttl
+        self.families = families
+        self._rows: list[tuple[bytes, list[tuple[bytes, bytes | None]]]] = []
+
+    def add_row(self, row: bytes, cells: list[tuple[bytes, bytes | None]]) -> None:
+        """Add a row's cells, in the order they are to be applied (a row may come again)."""
+        self._rows.append((row, cells))
+
+    def mutations(self) -> list[Mutation]:
+        """The batch as the protocol's mutations: a ``Put`` or ``Delete`` per cell, in order."""
+        timestamp, ttl = self.timestamp, self.ttl
+        return [
+            Delete(row, column, timestamp)
+            if value is None
+            else Put(row, column, value, timestamp, ttl)
+            for row, cells in self._rows
+            for column, value in cells
+        ]
 
 
 @attrs.frozen
@@ -609,6 +653,24 @@ class Backend(abc.ABC):
             table=table,
             row=row,
         )
+
+    def row_batch(
+        self, table: str, timestamp: int, ttl: int | None, families: frozenset[bytes]
+    ) -> RowBatch | None:
+        """A :class:`RowBatch` of this backend's own, for :meth:`write_rows`; or ``None``.
+
+        Optional: a backend that builds its protocol's structures straight from checked
+        bytes returns its batch here; ``None`` (this default) means "no such path: send
+        :meth:`mutate` the batch's mutations", which is what a caller then does. No I/O.
+        """
+        return None
+
+    def write_rows(self, table: str, batch: RowBatch) -> None:
+        """Write ``batch`` (from :meth:`row_batch`): as ``mutate(table, batch.mutations())``.
+
+        The same RPCs, bytes, atomicity and errors as that ``mutate``; this default is it.
+        """
+        self.mutate(table, batch.mutations())
 
     def close(self) -> None:  # noqa: B027 -- optional hook, most backends hold nothing
         """Release connections and other resources; the backend is unusable afterwards."""

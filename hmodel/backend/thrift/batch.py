@@ -14,13 +14,13 @@ from hmodel.backend.argument import (
     require_row,
     require_timestamp,
 )
-from hmodel.backend.base import Delete, Mutation, Put
+from hmodel.backend.base import Delete, Mutation, Put, RowBatch
 from hmodel.backend.thrift.argument import require_bytes, require_cell_column
 from hmodel.backend.thrift.idl import BatchMutation
 from hmodel.backend.thrift.idl import Mutation as TMutation
 from hmodel.errors import IllegalArgumentError
 
-__all__ = ["TTL_ATTRIBUTE", "MutationBatch", "plan_batches", "ttl_attribute"]
+__all__ = ["TTL_ATTRIBUTE", "MutationBatch", "Thrift1RowBatch", "plan_batches", "ttl_attribute"]
 
 #: The operation attribute HBase's ``Mutation.setTTL`` sets: the TTL in milliseconds as an
 #: 8-byte big-endian signed long.
@@ -63,6 +63,64 @@ class MutationBatch:
     def row_batches(self) -> list[Any]:
         """The ``list<BatchMutation>`` argument: one ``BatchMutation`` per row."""
         return [BatchMutation(row=row, mutations=list(ms)) for row, ms in self.rows.items()]
+
+
+class Thrift1RowBatch(RowBatch):
+    """A :class:`~hmodel.backend.base.RowBatch` kept as Thrift1 ``Mutation`` structs.
+
+    Each added cell becomes its ``Mutation`` at once (``isDelete`` false with the value,
+    or true for a column delete), appended to its row's list in order of arrival (a row
+    added again extends its list): the structs :func:`plan_batches` builds for
+    ``batch.mutations()``, which all share one ``(timestamp, ttl)`` and so travel in one
+    ``mutateRowsTs``, without a ``Put`` per cell or a check of each.
+    """
+
+    __slots__ = ("has_deletes", "has_puts", "rows")
+
+    def __init__(self, timestamp: int, ttl: int | None, families: frozenset[bytes]) -> None:
+        super().__init__(timestamp, ttl, families)
+        self.rows: dict[bytes, list[Any]] = {}
+        self.has_puts = False
+        self.has_deletes = False
+
+    def add_row(self, row: bytes, cells: list[tuple[bytes, bytes | None]]) -> None:
+        """Add a row's cells as ``Mutation`` structs (see the class docstring)."""
+        structs = self.rows.get(row)
+        if structs is None:
+            structs = self.rows[row] = []
+        add = structs.append
+        puts = deletes = False
+        for column, value in cells:
+            if value is None:
+                deletes = True
+                add(TMutation(True, column))  # isDelete, column
+            else:
+                puts = True
+                add(TMutation(False, column, value))  # isDelete, column, value
+        if puts:
+            self.has_puts = True
+        if deletes:
+            self.has_deletes = True
+
+    def mutations(self) -> list[Mutation]:
+        """The batch's puts and deletes, in order (as the structs were added)."""
+        timestamp, ttl = self.timestamp, self.ttl
+        return [
+            Delete(row, m.column, timestamp)
+            if m.isDelete
+            else Put(row, m.column, m.value, timestamp, ttl)
+            for row, structs in self.rows.items()
+            for m in structs
+        ]
+
+    @property
+    def attributes(self) -> dict[bytes, bytes]:
+        """The call's ``attributes``: the TTL attribute when the batch has a TTL."""
+        return {} if self.ttl is None else ttl_attribute(self.ttl)
+
+    def row_batches(self) -> list[Any]:
+        """The ``list<BatchMutation>`` argument: one ``BatchMutation`` per row."""
+        return [BatchMutation(row=row, mutations=ms) for row, ms in self.rows.items()]
 
 
 #: No timestamp or ttl seen yet (``None`` is one).
