@@ -24,7 +24,6 @@ from hmodel.backend.base import (
     Increment,
     Mutation,
     Put,
-    RowBatch,
     RowResult,
     Scan,
 )
@@ -151,16 +150,6 @@ class AsyncBackend(abc.ABC):
         raise UnsupportedOperationError(
             f"{type(self).__name__} cannot check-and-mutate", table=table, row=row
         )
-
-    def row_batch(
-        self, table: str, timestamp: int, ttl: int | None, families: frozenset[bytes]
-    ) -> RowBatch | None:
-        """As ``Backend.row_batch``: this backend's own batch, or ``None`` (no I/O)."""
-        return None
-
-    async def write_rows(self, table: str, batch: RowBatch) -> None:
-        """As ``Backend.write_rows``: ``mutate(table, batch.mutations())`` by default."""
-        await self.mutate(table, batch.mutations())
 
     def mutate_round_trips(self, mutations: Sequence[Mutation]) -> int:
         """As ``Backend.mutate_round_trips`` (arithmetic, no request)."""

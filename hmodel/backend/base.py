@@ -271,15 +271,20 @@ Mutation = Put | Delete
 class RowBatch:
     """Whole rows of one write, all at one timestamp and ttl, as checked bytes (a fast path).
 
-    What a repository's compiled writer hands a backend that offers it
-    (:meth:`Backend.row_batch`): per row, ``(column, value)`` pairs, ``value`` ``None``
+    What a repository's compiled writer hands a backend that offers it: per row,
+    ``(column, value)`` pairs, ``value`` ``None``
     for a delete of every version of the column up to the batch's timestamp (as
     ``Delete(row, column, timestamp)``). The caller vouches for the bytes: rows of 1 to
     32,767 bytes, columns ``b"family:qualifier"`` with a non-empty family among
-    :attr:`families`, values of exact type ``bytes``: no cell is checked again. A backend's
-    own subclass builds its protocol's structures as rows are added; written with
-    :meth:`Backend.write_rows`, a batch lands exactly as ``mutate(table,
-    batch.mutations())`` would, on the same RPCs with the same bytes.
+    :attr:`families`, values of exact type ``bytes``: no cell is checked again.
+
+    The fast path is optional, beyond the :class:`Backend` protocol (a wrapper or a
+    user's backend without it takes ``mutate``): a backend offers it with two methods,
+    ``row_batch(table, timestamp, ttl, families)``, which returns its own subclass
+    (building its protocol's structures as rows are added; no I/O), and
+    ``write_rows(table, batch)`` (awaitable on an asyncio backend), which lands the batch
+    exactly as ``mutate(table, batch.mutations())`` would: the same RPCs with the same
+    bytes, the same atomicity and errors. This class is the generic form, a list of rows.
 
     Args:
         timestamp: Every cell's timestamp in epoch ms (>= 0).
@@ -653,24 +658,6 @@ class Backend(abc.ABC):
             table=table,
             row=row,
         )
-
-    def row_batch(
-        self, table: str, timestamp: int, ttl: int | None, families: frozenset[bytes]
-    ) -> RowBatch | None:
-        """A :class:`RowBatch` of this backend's own, for :meth:`write_rows`; or ``None``.
-
-        Optional: a backend that builds its protocol's structures straight from checked
-        bytes returns its batch here; ``None`` (this default) means "no such path: send
-        :meth:`mutate` the batch's mutations", which is what a caller then does. No I/O.
-        """
-        return None
-
-    def write_rows(self, table: str, batch: RowBatch) -> None:
-        """Write ``batch`` (from :meth:`row_batch`): as ``mutate(table, batch.mutations())``.
-
-        The same RPCs, bytes, atomicity and errors as that ``mutate``; this default is it.
-        """
-        self.mutate(table, batch.mutations())
 
     def close(self) -> None:  # noqa: B027 -- optional hook, most backends hold nothing
         """Release connections and other resources; the backend is unusable afterwards."""

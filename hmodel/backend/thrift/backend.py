@@ -648,20 +648,22 @@ class ThriftBackend(ThriftBackendBase):
 
     def write_rows_op(self, table: str, batch: RowBatch) -> Op[None]:
         """The operation of :meth:`write_rows` (sans-I/O: yields its calls)."""
-        if type(batch) is not Thrift1RowBatch:
+        if not isinstance(batch, Thrift1RowBatch):
             yield from self.mutate_op(table, batch.mutations())
             return
-        if not batch.rows:
+        calls = batch.calls()
+        if not calls:
             return
         server_name = self._data_name(table)
-        if len(batch.rows) > 1 or (batch.has_puts and batch.has_deletes):
+        if batch.checks_families:
             known = self._families.get(server_name)
             if known is None or not batch.families.issubset(known):
                 yield from self._require_families(table, batch.mutations())
-        yield rpc(
-            "mutateRowsTs", server_name, batch.row_batches(), batch.timestamp,
-            batch.attributes, retry=Retry.IDEMPOTENT, table=table,
-        )  # fmt: skip
+        for row_batches, attributes in calls:
+            yield rpc(
+                "mutateRowsTs", server_name, row_batches, batch.timestamp, attributes,
+                retry=Retry.IDEMPOTENT, table=table,
+            )  # fmt: skip
 
     def increment(self, table: str, row: bytes, column: bytes, amount: int = 1) -> int:
         """Add ``amount`` with ``atomicIncrement`` and return the new value; never retried.

@@ -71,56 +71,79 @@ class Thrift1RowBatch(RowBatch):
     Each added cell becomes its ``Mutation`` at once (``isDelete`` false with the value,
     or true for a column delete), appended to its row's list in order of arrival (a row
     added again extends its list): the structs :func:`plan_batches` builds for
-    ``batch.mutations()``, which all share one ``(timestamp, ttl)`` and so travel in one
-    ``mutateRowsTs``, without a ``Put`` per cell or a check of each.
+    ``batch.mutations()``, without a ``Put`` per cell or a check of each. Deletes carry
+    no TTL, so with a ttl they travel in a call of their own after the puts' (as
+    :func:`plan_batches` orders them); without one, in the puts' call.
     """
 
-    __slots__ = ("has_deletes", "has_puts", "rows")
+    __slots__ = ("deletes", "has_deletes", "has_puts", "rows")
 
     def __init__(self, timestamp: int, ttl: int | None, families: frozenset[bytes]) -> None:
         super().__init__(timestamp, ttl, families)
+        #: Per row, its puts' structs (and its deletes' when the batch has no ttl).
         self.rows: dict[bytes, list[Any]] = {}
+        #: Per row, its deletes' structs when the batch has a ttl (another call).
+        self.deletes: dict[bytes, list[Any]] = self.rows if ttl is None else {}
         self.has_puts = False
         self.has_deletes = False
 
     def add_row(self, row: bytes, cells: list[tuple[bytes, bytes | None]]) -> None:
         """Add a row's cells as ``Mutation`` structs (see the class docstring)."""
-        structs = self.rows.get(row)
-        if structs is None:
-            structs = self.rows[row] = []
-        add = structs.append
-        puts = deletes = False
+        structs: list[Any] | None = None
+        deleted: list[Any] | None = None
         for column, value in cells:
             if value is None:
-                deletes = True
-                add(TMutation(True, column))  # isDelete, column
-            else:
-                puts = True
-                add(TMutation(False, column, value))  # isDelete, column, value
-        if puts:
-            self.has_puts = True
-        if deletes:
-            self.has_deletes = True
+                if deleted is None:
+                    deleted = self.deletes.get(row)
+                    if deleted is None:
+                        deleted = self.deletes[row] = []
+                    self.has_deletes = True
+                deleted.append(TMutation(True, column))  # isDelete, column
+                continue
+            if structs is None:
+                structs = self.rows.get(row)
+                if structs is None:
+                    structs = self.rows[row] = []
+                self.has_puts = True
+            structs.append(TMutation(False, column, value))  # isDelete, column, value
 
     def mutations(self) -> list[Mutation]:
-        """The batch's puts and deletes, in order (as the structs were added)."""
+        """The batch's puts and deletes (row by row, each call's in turn)."""
         timestamp, ttl = self.timestamp, self.ttl
+        groups = [self.rows] if self.deletes is self.rows else [self.rows, self.deletes]
         return [
             Delete(row, m.column, timestamp)
             if m.isDelete
             else Put(row, m.column, m.value, timestamp, ttl)
-            for row, structs in self.rows.items()
+            for group in groups
+            for row, structs in group.items()
             for m in structs
         ]
 
-    @property
-    def attributes(self) -> dict[bytes, bytes]:
-        """The call's ``attributes``: the TTL attribute when the batch has a TTL."""
-        return {} if self.ttl is None else ttl_attribute(self.ttl)
+    def calls(self) -> list[tuple[list[Any], dict[bytes, bytes]]]:
+        """Per ``mutateRowsTs`` call, in order: its ``list<BatchMutation>`` and attributes."""
+        calls = []
+        if self.rows:
+            attributes = {} if self.ttl is None else ttl_attribute(self.ttl)
+            calls.append((_row_batches(self.rows), attributes))
+        if self.deletes is not self.rows and self.deletes:
+            calls.append((_row_batches(self.deletes), {}))
+        return calls
 
-    def row_batches(self) -> list[Any]:
-        """The ``list<BatchMutation>`` argument: one ``BatchMutation`` per row."""
-        return [BatchMutation(row=row, mutations=ms) for row, ms in self.rows.items()]
+    @property
+    def checks_families(self) -> bool:
+        """Whether ``mutate`` would check the families first (a call that could land in part).
+
+        That is: several calls, several rows, or one call of puts and deletes.
+        """
+        if self.deletes is not self.rows:
+            return (bool(self.rows) and bool(self.deletes)) or len(self.rows or self.deletes) > 1
+        return len(self.rows) > 1 or (self.has_puts and self.has_deletes)
+
+
+def _row_batches(rows: dict[bytes, list[Any]]) -> list[Any]:
+    """The ``list<BatchMutation>`` argument: one ``BatchMutation`` per row."""
+    return [BatchMutation(row=row, mutations=ms) for row, ms in rows.items()]
 
 
 #: No timestamp or ttl seen yet (``None`` is one).

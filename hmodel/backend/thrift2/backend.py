@@ -486,7 +486,7 @@ class Thrift2Backend(Thrift2Admin):
 
     def write_rows_op(self, table: str, batch: RowBatch) -> Op[None]:
         """The operation of :meth:`write_rows` (sans-I/O: yields its calls)."""
-        if type(batch) is not Thrift2RowBatch:
+        if not isinstance(batch, Thrift2RowBatch):
             yield from self.mutate_op(table, batch.mutations())
             return
         rows = batch.row_count
