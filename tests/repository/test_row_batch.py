@@ -21,7 +21,19 @@ import thriftpy2.utils
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hmodel import Family, Int, Key, ReverseTimestamp, Salt, Str, Table, counter, field, model
+from hmodel import (
+    Family,
+    Int,
+    Key,
+    ReverseTimestamp,
+    Salt,
+    Str,
+    Table,
+    counter,
+    field,
+    map_field,
+    model,
+)
 from hmodel.backend.base import RowBatch, Scan
 from hmodel.backend.memory import MemoryBackend
 from hmodel.backend.thrift import ThriftBackend
@@ -31,8 +43,6 @@ from hmodel.codecs import Json
 from hmodel.errors import HModelError
 from hmodel.model import model_info
 from hmodel.repository import Repository
-
-from ..mapping.sample import User
 
 EPOCH = datetime(2024, 1, 1, tzinfo=timezone.utc)
 
@@ -89,6 +99,15 @@ def _wides(clean: bool) -> st.SearchStrategy[Wide]:
         doc=st.lists(st.integers(0, 10**6), max_size=3),
         either=st.integers(-3, 3) | st.text(max_size=3),
     )
+
+
+@model(Table("fanned", [Family("i"), Family("f")]), key=Key(Str("user_id")))
+class User:
+    """A map field owning its family (F9): saves of it take the general path."""
+
+    user_id: str
+    nickname: str = field("i:n")
+    fans: dict[str, str] = map_field("f")
 
 
 WIDES = _wides(clean=False)
