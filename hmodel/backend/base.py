@@ -272,11 +272,11 @@ class RowBatch:
     """Whole rows of one write, all at one timestamp and ttl, as checked bytes (a fast path).
 
     What a repository's compiled writer hands a backend that offers it: per row,
-    ``(column, value)`` pairs, ``value`` ``None``
-    for a delete of every version of the column up to the batch's timestamp (as
-    ``Delete(row, column, timestamp)``). The caller vouches for the bytes: rows of 1 to
-    32,767 bytes, columns ``b"family:qualifier"`` with a non-empty family among
-    :attr:`families`, values of exact type ``bytes``: no cell is checked again.
+    ``(column, value)`` pairs, ``value`` ``None`` for a delete of every version of the
+    column up to the batch's timestamp (as ``Delete(row, column, timestamp)``). The caller
+    vouches for the bytes: rows of 1 to 32,767 bytes, columns ``b"family:qualifier"`` with
+    a non-empty family among :attr:`families`, values of exact type ``bytes``: no cell is
+    checked again.
 
     The fast path is optional, beyond the :class:`Backend` protocol (a wrapper or a
     user's backend without it takes ``mutate``): a backend offers it with two methods,
@@ -289,7 +289,8 @@ class RowBatch:
     Args:
         timestamp: Every cell's timestamp in epoch ms (>= 0).
         ttl: Every put's TTL in ms (F8); ``None``: the family's only.
-        families: The family names the columns may use (a superset is fine).
+        families: Every family the columns use (a backend that finds them all among the
+            table's cached families checks no cell's; a superset only costs that check).
     """
 
     __slots__ = ("_rows", "families", "timestamp", "ttl")

@@ -489,8 +489,8 @@ class RepositoryCore(Generic[M, B]):
 
         ``None`` when the backend offers no batch (``row_batch`` absent or ``None``) or an
         instance needs the mapper's full path: the caller then builds the mutations. The
-        batch writes exactly what ``mutate`` of those mutations would (the backends'
-        agreement tests and ``tests/mapping/test_row_batch.py`` hold them to it).
+        batch writes exactly what ``mutate`` of those mutations would, byte for byte
+        (``tests/repository/test_row_batch.py`` holds every backend's batch to it).
         """
         make = getattr(self.backend, "row_batch", None)
         if make is None:
