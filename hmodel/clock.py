@@ -5,11 +5,15 @@ from __future__ import annotations
 import threading
 import time
 import weakref
-from collections import OrderedDict
-from collections.abc import Iterable
-from typing import Protocol
+from collections import OrderedDict, deque
+from collections.abc import Iterable, Sequence
+from itertools import repeat
+from typing import Any, Protocol
 
-__all__ = ["Clock", "ManualClock", "WriteStamps", "stamps_for", "system_clock"]
+__all__ = ["BATCH_ROWS", "Clock", "ManualClock", "WriteStamps", "stamps_for", "system_clock"]
+
+#: From how many rows :meth:`WriteStamps.next` remembers a write as one batch record.
+BATCH_ROWS = 32
 
 
 class Clock(Protocol):
@@ -94,6 +98,13 @@ class WriteStamps:
     order holds across a clock step back of up to a second); at most ``max_rows`` are
     remembered (the oldest are forgotten first).
 
+    A batch (:data:`BATCH_ROWS` rows or more) is remembered as one record (a copy of its
+    rows, made a set only when a later write of the same millisecond looks a row up in
+    it), so its stamp costs no Python step per row. Only records the clock has not
+    passed can raise a stamp (an older one is below the clock's time, which every stamp
+    reaches anyway): batch records are kept in stamp order, so a look-up reads only the
+    last few, and the per-row records are not looked at when none is that recent.
+
     :meth:`observe` folds in a timestamp seen elsewhere (a cell read, a version number),
     so that a write made after reading a row is stamped after what was read, even when
     the row was written by another process whose clock runs ahead.
@@ -130,15 +141,39 @@ class WriteStamps:
         self.clock = clock
         self.max_rows = max_rows
         self._rows: OrderedDict[bytes, int] = OrderedDict()
+        #: Batch records ``[stamp, rows, their set or None]``, in non-decreasing stamp order.
+        self._batches: deque[list[Any]] = deque()
+        self._batched = 0  # rows in the batch records
+        self._rows_top = 0  # no per-row record is greater
         self._floor = 0  # the last stamp handed out without rows: every stamp exceeds it
         self._last = 0
         self._lock = threading.Lock()
 
     def _forget(self, now: int) -> None:
-        rows = self._rows
+        rows, batches = self._rows, self._batches
         horizon = now - 1000
+        while batches and (len(rows) + self._batched > self.max_rows or batches[0][0] < horizon):
+            self._batched -= len(batches.popleft()[1])
         while rows and (len(rows) > self.max_rows or next(iter(rows.values())) < horizon):
             rows.popitem(last=False)
+
+    def _last_of(self, keys: Sequence[bytes], now: int) -> int:
+        """The greatest record of ``keys`` that the clock's ``now`` has not passed, or less."""
+        last = self._floor
+        if self._rows_top >= now:  # else every per-row record is below the clock's time
+            known = self._rows
+            last = max(last, max(map(known.get, keys, repeat(0)), default=0))
+        for record in reversed(self._batches):
+            stamp = record[0]
+            if stamp < now or stamp <= last:
+                break  # this record and every earlier one: at most what is found
+            batch = record[2]
+            if batch is None:
+                batch = record[2] = set(record[1])
+            if not batch.isdisjoint(keys):
+                last = stamp
+                break
+        return last
 
     def next(self, count: int = 1, *, after: int = 0, rows: Iterable[bytes] | None = None) -> int:
         """Reserve ``count`` consecutive stamps for writes of ``rows``; return the first.
@@ -155,15 +190,18 @@ class WriteStamps:
                 first = max(now, self._last + 1, after + 1)
                 self._floor = self._last = first + count - 1
                 return first
-            keys = list(rows)
-            last = self._floor
-            for key in keys:
-                last = max(last, self._rows.get(key, 0))
-            first = max(now, last + 1, after + 1)
+            keys = rows if type(rows) is list or type(rows) is tuple else list(rows)
+            first = max(now, self._last_of(keys, now) + 1, after + 1)
             final = first + count - 1
-            for key in keys:
-                self._rows[key] = final
-                self._rows.move_to_end(key)
+            batches = self._batches
+            if len(keys) >= BATCH_ROWS and (not batches or batches[-1][0] <= final):
+                batches.append([final, tuple(keys), None])
+                self._batched += len(keys)
+            else:
+                for key in keys:
+                    self._rows[key] = final
+                    self._rows.move_to_end(key)
+                self._rows_top = max(self._rows_top, final)
             self._last = max(self._last, final)
             self._forget(now)
             return first
@@ -184,6 +222,7 @@ class WriteStamps:
                     if timestamp > self._rows.get(key, 0):
                         self._rows[key] = timestamp
                         self._rows.move_to_end(key)
+                        self._rows_top = max(self._rows_top, timestamp)
             self._last = max(self._last, timestamp)
 
     @property

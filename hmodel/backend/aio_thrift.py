@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from hmodel.backend.aio import AsyncBackend, AsyncScanner
 from hmodel.backend.aio_pool import AsyncPooledChannel
-from hmodel.backend.base import Cell, Increment, Mutation, Put, RowResult, Scan
+from hmodel.backend.base import Cell, Increment, Mutation, Put, RowBatch, RowResult, Scan
 from hmodel.backend.endpoint import Endpoint, HTTPOption, TLSOption, as_http, as_tls
 from hmodel.backend.op import arun
 from hmodel.backend.retry import Retry
@@ -297,6 +297,17 @@ class AsyncThriftBase(AsyncBackend):
     async def mutate(self, table: str, mutations: Sequence[Mutation]) -> None:
         """As the synchronous backend's ``mutate``."""
         await arun(self._ops.mutate_op(table, mutations), self._rpc)
+
+    def row_batch(
+        self, table: str, timestamp: int, ttl: int | None, families: frozenset[bytes]
+    ) -> RowBatch | None:
+        """As the synchronous backend's ``row_batch`` (no I/O)."""
+        batch: RowBatch | None = self._ops.row_batch(table, timestamp, ttl, families)
+        return batch
+
+    async def write_rows(self, table: str, batch: RowBatch) -> None:
+        """As the synchronous backend's ``write_rows``."""
+        await arun(self._ops.write_rows_op(table, batch), self._rpc)
 
     async def increment(self, table: str, row: bytes, column: bytes, amount: int = 1) -> int:
         """As the synchronous backend's ``increment``: never retried once sent."""

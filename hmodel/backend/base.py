@@ -21,6 +21,7 @@ __all__ = [
     "Mutation",
     "Put",
     "Region",
+    "RowBatch",
     "RowResult",
     "Scan",
     "WireCells",
@@ -265,6 +266,55 @@ class Delete:
 
 #: One mutation of a row, as `Backend.mutate` takes them: a `Put` or a `Delete`.
 Mutation = Put | Delete
+
+
+class RowBatch:
+    """Whole rows of one write, all at one timestamp and ttl, as checked bytes (a fast path).
+
+    What a repository's compiled writer hands a backend that offers it: per row,
+    ``(column, value)`` pairs, ``value`` ``None`` for a delete of every version of the
+    column up to the batch's timestamp (as ``Delete(row, column, timestamp)``). The caller
+    vouches for the bytes: rows of 1 to 32,767 bytes, columns ``b"family:qualifier"`` with
+    a non-empty family among :attr:`families`, values of exact type ``bytes``: no cell is
+    checked again.
+
+    The fast path is optional, beyond the :class:`Backend` protocol (a wrapper or a
+    user's backend without it takes ``mutate``): a backend offers it with two methods,
+    ``row_batch(table, timestamp, ttl, families)``, which returns its own subclass
+    (building its protocol's structures as rows are added; no I/O), and
+    ``write_rows(table, batch)`` (awaitable on an asyncio backend), which lands the batch
+    exactly as ``mutate(table, batch.mutations())`` would: the same RPCs with the same
+    bytes, the same atomicity and errors. This class is the generic form, a list of rows.
+
+    Args:
+        timestamp: Every cell's timestamp in epoch ms (>= 0).
+        ttl: Every put's TTL in ms (F8); ``None``: the family's only.
+        families: Every family the columns use (a backend that finds them all among the
+            table's cached families checks no cell's; a superset only costs that check).
+    """
+
+    __slots__ = ("_rows", "families", "timestamp", "ttl")
+
+    def __init__(self, timestamp: int, ttl: int | None, families: frozenset[bytes]) -> None:
+        self.timestamp = timestamp
+        self.ttl = ttl
+        self.families = families
+        self._rows: list[tuple[bytes, list[tuple[bytes, bytes | None]]]] = []
+
+    def add_row(self, row: bytes, cells: list[tuple[bytes, bytes | None]]) -> None:
+        """Add a row's cells, in the order they are to be applied (a row may come again)."""
+        self._rows.append((row, cells))
+
+    def mutations(self) -> list[Mutation]:
+        """The batch as the protocol's mutations: a ``Put`` or ``Delete`` per cell, in order."""
+        timestamp, ttl = self.timestamp, self.ttl
+        return [
+            Delete(row, column, timestamp)
+            if value is None
+            else Put(row, column, value, timestamp, ttl)
+            for row, cells in self._rows
+            for column, value in cells
+        ]
 
 
 @attrs.frozen

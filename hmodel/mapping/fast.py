@@ -35,6 +35,7 @@ __all__ = [
     "ReadStep",
     "WriteStep",
     "attribute_tuple",
+    "cell_writer",
     "instance_builder",
     "read_plan",
     "row_reader",
@@ -290,6 +291,46 @@ class _UndecidedError(Exception):
     """The generated writer met a case it does not decide: the mapper's loop will."""
 
 
+def _write_lines(
+    steps: tuple[WriteStep | MapField, ...],
+    names: dict[str, Any],
+    put_lines: Callable[[str], list[str]],
+    delete_line: Callable[[str], str],
+) -> list[str]:
+    """The body of a generated writer: per field, its test, its encode, and what it adds.
+
+    One value of exactly the annotation's class (the full type check for a union; none
+    where the codec judges) is encoded (to exactly ``bytes``), bounded by its F11 size, and added by
+    ``put_lines(column)``; ``None`` in a nullable field is added by
+    ``delete_line(column)``; anything else raises :class:`_UndecidedError`. ``names``
+    receives the constants the lines read.
+    """
+    names["_check"], names["_UndecidedError"] = check_value, _UndecidedError
+    lines: list[str] = []
+    for index, step in enumerate(steps):
+        assert isinstance(step, tuple)
+        name, column, encode, exact, bound, stored = step
+        names[f"c{index}"], names[f"e{index}"], names[f"t{index}"] = column, encode, exact
+        lines.append(f"    v = {attribute_of('obj', name)}")
+        if exact is ANY_TYPE:
+            lines.append("    if v is not None:")
+        elif exact is None:  # a union: the full type check, as encode_value makes it
+            names[f"h{index}"] = stored.value_type
+            lines.append(f"    if v is not None and _check(v, h{index}):")
+        else:
+            lines.append(f"    if type(v) is t{index}:")
+        lines.append(f"        d = e{index}(v)")
+        lines.append(f"        if type(d) is not bytes or len(d) > {bound}:")
+        lines.append("            raise _UndecidedError")
+        lines.extend(put_lines(f"c{index}"))
+        if stored.nullable:
+            lines.append("    elif v is None:")
+            lines.append(f"        {delete_line(f'c{index}')}")
+        lines.append("    else:")
+        lines.append("        raise _UndecidedError")
+    return lines
+
+
 def row_writer(
     steps: tuple[WriteStep | MapField, ...],
     put: type,
@@ -309,34 +350,44 @@ def row_writer(
     """
     if any(not isinstance(step, tuple) for step in steps):
         return None
-    names: dict[str, Any] = {"_put": put, "_delete": delete, "_check": check_value}
-    names["_new"] = object.__new__
+    names: dict[str, Any] = {"_put": put, "_delete": delete, "_new": object.__new__}
     for attribute in ("row", "column", "value", "timestamp", "ttl"):
         names[f"_put_{attribute}"] = _slot_setter(put, attribute)
-    names["_UndecidedError"] = _UndecidedError
     lines = ["def write(obj, row, ts, ttl):", "    out = []", "    add = out.append"]
-    for index, step in enumerate(steps):
-        assert isinstance(step, tuple)
-        name, column, encode, exact, bound, stored = step
-        names[f"c{index}"], names[f"e{index}"], names[f"t{index}"] = column, encode, exact
-        lines.append(f"    v = {attribute_of('obj', name)}")
-        if exact is ANY_TYPE:
-            lines.append("    if v is not None:")
-        elif exact is None:  # a union: the full type check, as encode_value makes it
-            names[f"h{index}"] = stored.value_type
-            lines.append(f"    if v is not None and _check(v, h{index}):")
-        else:
-            lines.append(f"    if type(v) is t{index}:")
-        lines.append(f"        d = e{index}(v)")
-        lines.append(f"        if len(d) > {bound}:")
-        lines.append("            raise _UndecidedError")
-        lines.extend(_put_lines(f"c{index}"))
-        if stored.nullable:
-            lines.append("    elif v is None:")
-            lines.append(f"        add(_delete(row, c{index}, ts))")
-        lines.append("    else:")
-        lines.append("        raise _UndecidedError")
+    lines.extend(
+        _write_lines(steps, names, _put_lines, lambda column: f"add(_delete(row, {column}, ts))")
+    )
     lines.append("    return out")
     exec(compile("\n".join(lines), "<hmodel writer>", "exec"), names)
     writer: Callable[[Any, bytes, int, int | None], list[Any]] = names["write"]
+    return writer
+
+
+def cell_writer(
+    steps: tuple[WriteStep | MapField, ...],
+) -> Callable[[Any], list[tuple[bytes, bytes | None]]] | None:
+    """A straight-line function returning a full save's cells as ``(column, value)`` pairs.
+
+    ``writer(instance)`` makes the same decisions as :func:`row_writer`'s writer, field by
+    field and in the same order, but returns bare pairs for a
+    :class:`~hmodel.backend.base.RowBatch`: ``(column, encoded value)`` for a put,
+    ``(column, None)`` for the delete of a ``None`` nullable field (the row, timestamp
+    and ttl are the batch's). It raises where that writer raises; ``None`` for a model
+    with map fields.
+    """
+    if any(not isinstance(step, tuple) for step in steps):
+        return None
+    names: dict[str, Any] = {}
+    lines = ["def cells(obj):", "    out = []", "    add = out.append"]
+    lines.extend(
+        _write_lines(
+            steps,
+            names,
+            lambda column: [f"        add(({column}, d))"],
+            lambda column: f"add(({column}, None))",
+        )
+    )
+    lines.append("    return out")
+    exec(compile("\n".join(lines), "<hmodel cell writer>", "exec"), names)
+    writer: Callable[[Any], list[tuple[bytes, bytes | None]]] = names["cells"]
     return writer

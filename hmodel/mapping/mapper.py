@@ -8,7 +8,8 @@ from typing import Any, Generic, TypeVar
 
 import attrs
 
-from hmodel.backend.base import Delete, Mutation, Put, RowResult
+from hmodel.backend.argument import MAX_ROW_LENGTH
+from hmodel.backend.base import Delete, Mutation, Put, RowBatch, RowResult, family_of
 from hmodel.codecs import Codec
 from hmodel.errors import (
     CodecError,
@@ -22,6 +23,7 @@ from hmodel.mapping.fast import (
     ANY_TYPE,
     FULL,
     attribute_tuple,
+    cell_writer,
     instance_builder,
     read_plan,
     row_reader,
@@ -128,6 +130,11 @@ class Mapper(Generic[M]):
             else row_reader(self.info, self._key, self._read_plan, self._decode_field)
         )
         self._writer = row_writer(self._write_steps, Put, Delete)
+        self._cells = cell_writer(self._write_steps)
+        #: The families a full save writes (every written field's column's family).
+        self.written_families = frozenset(
+            family_of(step[1]) for step in self._write_steps if isinstance(step, tuple)
+        )
 
     def __repr__(self) -> str:
         return f"Mapper({self.info.name})"
@@ -546,6 +553,40 @@ class Mapper(Generic[M]):
                 self._check_size(stored, row, column, data)
             mutations.append(Put(row, column, data, timestamp, ttl))
         return mutations
+
+    def fill_batch(
+        self, batch: RowBatch, instances: Iterable[M], rows: Iterable[bytes]
+    ) -> int | None:
+        """Add the full saves of ``instances`` to ``batch``, each on its row; the cells added.
+
+        The cells are exactly the mutations :meth:`to_mutations` returns for each instance
+        at the batch's timestamp and ttl (a put per column field that is not ``None``, a
+        column delete per ``None`` one), made by the compiled writer without a ``Put`` per
+        cell. ``None`` as soon as one instance needs the full path (a map field, a value
+        of another class than the annotation's, a required field ``None``, a cell over its
+        F11 bound, a rowkey out of bounds): the batch is then partly filled, to be thrown
+        away for :meth:`to_mutations`, which words the error or takes the long way.
+
+        Args:
+            batch: A batch from the backend's ``row_batch`` (validated timestamp and ttl).
+            instances: Instances of this model (their type already checked).
+            rows: Each instance's rowkey, in the same order (the caller vouches for them).
+        """
+        cells_of = self._cells
+        if cells_of is None or self._maps:
+            return None
+        add = batch.add_row
+        count = 0
+        try:
+            for instance, row in zip(instances, rows, strict=True):
+                if not 0 < len(row) <= MAX_ROW_LENGTH:
+                    return None
+                cells = cells_of(instance)
+                add(row, cells)
+                count += len(cells)
+        except Exception:  # the full path decides, and words any error
+            return None
+        return count
 
     def to_partial_mutations(
         self,

@@ -22,6 +22,7 @@ from hmodel.backend.base import (
     Increment,
     Mutation,
     Put,
+    RowBatch,
     RowResult,
     newest_timestamp,
 )
@@ -481,6 +482,25 @@ class RepositoryCore(Generic[M, B]):
         count = 2 if self.mapper.clears_family(fields) else 1
         return self._stamps.next(count, rows=rows) + count - 1
 
+    def _batch(
+        self, objs: Sequence[M], rows: Sequence[bytes], timestamp: int, ttl_ms: int | None
+    ) -> tuple[RowBatch, int] | None:
+        """The full saves of ``objs`` as the backend's own row batch, and its cell count.
+
+        ``None`` when the backend offers no batch (``row_batch`` absent or ``None``) or an
+        instance needs the mapper's full path: the caller then builds the mutations. The
+        batch writes exactly what ``mutate`` of those mutations would, byte for byte
+        (``tests/repository/test_row_batch.py`` holds every backend's batch to it).
+        """
+        make = getattr(self.backend, "row_batch", None)
+        if make is None:
+            return None
+        batch: RowBatch | None = make(self.table, timestamp, ttl_ms, self.mapper.written_families)
+        if batch is None:
+            return None
+        count = self.mapper.fill_batch(batch, objs, rows)
+        return None if count is None else (batch, count)
+
     def _previous(
         self, rows: Sequence[bytes], fields: Iterable[str] | None
     ) -> Op[dict[bytes, RowResult]]:
@@ -658,6 +678,16 @@ class RepositoryCore(Generic[M, B]):
         with self._instrument.call("save", rows=(row,)) as call:
             if self._locking is None:
                 timestamp = self._write_stamp((row,)) if write_stamp is None else write_stamp
+                batch = (
+                    None
+                    if write_stamp is not None
+                    else self._batch([obj], [row], timestamp, ttl_ms)
+                )
+                if batch is not None:
+                    yield Call("write_rows", (self.table, batch[0]))
+                    call.results = batch[1]
+                    self._identity.remember(obj, row, None)
+                    return obj
                 mutations = self.mapper.to_mutations(
                     obj, timestamp=timestamp, ttl_ms=ttl_ms, row=row
                 )
@@ -693,6 +723,15 @@ class RepositoryCore(Generic[M, B]):
         ttl_ms = self.mapper.ttl_of(ttl)
         rows = [self._checked_row(o) for o in objs]
         timestamp = self._write_stamp(rows)
+        batch = self._batch(objs, rows, timestamp, ttl_ms)
+        if batch is not None:
+            with self._instrument.call("save_many", rows=tuple(rows)) as call:
+                if batch[1]:
+                    yield Call("write_rows", (self.table, batch[0]))
+                call.results = batch[1]
+            for obj, row in zip(objs, rows, strict=True):
+                self._identity.remember(obj, row, None)
+            return
         mutations: list[Mutation] = [
             m
             for o, row in zip(objs, rows, strict=True)

@@ -98,6 +98,12 @@ class TellingAsyncBackend(AsyncBackend):
         self._touch("mutate", table)
         await self._inner.mutate(table, mutations)
 
+    async def write_rows(self, table: str, batch: Any) -> None:
+        """The wrapped backend's call, the pool told first (a write, as ``mutate``)."""
+        self._touch("mutate", table)
+        inner: Any = self._inner  # an optional method beyond the protocol (RowBatch)
+        await inner.write_rows(table, batch)
+
     async def increment(self, table: str, *args: Any, **kwargs: Any) -> int:
         """The wrapped backend's call, the pool told first."""
         self._touch("increment", table)

@@ -21,6 +21,7 @@ from hmodel.backend.base import (
     Mutation,
     Put,
     Region,
+    RowBatch,
     RowResult,
     Scan,
     family_of,
@@ -35,7 +36,7 @@ from hmodel.backend.thrift.argument import (
     require_cell_column,
     require_each,
 )
-from hmodel.backend.thrift.batch import plan_batches, ttl_attribute
+from hmodel.backend.thrift.batch import Thrift1RowBatch, plan_batches, ttl_attribute
 from hmodel.backend.thrift.channel import Channel, Retry
 from hmodel.backend.thrift.descriptor import (
     ddl_hint,
@@ -282,7 +283,9 @@ class ThriftBackend(ThriftBackendBase):
         Raises:
             ColumnFamilyNotFoundError: A mutation names a family the table lacks.
         """
-        named = {family_of(m.column) for m in mutations if m.column is not None}
+        columns = {m.column for m in mutations}  # a batch names few: split each once
+        columns.discard(None)
+        named = {family_of(column) for column in columns if column is not None}
         known = set((yield from self._table_families(table)))
         if named <= known:
             return
@@ -626,6 +629,41 @@ class ThriftBackend(ThriftBackendBase):
                     "mutateRowsTs", server_name, batch.row_batches(), batch.timestamp,
                     batch.attributes, retry=Retry.IDEMPOTENT, table=table,
                 )  # fmt: skip
+
+    def row_batch(
+        self, table: str, timestamp: int, ttl: int | None, families: frozenset[bytes]
+    ) -> Thrift1RowBatch:
+        """A batch kept as Thrift1 ``Mutation`` structs (see :meth:`write_rows`); no I/O."""
+        return Thrift1RowBatch(timestamp, ttl, families)
+
+    def write_rows(self, table: str, batch: RowBatch) -> None:
+        """Write ``batch`` with one ``mutateRowsTs``: as ``mutate(table, batch.mutations())``.
+
+        The same call with the same structs, and the families checked in the same cases,
+        from the cache: when the table's cached families hold all of ``batch.families``,
+        nothing is split or compared per cell (a family not among them takes
+        ``mutate``'s check, which reads the families again and words the error).
+        """
+        run(self.write_rows_op(table, batch), self._rpc)
+
+    def write_rows_op(self, table: str, batch: RowBatch) -> Op[None]:
+        """The operation of :meth:`write_rows` (sans-I/O: yields its calls)."""
+        if not isinstance(batch, Thrift1RowBatch):
+            yield from self.mutate_op(table, batch.mutations())
+            return
+        calls = batch.calls()
+        if not calls:
+            return
+        server_name = self._data_name(table)
+        if batch.checks_families:
+            known = self._families.get(server_name)
+            if known is None or not batch.families.issubset(known):
+                yield from self._require_families(table, batch.mutations())
+        for row_batches, attributes in calls:
+            yield rpc(
+                "mutateRowsTs", server_name, row_batches, batch.timestamp, attributes,
+                retry=Retry.IDEMPOTENT, table=table,
+            )  # fmt: skip
 
     def increment(self, table: str, row: bytes, column: bytes, amount: int = 1) -> int:
         """Add ``amount`` with ``atomicIncrement`` and return the new value; never retried.

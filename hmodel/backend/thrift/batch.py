@@ -14,13 +14,13 @@ from hmodel.backend.argument import (
     require_row,
     require_timestamp,
 )
-from hmodel.backend.base import Delete, Mutation, Put
+from hmodel.backend.base import Delete, Mutation, Put, RowBatch
 from hmodel.backend.thrift.argument import require_bytes, require_cell_column
 from hmodel.backend.thrift.idl import BatchMutation
 from hmodel.backend.thrift.idl import Mutation as TMutation
 from hmodel.errors import IllegalArgumentError
 
-__all__ = ["TTL_ATTRIBUTE", "MutationBatch", "plan_batches", "ttl_attribute"]
+__all__ = ["TTL_ATTRIBUTE", "MutationBatch", "Thrift1RowBatch", "plan_batches", "ttl_attribute"]
 
 #: The operation attribute HBase's ``Mutation.setTTL`` sets: the TTL in milliseconds as an
 #: 8-byte big-endian signed long.
@@ -63,6 +63,87 @@ class MutationBatch:
     def row_batches(self) -> list[Any]:
         """The ``list<BatchMutation>`` argument: one ``BatchMutation`` per row."""
         return [BatchMutation(row=row, mutations=list(ms)) for row, ms in self.rows.items()]
+
+
+class Thrift1RowBatch(RowBatch):
+    """A :class:`~hmodel.backend.base.RowBatch` kept as Thrift1 ``Mutation`` structs.
+
+    Each added cell becomes its ``Mutation`` at once (``isDelete`` false with the value,
+    or true for a column delete), appended to its row's list in order of arrival (a row
+    added again extends its list): the structs :func:`plan_batches` builds for
+    ``batch.mutations()``, without a ``Put`` per cell or a check of each. Deletes carry
+    no TTL, so with a ttl they travel in a call of their own after the puts' (as
+    :func:`plan_batches` orders them); without one, in the puts' call.
+    """
+
+    __slots__ = ("deletes", "has_deletes", "has_puts", "rows")
+
+    def __init__(self, timestamp: int, ttl: int | None, families: frozenset[bytes]) -> None:
+        super().__init__(timestamp, ttl, families)
+        #: Per row, its puts' structs (and its deletes' when the batch has no ttl).
+        self.rows: dict[bytes, list[Any]] = {}
+        #: Per row, its deletes' structs when the batch has a ttl (another call).
+        self.deletes: dict[bytes, list[Any]] = self.rows if ttl is None else {}
+        self.has_puts = False
+        self.has_deletes = False
+
+    def add_row(self, row: bytes, cells: list[tuple[bytes, bytes | None]]) -> None:
+        """Add a row's cells as ``Mutation`` structs (see the class docstring)."""
+        structs: list[Any] | None = None
+        deleted: list[Any] | None = None
+        for column, value in cells:
+            if value is None:
+                if deleted is None:
+                    deleted = self.deletes.get(row)
+                    if deleted is None:
+                        deleted = self.deletes[row] = []
+                    self.has_deletes = True
+                deleted.append(TMutation(True, column))  # isDelete, column
+                continue
+            if structs is None:
+                structs = self.rows.get(row)
+                if structs is None:
+                    structs = self.rows[row] = []
+                self.has_puts = True
+            structs.append(TMutation(False, column, value))  # isDelete, column, value
+
+    def mutations(self) -> list[Mutation]:
+        """The batch's puts and deletes (row by row, each call's in turn)."""
+        timestamp, ttl = self.timestamp, self.ttl
+        groups = [self.rows] if self.deletes is self.rows else [self.rows, self.deletes]
+        return [
+            Delete(row, m.column, timestamp)
+            if m.isDelete
+            else Put(row, m.column, m.value, timestamp, ttl)
+            for group in groups
+            for row, structs in group.items()
+            for m in structs
+        ]
+
+    def calls(self) -> list[tuple[list[Any], dict[bytes, bytes]]]:
+        """Per ``mutateRowsTs`` call, in order: its ``list<BatchMutation>`` and attributes."""
+        calls = []
+        if self.rows:
+            attributes = {} if self.ttl is None else ttl_attribute(self.ttl)
+            calls.append((_row_batches(self.rows), attributes))
+        if self.deletes is not self.rows and self.deletes:
+            calls.append((_row_batches(self.deletes), {}))
+        return calls
+
+    @property
+    def checks_families(self) -> bool:
+        """Whether ``mutate`` would check the families first (a call that could land in part).
+
+        That is: several calls, several rows, or one call of puts and deletes.
+        """
+        if self.deletes is not self.rows:
+            return (bool(self.rows) and bool(self.deletes)) or len(self.rows or self.deletes) > 1
+        return len(self.rows) > 1 or (self.has_puts and self.has_deletes)
+
+
+def _row_batches(rows: dict[bytes, list[Any]]) -> list[Any]:
+    """The ``list<BatchMutation>`` argument: one ``BatchMutation`` per row."""
+    return [BatchMutation(row=row, mutations=ms) for row, ms in rows.items()]
 
 
 #: No timestamp or ttl seen yet (``None`` is one).

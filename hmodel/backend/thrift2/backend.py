@@ -23,6 +23,7 @@ from hmodel.backend.base import (
     Increment,
     Mutation,
     Put,
+    RowBatch,
     RowResult,
     Scan,
     family_of,
@@ -47,6 +48,7 @@ from hmodel.backend.thrift2.idl import (
     TTimeRange,
 )
 from hmodel.backend.thrift2.mutation import (
+    Thrift2RowBatch,
     check_mutation,
     check_mutations,
     require_cell_column,
@@ -465,6 +467,48 @@ class Thrift2Backend(Thrift2Admin):
             yield rpc(
                 "deleteMultiple", name, to_tdeletes(deletes), retry=Retry.IDEMPOTENT, table=table
             )
+
+    def row_batch(
+        self, table: str, timestamp: int, ttl: int | None, families: frozenset[bytes]
+    ) -> Thrift2RowBatch:
+        """A batch kept as Thrift2 structs (see :meth:`write_rows`); no I/O."""
+        return Thrift2RowBatch(timestamp, ttl, families)
+
+    def write_rows(self, table: str, batch: RowBatch) -> None:
+        """Write ``batch``: as ``mutate(table, batch.mutations())``, the same calls and structs.
+
+        ``mutateRow`` for one row, else ``putMultiple`` and/or ``deleteMultiple``, with the
+        families checked first from the cache: when the table's cached families hold all
+        of ``batch.families``, nothing is compared per cell (otherwise ``mutate``'s check
+        runs, which reads the families again and words the error).
+        """
+        run(self.write_rows_op(table, batch), self._rpc)
+
+    def write_rows_op(self, table: str, batch: RowBatch) -> Op[None]:
+        """The operation of :meth:`write_rows` (sans-I/O: yields its calls)."""
+        if not isinstance(batch, Thrift2RowBatch):
+            yield from self.mutate_op(table, batch.mutations())
+            return
+        rows = batch.row_count
+        if not rows:
+            return
+        name = self._data_name(table)
+        if rows == 1:
+            row = batch.only_row()
+            yield rpc(
+                "mutateRow", name, TRowMutations(row=row, mutations=batch.tmutations()),
+                retry=Retry.IDEMPOTENT, table=table, row=row,
+            )  # fmt: skip
+            return
+        known = self._families.get(self._server_name(table))
+        if known is None or not batch.families.issubset(known):
+            yield from self._check_families(table, batch.mutations())
+        puts = batch.tputs()
+        if puts:
+            yield rpc("putMultiple", name, puts, retry=Retry.IDEMPOTENT, table=table)
+        deletes = batch.tdeletes()
+        if deletes:
+            yield rpc("deleteMultiple", name, deletes, retry=Retry.IDEMPOTENT, table=table)
 
     def _increment_result(self, result: Any, *, table: str, row: bytes) -> dict[bytes, int]:
         values: dict[bytes, int] = {}

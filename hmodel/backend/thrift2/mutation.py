@@ -17,6 +17,7 @@ from hmodel.backend.base import (
     Delete,
     Mutation,
     Put,
+    RowBatch,
     RowResult,
     WireCells,
     column_order,
@@ -35,6 +36,7 @@ from hmodel.backend.thrift2.idl import (
 from hmodel.errors import ColumnFamilyNotFoundError, IllegalArgumentError
 
 __all__ = [
+    "Thrift2RowBatch",
     "check_mutation",
     "check_mutations",
     "column_order",
@@ -227,6 +229,95 @@ def to_tdeletes(deletes: Sequence[Delete]) -> list[Any]:
         TDelete(row=row, columns=columns, deleteType=kind)
         for (row, kind, _), columns in grouped.items()
     ] + whole_rows
+
+
+class Thrift2RowBatch(RowBatch):
+    """A :class:`~hmodel.backend.base.RowBatch` kept as Thrift2 structs.
+
+    Each added put becomes a ``TColumnValue`` in its row's ``TPut`` and each delete a
+    ``TColumn`` (``DELETE_COLUMNS``, at the batch's timestamp) in its row's ``TDelete``,
+    rows in order of first appearance: the structs :func:`to_tputs` and
+    :func:`to_tdeletes` build for ``batch.mutations()`` (one ttl for all, so one ``TPut``
+    per row), without a ``Put`` per cell or a check of each. A column's split into family
+    and qualifier is made once per batch.
+    """
+
+    __slots__ = ("_deletes", "_puts", "_split")
+
+    def __init__(self, timestamp: int, ttl: int | None, families: frozenset[bytes]) -> None:
+        super().__init__(timestamp, ttl, families)
+        self._puts: dict[bytes, list[Any]] = {}
+        self._deletes: dict[bytes, list[Any]] = {}
+        self._split: dict[bytes, tuple[bytes, bytes]] = {}
+
+    def add_row(self, row: bytes, cells: list[tuple[bytes, bytes | None]]) -> None:
+        """Add a row's cells as Thrift2 structs (see the class docstring)."""
+        timestamp = self.timestamp
+        split = self._split
+        values: list[Any] | None = None
+        for column, value in cells:
+            parts = split.get(column)
+            if parts is None:
+                family, _, qualifier = column.partition(b":")
+                parts = split[column] = (family, qualifier)
+            if value is None:
+                family, qualifier = parts
+                self._deletes.setdefault(row, []).append(
+                    TColumn(family=family, qualifier=qualifier, timestamp=timestamp)
+                )
+                continue
+            if values is None:
+                values = self._puts.get(row)
+                if values is None:
+                    values = self._puts[row] = []
+            values.append(TColumnValue(parts[0], parts[1], value, timestamp))
+
+    def mutations(self) -> list[Mutation]:
+        """The batch's puts, then its deletes, row by row."""
+        timestamp, ttl = self.timestamp, self.ttl
+        puts: list[Mutation] = [
+            Put(row, v.family + b":" + v.qualifier, v.value, timestamp, ttl)
+            for row, values in self._puts.items()
+            for v in values
+        ]
+        return puts + [
+            Delete(row, c.family + b":" + c.qualifier, timestamp)
+            for row, columns in self._deletes.items()
+            for c in columns
+        ]
+
+    @property
+    def row_count(self) -> int:
+        """How many distinct rows the batch writes."""
+        if not self._deletes:
+            return len(self._puts)
+        return len(self._puts.keys() | self._deletes.keys())
+
+    def tputs(self) -> list[Any]:
+        """One ``TPut`` per row with puts, in order of first appearance."""
+        attributes = None if self.ttl is None else ttl_attribute(self.ttl)
+        return [
+            TPut(row=row, columnValues=values, attributes=attributes)
+            for row, values in self._puts.items()
+        ]
+
+    def tdeletes(self) -> list[Any]:
+        """One ``TDelete`` (``DELETE_COLUMNS``) per row with deletes."""
+        kind = TDeleteType.DELETE_COLUMNS
+        return [
+            TDelete(row=row, columns=columns, deleteType=kind)
+            for row, columns in self._deletes.items()
+        ]
+
+    def tmutations(self) -> list[Any]:
+        """The ``TMutation`` list of a one-row batch's ``TRowMutations``: puts, then deletes."""
+        return [TMutation(put=p) for p in self.tputs()] + [
+            TMutation(deleteSingle=d) for d in self.tdeletes()
+        ]
+
+    def only_row(self) -> bytes:
+        """The row of a one-row batch."""
+        return next(iter(self._puts or self._deletes))
 
 
 def to_tmutations(mutations: Sequence[Mutation]) -> list[Any]:
