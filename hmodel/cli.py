@@ -179,8 +179,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     fake.add_argument("--host", default="127.0.0.1", help="interface (default: %(default)s)")
     fake.add_argument("--port", type=int, default=9090, help="TCP port, 0 = any (default: 9090)")
-    fake.add_argument("--transport", choices=("buffered", "framed"), default="buffered")
-    fake.add_argument("--protocol", choices=("binary", "compact"), default="binary")
+    fake.add_argument(
+        "--transport",
+        choices=("buffered", "framed"),
+        default="buffered",
+        help="the Thrift1 server's transport, as hbase thrift -f sets it (default: %(default)s)",
+    )
+    fake.add_argument(
+        "--protocol",
+        choices=("binary", "compact"),
+        default="binary",
+        help="the Thrift1 server's protocol, as hbase thrift -c sets it (default: %(default)s)",
+    )
     fake.add_argument(
         "--read-timeout-ms",
         type=int,

@@ -29,6 +29,7 @@ from hmodel.ops.sizing import SizingPlan, SplitPlan, format_bytes
 
 __all__ = [
     "FORMATS",
+    "counted",
     "render",
     "render_github",
     "render_json",
@@ -124,12 +125,21 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
     lines += [f"note: {note}" for note in report.notes]
     counts = report.counts()
     inventory = report.inventory
-    summary = ", ".join(f"{n} {severity}" for severity, n in reversed(counts.items()))
+    summary = ", ".join(counted(n, f"{severity}") for severity, n in reversed(counts.items()))
     lines.append(
-        f"checked {len(inventory.tables)} tables, {len(inventory.models)} models: "
-        f"{summary}; {len(report.ignored)} ignored"
+        f"checked {counted(len(inventory.tables), 'table')}, "
+        f"{counted(len(inventory.models), 'model')}: {summary}; {len(report.ignored)} ignored"
     )
     return "\n".join(lines)
+
+
+def counted(count: int, noun: str) -> str:
+    """``count`` and ``noun``, plural unless ``count`` is 1 (``info`` has no plural).
+
+    >>> counted(1, "table"), counted(2, "warning"), counted(0, "error"), counted(3, "info")
+    ('1 table', '2 warnings', '0 errors', '3 info')
+    """
+    return f"{count} {noun}" if count == 1 or noun == "info" else f"{count} {noun}s"
 
 
 def render_json(report: Report) -> str:

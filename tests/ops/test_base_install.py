@@ -127,7 +127,7 @@ def test_the_offline_commands_run(base_venv: Path, project: Path) -> None:
     assert "create 'bi_user', {NAME => 'i'}" in ddl.stdout
     check = _hmodel(base_venv, project, "check", "schema")
     assert check.returncode in (0, 1), check.stderr
-    assert "checked 2 tables, 1 model" in check.stdout
+    assert "checked 2 tables, 1 model:" in check.stdout
     spread = _hmodel(base_venv, project, "spread", "schema", "--keys", "schema:key_sample")
     assert spread.returncode in (0, 1), spread.stderr
     diff = _hmodel(base_venv, project, "diff", "schema", "--against", "schema")
