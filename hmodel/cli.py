@@ -20,7 +20,7 @@ from typing import IO, Any
 from hmodel import __version__
 from hmodel.errors import HModelError
 
-__all__ = ["OPTIONAL_MODULES", "build_parser", "describe", "main", "missing_extra"]
+__all__ = ["OPTIONAL_MODULES", "build_parser", "describe", "main", "missing_extra", "quiet_stdout"]
 
 #: The exit status of a command that could not do its work (ruff's, argparse's).
 EXIT_ERROR = 2
@@ -352,7 +352,12 @@ class _QuietStdout:
 
 
 @contextmanager
-def _quiet_stdout() -> Iterator[_QuietStdout]:
+def quiet_stdout() -> Iterator[_QuietStdout]:
+    """Standard output that a closed pipe (``| head -2``) silences instead of failing.
+
+    Output after the reader went away is dropped and the program ends normally, without
+    a ``BrokenPipeError`` traceback; what it returns is its exit status as usual.
+    """
     quiet = _QuietStdout(sys.stdout)
     sys.stdout = quiet
     try:
@@ -397,7 +402,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     optional package that is not installed, with the extra that installs it).
     """
     args = build_parser().parse_args(argv)
-    with _quiet_stdout(), _working_directory_on_path():
+    with quiet_stdout(), _working_directory_on_path():
         try:
             code: int = args.run(args)
         except HModelError as exc:
