@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
@@ -17,7 +19,7 @@ from hmodel.ops.config import CheckConfig, TableVolume, load_config, parse_size,
 from hmodel.ops.diff_command import configure as configure_diff
 from hmodel.ops.finding import Severity
 from hmodel.ops.inventory import Inventory
-from hmodel.ops.report import FORMATS, render
+from hmodel.ops.report import FORMATS, render, use_colour
 from hmodel.ops.spread_command import configure
 from hmodel.schema import SchemaWarning
 
@@ -168,7 +170,8 @@ def run_check(args: argparse.Namespace) -> int:
     else:
         with backend:
             report = check(inventory, config, select=codes, backend=backend)
-    print(render(report, args.output_format, verbose=args.verbose))
+    colour = use_colour(sys.stdout, os.environ)
+    print(render(report, args.output_format, verbose=args.verbose, colour=colour))
     return 1 if report.fails(config.fail_on) else 0
 
 

@@ -167,3 +167,25 @@ def test_every_option_of_every_command_has_help() -> None:
         if action.option_strings and not action.help
     ]
     assert missing == []
+
+
+def test_a_terminal_gets_colour_unless_no_color(
+    bad_module: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hmodel.ops.report import use_colour
+
+    class Terminal:
+        def isatty(self) -> bool:
+            return True
+
+    assert use_colour(Terminal(), {}) and not use_colour(Terminal(), {"NO_COLOR": ""})
+    assert not use_colour(object(), {}) and use_colour(object(), {"FORCE_COLOR": "1"})
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    _, out, _ = _run(capsys, "check", bad_module)
+    assert "\033[1mHM-" in out and "\033[31merror\033[0m" in out
+    monkeypatch.delenv("FORCE_COLOR")
+    _, out, _ = _run(capsys, "check", bad_module)  # captured: not a terminal
+    assert "\033[" not in out
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    _, out, _ = _run(capsys, "check", bad_module, "--format=json")
+    assert "\033[" not in out
