@@ -7,7 +7,7 @@ from hmodel.codecs.date import Date, DateTime
 from hmodel.codecs.default import codec_for_type
 from hmodel.codecs.document import Json, MsgPack
 from hmodel.codecs.identifier import UUIDCodec
-from hmodel.codecs.number import DecimalCodec, Float64, Int32, Long
+from hmodel.codecs.number import DecimalCodec, Float64, Int32, Long, OrderedLong
 from hmodel.codecs.raw import Raw
 from hmodel.codecs.text import Utf8
 
@@ -23,6 +23,7 @@ __all__ = [
     "Json",
     "Long",
     "MsgPack",
+    "OrderedLong",
     "Raw",
     "UUIDCodec",
     "Utf8",

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from hmodel.codecs.codec import Codec
 
-__all__ = ["DecimalCodec", "Float64", "Int32", "Long"]
+__all__ = ["DecimalCodec", "Float64", "Int32", "Long", "OrderedLong"]
 
 _DOUBLE = struct.Struct(">d")
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
@@ -77,6 +77,51 @@ class Int32(_FixedWidthInteger):
 
     name = "int32"
     width = 4
+
+
+class OrderedLong(Codec[int]):
+    r"""A 64-bit signed integer whose bytes sort like its values: sign bit flipped.
+
+    8 bytes: the big-endian two's complement of ``value`` with the top bit inverted
+    (``value + 2**63`` as an unsigned big-endian number), so HBase's binary comparator
+    orders the cells numerically, negatives first. This is the codec a field needs for
+    server-side range conditions (``where("age") > 18``, a ``SingleColumnValueFilter``
+    with ``<``, ``<=``, ``>``, ``>=``): :class:`Long`'s bytes put negatives after
+    positives, so those conditions are refused on it. The layout is Phoenix's ``BIGINT``.
+    It is *not* HBase's counter layout: a counter (F10) stays a :class:`Long`. The range
+    is ``-2**63`` to ``2**63 - 1``, both inclusive.
+
+    Example:
+        >>> OrderedLong().encode(-1), OrderedLong().encode(1)
+        (b'\x7f\xff\xff\xff\xff\xff\xff\xff', b'\x80\x00\x00\x00\x00\x00\x00\x01')
+        >>> OrderedLong().decode(b"\x80" + b"\x00" * 7)
+        0
+    """
+
+    name = "ordered-long"
+    ordered = True  # the sign flip makes unsigned byte order numeric order
+    python_type = int
+
+    def encode(self, value: int) -> bytes:
+        """Return ``value + 2**63`` as 8 unsigned big-endian bytes.
+
+        Raises:
+            EncodeError: ``value`` is not an ``int`` (``bool`` is refused too) or lies
+                outside ``[-2**63, 2**63 - 1]``.
+        """
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self._wrong_type(value)
+        if not -(1 << 63) <= value < (1 << 63):
+            raise self._encode_error(f"out of range [{-(1 << 63)}, {(1 << 63) - 1}]", value)
+        return (value + (1 << 63)).to_bytes(8, "big")
+
+    def decode(self, data: bytes) -> int:
+        """Return the integer stored in exactly 8 sign-flipped big-endian bytes.
+
+        Raises:
+            DecodeError: ``data`` is not exactly 8 bytes long.
+        """
+        return int.from_bytes(self._exact_length(data, 8), "big") - (1 << 63)
 
 
 class Float64(Codec[float]):
