@@ -293,6 +293,10 @@ class ThriftBackendBase(Backend):
         namespace, colon, table = name.rpartition(":")
         return f"{namespace}{colon}{self._table_prefix}{self._table_prefix_separator}{table}"
 
+    def server_table_name(self, table: str) -> str:
+        """The name sent to the server: ``[namespace:]prefix<sep>table`` with a prefix."""
+        return self._server_name(table)
+
     def _data_name(self, name: str) -> bytes:
         """The ``table`` argument of the data calls: the server name as UTF-8 bytes.
 
