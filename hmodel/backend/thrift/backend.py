@@ -150,6 +150,7 @@ class ThriftBackend(ThriftBackendBase):
     channel_class = Channel
     scanner_class = ScannerIterator
     display_name = "ThriftBackend"
+    protocols = ("Thrift1", "Thrift2")
 
     #: No check-and-delete: Thrift1 has no such RPC.
     capabilities: frozenset[str] = frozenset()
