@@ -184,3 +184,53 @@ def test_the_hbase_command_without_a_run_reports_it(base_venv: Path, project: Pa
     status = _hmodel(base_venv, project, "hbase", "status", "--state", str(project / "none.json"))
     assert status.returncode == 1
     assert "not running" in status.stdout
+
+
+def copied(page: Path) -> list[str]:
+    """The page's console examples as the site's copy button copies them, one per block.
+
+    The copy leaves out the prompts and the output (docs/stylesheets/extra.css hides the
+    ``.gp`` and ``.go`` spans of a ``pycon`` block while Material copies its text).
+    """
+    blocks, inside, lines = [], False, []
+    for line in page.read_text().splitlines():
+        if line.strip() == "```pycon":
+            inside, lines = True, []
+        elif inside and line.startswith("```"):
+            inside = False
+            blocks.append("\n".join(lines) + "\n")
+        elif inside and line.startswith((">>> ", "... ")):
+            lines.append(line[4:])
+        elif inside and line in (">>>", "..."):
+            lines.append("")
+    return blocks
+
+
+def test_the_copy_leaves_out_prompts_and_output() -> None:
+    css = (ROOT / "docs" / "stylesheets" / "extra.css").read_text()
+    assert "code[data-md-copying] .gp" in css and "code[data-md-copying] .go" in css
+    assert "stylesheets/extra.css" in (ROOT / "mkdocs.yml").read_text()
+
+
+def test_getting_started_runs_as_pasted_in_a_new_directory(base_venv: Path, tmp_path: Path) -> None:
+    """The page's code, copied and pasted into a script, runs from the base install only."""
+    blocks = copied(ROOT / "docs" / "getting-started.md")
+    assert len(blocks) >= 3
+    script = tmp_path / "pasted.py"
+    script.write_text("".join(blocks))
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PYTHON")}
+    ran = subprocess.run(
+        [base_venv / "bin" / "python", script.name],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stderr
+    (tmp_path / "shop.py").write_text(blocks[0])  # "put the declarations in shop.py"
+    check = _hmodel(base_venv, tmp_path, "check", "shop")
+    assert check.returncode in (0, 1) and "checked 1 table, 1 model:" in check.stdout
+    ddl = _hmodel(base_venv, tmp_path, "ddl", "shop")
+    assert ddl.returncode == 0 and ddl.stdout.startswith("create 'user', {NAME => 'i'}")
