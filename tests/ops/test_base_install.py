@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import textwrap
@@ -186,30 +187,41 @@ def test_the_hbase_command_without_a_run_reports_it(base_venv: Path, project: Pa
     assert "not running" in status.stdout
 
 
-def copied(page: Path) -> list[str]:
-    """The page's console examples as the site's copy button copies them, one per block.
+_PROMPTED = re.compile(r"(>>>|\.\.\.)( |$)")
 
-    The copy leaves out the prompts and the output (docs/stylesheets/extra.css hides the
-    ``.gp`` and ``.go`` spans of a ``pycon`` block while Material copies its text).
+
+def copied_text(text: str) -> list[str]:
+    """The session examples of a page's text as the site's copy button copies them.
+
+    docs/javascripts/copy-examples.js gives a block with ``>>>`` prompts the copy text of
+    its prompted lines, prompts taken off; output lines are left out. This is that rule.
     """
     blocks, inside, lines = [], False, []
-    for line in page.read_text().splitlines():
-        if line.strip() == "```pycon":
+    for line in text.splitlines():
+        if line.strip() == "```python":
             inside, lines = True, []
         elif inside and line.startswith("```"):
             inside = False
-            blocks.append("\n".join(lines) + "\n")
-        elif inside and line.startswith((">>> ", "... ")):
-            lines.append(line[4:])
-        elif inside and line in (">>>", "..."):
-            lines.append("")
+            if any(line.startswith(">>>") for line in lines):
+                code = [_PROMPTED.sub("", line, count=1) for line in lines if _PROMPTED.match(line)]
+                blocks.append("\n".join(code) + "\n")
+        elif inside:
+            lines.append(line)
     return blocks
 
 
+def copied(page: Path) -> list[str]:
+    """:func:`copied_text` of ``page``."""
+    return copied_text(page.read_text())
+
+
 def test_the_copy_leaves_out_prompts_and_output() -> None:
-    css = (ROOT / "docs" / "stylesheets" / "extra.css").read_text()
-    assert "code[data-md-copying] .gp" in css and "code[data-md-copying] .go" in css
-    assert "stylesheets/extra.css" in (ROOT / "mkdocs.yml").read_text()
+    script = (ROOT / "docs" / "javascripts" / "copy-examples.js").read_text()
+    assert 'setAttribute("data-copy"' in script and "/^(>>>|\\.\\.\\.)( |$)/" in script
+    assert "javascripts/copy-examples.js" in (ROOT / "mkdocs.yml").read_text()
+    text = "```python\n>>> x = [1,\n...      2]\n>>> x\n[1, 2]\n\n```\n"
+    page = ROOT / "docs" / "getting-started.md"
+    assert copied(page) and copied_text(text) == ["x = [1,\n     2]\nx\n"]
 
 
 def test_getting_started_runs_as_pasted_in_a_new_directory(base_venv: Path, tmp_path: Path) -> None:
