@@ -246,3 +246,39 @@ def test_getting_started_runs_as_pasted_in_a_new_directory(base_venv: Path, tmp_
     assert check.returncode in (0, 1) and "checked 1 table, 1 model:" in check.stdout
     ddl = _hmodel(base_venv, tmp_path, "ddl", "shop")
     assert ddl.returncode == 0 and ddl.stdout.startswith("create 'user', {NAME => 'i'}")
+
+
+@pytest.mark.hbase
+def test_getting_started_runs_as_pasted_on_a_real_hbase(
+    base_venv: Path, tmp_path: Path, hmodel_real_hbase2_address: tuple[str, int]
+) -> None:
+    """The same pasted code, its fake Thrift2 server swapped for a real HBase's Thrift2."""
+    host, port = hmodel_real_hbase2_address
+    code = "".join(copied(ROOT / "docs" / "getting-started.md"))
+    fake = "server = FakeThrift2Server(port=0).start()"
+    assert fake in code
+    real = (
+        "import types\n"
+        f"server = types.SimpleNamespace(host={host!r}, port={port}, stop=lambda: None)"
+    )
+    prefix = f"{os.environ.get('HMODEL_TEST_PREFIX', 'hmodel_test')}_gs"
+    code = code.replace(fake, real).replace('table_prefix="demo"', f"table_prefix={prefix!r}")
+    code = code.replace("['demo_user']", f"[{prefix + '_user'!r}]")
+    script = tmp_path / "pasted_real.py"
+    script.write_text(code)
+    from hmodel.backend.thrift2 import Thrift2Backend
+
+    try:
+        ran = subprocess.run(
+            [base_venv / "bin" / "python", script.name],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert ran.returncode == 0, ran.stderr
+    finally:
+        with Thrift2Backend(host, port, table_prefix=prefix) as admin:
+            if admin.table_exists("user"):
+                admin.delete_table("user")
