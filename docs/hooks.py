@@ -95,12 +95,62 @@ def rewrite_markdown(markdown: str, page_dir: Path, docs_dir: Path, root: Path, 
     return "\n".join(out)
 
 
+#: A whole inline link, its text possibly holding code spans: ``[`Key`](../hmodel/x.py)``.
+_WHOLE_LINK = re.compile(r"\[((?:`[^`]*`|[^\]`])*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+
+
+def unlink_markdown(markdown: str, page_dir: Path, docs_dir: Path, root: Path) -> str:
+    """Return ``markdown`` with its links to repository files made plain text.
+
+    For a site without a repository to link to (no ``repo_url``): a link to a file of the
+    repository outside ``docs_dir`` names nothing on the site, so it becomes its text,
+    followed by the file's path as code when the text does not already say it: the link
+    ``[`IdAllocator`](../hmodel/patterns/ids.py)`` reads
+    `` `IdAllocator` (`hmodel/patterns/ids.py`)``.
+    Links between pages, links with a scheme, links to missing paths and code are kept.
+    """
+
+    def unlink(match: re.Match[str], spans: list[tuple[int, int]]) -> str:
+        if any(start < match.start() < end or start < match.end() < end for start, end in spans):
+            return match.group(0)  # begins or ends inside a code span: not a link
+        text, target = match.group(1), match.group(2)
+        marker = "https://repository.invalid/"
+        rewritten = rewrite_target(target, page_dir, docs_dir, root, marker)
+        if not rewritten.startswith(marker):
+            return match.group(0)
+        path = rewritten[len(marker) :].split("#")[0].replace("tree/main/", "", 1)
+        path = path.removeprefix("blob/main/").rstrip("/")
+        plain = text.strip("`")
+        return text if plain in (path, PurePosixPath(path).name) else f"{text} (`{path}`)"
+
+    out: list[str] = []
+    fence: str | None = None
+    for line in markdown.split("\n"):
+        opening = _FENCE.match(line)
+        if fence is None and opening:
+            fence = opening.group(1)[0] * len(opening.group(1))
+        elif fence is not None and line.strip().startswith(fence):
+            fence = None
+        elif fence is None:
+            spans = [(m.start(), m.end()) for m in _CODE_SPAN.finditer(line)]
+            out.append(_WHOLE_LINK.sub(lambda m, spans=spans: unlink(m, spans), line))
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
-    """MkDocs event: rewrite the page's links to source files before it is rendered."""
+    """MkDocs event: rewrite the page's links to source files before it is rendered.
+
+    With a ``repo_url`` they point to the files in the repository; without one (the
+    project has no public home yet) they become plain text naming the file.
+    """
     source = page.file.abs_src_path
-    if source is None or not config.repo_url:
+    if source is None:
         return markdown
     docs_dir = Path(config.docs_dir)
     root = Path(config.config_file_path).parent
+    if not config.repo_url:
+        return unlink_markdown(markdown, Path(source).parent, docs_dir, root)
     base = source_base(config.repo_url, config.edit_uri or "blob/main/docs/")
     return rewrite_markdown(markdown, Path(source).parent, docs_dir, root, base)

@@ -1,5 +1,9 @@
 """hmodel: declare HBase schema-design patterns once, get them right on any backend."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from hmodel.errors import HModelError
 from hmodel.keys import (
     Bytes,
@@ -21,7 +25,39 @@ from hmodel.model import counter, extra_field, field, map_field, model, version_
 from hmodel.repository import Page, Query, Repository, Store, UnitOfWork, where
 from hmodel.schema import Family, Table
 
+if TYPE_CHECKING:
+    from hmodel.backend.memory import AsyncMemoryBackend, MemoryBackend
+    from hmodel.backend.thrift import AsyncThriftBackend, ThriftBackend
+    from hmodel.backend.thrift2 import AsyncThrift2Backend, Thrift2Backend
+
+#: The backends, importable from here (``from hmodel import Thrift2Backend``) and loaded
+#: when first named: ``import hmodel`` does not load Thrift (or happybase) for a program
+#: that uses the in-memory engine only.
+_BACKENDS = {
+    "MemoryBackend": "hmodel.backend.memory",
+    "AsyncMemoryBackend": "hmodel.backend.memory",
+    "ThriftBackend": "hmodel.backend.thrift",
+    "AsyncThriftBackend": "hmodel.backend.thrift",
+    "Thrift2Backend": "hmodel.backend.thrift2",
+    "AsyncThrift2Backend": "hmodel.backend.thrift2",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _BACKENDS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'hmodel' has no attribute {name!r}")
+    import importlib
+
+    found = getattr(importlib.import_module(module), name)
+    globals()[name] = found
+    return found
+
+
 __all__ = [
+    "AsyncMemoryBackend",
+    "AsyncThrift2Backend",
+    "AsyncThriftBackend",
     "Bytes",
     "Const",
     "Descending",
@@ -32,6 +68,7 @@ __all__ = [
     "Int",
     "JavaInt",
     "Key",
+    "MemoryBackend",
     "PaddedInt",
     "Page",
     "Query",
@@ -42,6 +79,8 @@ __all__ = [
     "Store",
     "Str",
     "Table",
+    "Thrift2Backend",
+    "ThriftBackend",
     "Timestamp",
     "UnitOfWork",
     "counter",

@@ -20,10 +20,40 @@ from typing import IO, Any
 from hmodel import __version__
 from hmodel.errors import HModelError
 
-__all__ = ["build_parser", "describe", "main"]
+__all__ = ["OPTIONAL_MODULES", "build_parser", "describe", "main", "missing_extra", "quiet_stdout"]
 
 #: The exit status of a command that could not do its work (ruff's, argparse's).
 EXIT_ERROR = 2
+
+#: The optional packages a command may need, by top-level module, and the extra that
+#: installs each (``pip install 'hmodel[extra]'``); ``None``: a package of its own.
+OPTIONAL_MODULES: dict[str, tuple[str, str | None]] = {
+    "dask": ("Dask", "dask"),
+    "distributed": ("Dask", "dask"),
+    "pyspark": ("Spark", "spark"),
+    "tqdm": ("tqdm", "progress"),
+    "opentelemetry": ("OpenTelemetry", "otel"),
+    "gssapi": ("gssapi", "kerberos"),
+    "pytest": ("pytest", "test"),
+    "hypothesis": ("hypothesis", "test"),
+    "testcontainers": ("testcontainers", "test"),
+    "matplotlib": ("matplotlib", None),
+}
+
+
+def missing_extra(exc: ModuleNotFoundError) -> str | None:
+    """What to install for the optional package ``exc`` did not find, or ``None``.
+
+    ``None`` for a module that is not one of :data:`OPTIONAL_MODULES` (a user's module
+    that does not import is reported as such by the command itself).
+    """
+    top = (exc.name or "").partition(".")[0]
+    found = OPTIONAL_MODULES.get(top)
+    if found is None:
+        return None
+    label, extra = found
+    install = f"pip install 'hmodel[{extra}]'" if extra is not None else f"pip install {top}"
+    return f"needs {label}: {install}"
 
 
 def _fake_hbase(args: argparse.Namespace) -> int:
@@ -149,8 +179,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     fake.add_argument("--host", default="127.0.0.1", help="interface (default: %(default)s)")
     fake.add_argument("--port", type=int, default=9090, help="TCP port, 0 = any (default: 9090)")
-    fake.add_argument("--transport", choices=("buffered", "framed"), default="buffered")
-    fake.add_argument("--protocol", choices=("binary", "compact"), default="binary")
+    fake.add_argument(
+        "--transport",
+        choices=("buffered", "framed"),
+        default="buffered",
+        help="the Thrift1 server's transport, as hbase thrift -f sets it (default: %(default)s)",
+    )
+    fake.add_argument(
+        "--protocol",
+        choices=("binary", "compact"),
+        default="binary",
+        help="the Thrift1 server's protocol, as hbase thrift -c sets it (default: %(default)s)",
+    )
     fake.add_argument(
         "--read-timeout-ms",
         type=int,
@@ -316,7 +356,12 @@ class _QuietStdout:
 
 
 @contextmanager
-def _quiet_stdout() -> Iterator[_QuietStdout]:
+def quiet_stdout() -> Iterator[_QuietStdout]:
+    """Standard output that a closed pipe (``| head -2``) silences instead of failing.
+
+    Output after the reader went away is dropped and the program ends normally, without
+    a ``BrokenPipeError`` traceback; what it returns is its exit status as usual.
+    """
     quiet = _QuietStdout(sys.stdout)
     sys.stdout = quiet
     try:
@@ -357,14 +402,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     0: nothing to report; 1: findings, differences or a hotspot; 2: the command could
     not run (argparse's usage errors, a module that does not import, a server that
-    cannot be reached, a bad setting; any :class:`~hmodel.errors.HModelError`).
+    cannot be reached, a bad setting; any :class:`~hmodel.errors.HModelError`; an
+    optional package that is not installed, with the extra that installs it).
     """
     args = build_parser().parse_args(argv)
-    with _quiet_stdout(), _working_directory_on_path():
+    with quiet_stdout(), _working_directory_on_path():
         try:
             code: int = args.run(args)
         except HModelError as exc:
             print(f"hmodel {args.command}: {describe(exc)}", file=sys.stderr)
+            return EXIT_ERROR
+        except ModuleNotFoundError as exc:
+            needed = missing_extra(exc)
+            if needed is None:
+                raise
+            print(f"hmodel {args.command}: {needed}", file=sys.stderr)
             return EXIT_ERROR
     return code
 

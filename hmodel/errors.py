@@ -50,6 +50,7 @@ __all__ = [
     "UniqueViolationError",
     "UnsupportedOperationError",
     "ValidationError",
+    "error_type",
 ]
 
 
@@ -402,3 +403,15 @@ class MonotonicKeyWarning(HModelWarning):
 
 class CellSizeWarning(HModelWarning):
     """A cell value is larger than its field's ``warn_bytes`` (F11); it was still written."""
+
+
+def error_type(error: BaseException) -> str:
+    """An exception's class, fully qualified: OpenTelemetry's ``error.type`` of it.
+
+    >>> error_type(NotFoundError("no such row")), error_type(OSError())
+    ('hmodel.errors.NotFoundError', 'OSError')
+    """
+    kind = type(error)
+    if kind.__module__ == "builtins":
+        return kind.__qualname__
+    return f"{kind.__module__}.{kind.__qualname__}"

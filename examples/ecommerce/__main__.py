@@ -21,6 +21,7 @@ from examples.ecommerce.schema import TABLES
 from examples.ecommerce.service import BuyerProfile, Shop
 from examples.runner import RoundTripMeter, create_fresh, open_backend, parser
 from hmodel.backend.base import Backend
+from hmodel.cli import quiet_stdout
 from hmodel.clock import ManualClock
 from hmodel.errors import HModelError
 from hmodel.model import model_info
@@ -285,4 +286,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    with quiet_stdout():  # `python -m ... | head -2` ends quietly
+        code = main()
+    sys.exit(code)

@@ -11,6 +11,7 @@ from examples.microblog.schema import TABLES
 from examples.microblog.service import Microblog
 from examples.runner import RoundTripMeter, create_fresh, open_backend, parser
 from hmodel.backend.base import Backend
+from hmodel.cli import quiet_stdout
 from hmodel.clock import ManualClock
 from hmodel.errors import HModelError, UniqueViolationError
 from hmodel.schema import create_statement
@@ -135,4 +136,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    with quiet_stdout():  # `python -m ... | head -2` ends quietly
+        code = main()
+    sys.exit(code)

@@ -155,6 +155,10 @@ class AsyncBackend(abc.ABC):
         """As ``Backend.mutate_round_trips`` (arithmetic, no request)."""
         return len({(m.timestamp, m.ttl if isinstance(m, Put) else None) for m in mutations})
 
+    def server_table_name(self, table: str) -> str:
+        """As ``Backend.server_table_name``: the name the server knows ``table`` by."""
+        return table
+
     async def aclose(self) -> None:  # noqa: B027 -- optional hook
         """Release connections; the backend is unusable afterwards."""
 
@@ -220,6 +224,10 @@ class InProcessAsyncBackend(AsyncBackend):
     def round_trips(self) -> int:  # type: ignore[override]
         """The wrapped backend's round trips."""
         return self.backend.round_trips
+
+    def server_table_name(self, table: str) -> str:
+        """The wrapped backend's name of ``table``."""
+        return self.backend.server_table_name(table)
 
     def mutate_round_trips(self, mutations: Sequence[Mutation]) -> int:
         """The wrapped backend's count."""

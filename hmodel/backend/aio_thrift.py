@@ -233,6 +233,11 @@ class AsyncThriftBase(AsyncBackend):
         prefix: str | None = self._ops.table_prefix
         return prefix
 
+    def server_table_name(self, table: str) -> str:
+        """The name sent to the server: ``[namespace:]prefix<sep>table`` with a prefix."""
+        name: str = self._ops.server_table_name(table)
+        return name
+
     @property
     def idle_connections(self) -> int:
         """Open connections waiting in the pool."""

@@ -13,7 +13,12 @@ from typing import Any, TypeVar
 
 from thriftpy2.transport import TTransportException
 
-from hmodel.backend.connection import handshake_failure, http_headers, http_refusal
+from hmodel.backend.connection import (
+    handshake_failure,
+    http_headers,
+    http_refusal,
+    unreachable_hint,
+)
 from hmodel.backend.endpoint import Endpoint
 
 __all__ = ["AsyncHttpTransport", "StreamOpener", "Streams", "streams_stale", "within"]
@@ -132,7 +137,7 @@ class StreamOpener:
                 raise handshake_failure(exc, endpoint.url) from exc
             raise TTransportException(
                 type=TTransportException.NOT_OPEN,
-                message=f"could not connect to {endpoint.url}: {exc}",
+                message=f"could not connect to {endpoint.url}: {exc}" + unreachable_hint(exc, None),
             ) from exc
         sock = transport.get_extra_info("socket")
         if sock is not None:

@@ -611,6 +611,14 @@ class Backend(abc.ABC):
             f"{type(self).__name__} cannot check-and-delete", table=table, row=row
         )
 
+    def server_table_name(self, table: str) -> str:
+        """The name the server knows ``table`` by: the name itself here.
+
+        A Thrift backend with a ``table_prefix`` (and a namespace) sends another name;
+        traces and messages show that one (``db.collection.name``).
+        """
+        return table
+
     def mutate_round_trips(self, mutations: Sequence[Mutation]) -> int:
         """How many requests :meth:`mutate` of ``mutations`` costs on this backend.
 

@@ -169,6 +169,30 @@ def http_headers(endpoint: Endpoint) -> list[tuple[str, str]]:
     ]
 
 
+def unreachable_hint(exc: OSError, service: Any) -> str:
+    """What to check when a connection cannot be made: ``""`` when ``exc`` says nothing.
+
+    A refused connection means nothing listens there; a name that does not resolve is
+    a wrong host. The hint names the HBase server the ``service`` needs (``None``: either).
+    """
+    name = getattr(service, "__name__", "")
+    server = {
+        "THBaseService": "Thrift2 server (`hbase thrift2 start`)",
+        "Hbase": "Thrift1 server (`hbase thrift start`)",
+    }.get(name, "Thrift server (`hbase thrift start` / `hbase thrift2 start`)")
+    if isinstance(exc, ConnectionRefusedError):
+        return (
+            f"; nothing listens there: is HBase's {server} running on that host and port? "
+            "(for tests: `hmodel fake-hbase --port PORT --thrift2-port PORT2` or "
+            "`hmodel hbase start`)"
+        )
+    if isinstance(exc, socket.gaierror):
+        return "; the host name does not resolve: check the host"
+    if isinstance(exc, TimeoutError):
+        return "; no answer in time: a firewall, or a host that is down?"
+    return ""
+
+
 class Connector:
     """Opens connections to one endpoint for one Thrift service.
 
@@ -213,7 +237,8 @@ class Connector:
         except OSError as exc:
             raise TTransportException(
                 type=TTransportException.NOT_OPEN,
-                message=f"could not connect to {endpoint.url}: {exc}",
+                message=f"could not connect to {endpoint.url}: {exc}"
+                + unreachable_hint(exc, self._service),
             ) from exc
         raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         raw.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)

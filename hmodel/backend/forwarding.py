@@ -39,8 +39,9 @@ class ForwardingBackend(Backend):
     Passed on as they are, not through :meth:`_forward`: :attr:`capabilities`,
     :attr:`rpc_names` and :attr:`round_trips` (read from the wrapped backend at each
     access, so a wrapper over a Thrift2 backend explains and counts as Thrift2), and
-    :meth:`mutate_round_trips` (arithmetic, no request). :meth:`close` is a call like the
-    others: it closes the wrapped backend, and the context manager does the same.
+    :meth:`mutate_round_trips` and :meth:`server_table_name` (no request). :meth:`close`
+    is a call like the others: it closes the wrapped backend, and the context manager
+    does the same.
 
     Nothing is added: no lock, no copy of an argument or a result. A scan's iterator is
     the wrapped backend's own (:meth:`_forward` sees the scan opened, not its fetches).
@@ -106,6 +107,10 @@ class ForwardingBackend(Backend):
     def mutate_round_trips(self, mutations: Sequence[Mutation]) -> int:
         """The wrapped backend's :meth:`~hmodel.backend.base.Backend.mutate_round_trips`."""
         return self.inner.mutate_round_trips(mutations)
+
+    def server_table_name(self, table: str) -> str:
+        """The wrapped backend's :meth:`~hmodel.backend.base.Backend.server_table_name`."""
+        return self.inner.server_table_name(table)
 
     # --- admin ------------------------------------------------------------------------
 

@@ -3,22 +3,28 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import enum
 import logging
 import random
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
+from urllib.parse import urlsplit
 
-from hmodel.errors import ConnectionLostError, OutcomeUnknownError, ReadInterruptedError
+from hmodel.errors import ConnectionLostError, OutcomeUnknownError, ReadInterruptedError, error_type
 
 __all__ = [
     "MAX_BACKOFF_MS",
     "DroppedError",
     "Retry",
+    "RetryRecord",
     "after_drop",
     "asend",
+    "collected_retries",
     "pause_ms",
     "send",
+    "server_attributes",
 ]
 
 #: Retries are logged here (INFO), as HBase clients log theirs.
@@ -72,8 +78,72 @@ def pause_ms(backoff_ms: int, tries: int, jitter: float) -> float:
     return capped * (1 + jitter) / 2
 
 
+#: One retry as a tracing event: when it was decided (epoch ns) and its attributes.
+RetryRecord = tuple[int, dict[str, Any]]
+
+#: The retries of the repository call under way in this context (thread or asyncio task),
+#: or ``None`` when no call collects them (see :func:`collected_retries`).
+_collecting: contextvars.ContextVar[list[RetryRecord] | None] = contextvars.ContextVar(
+    "hmodel_retries", default=None
+)
+
+
+class collected_retries:  # noqa: N801 -- a context manager, used like a function
+    """Collect the retries made in this context until the ``with`` block ends.
+
+    A repository call that tells listeners opens one, so each ``hmodel.retry`` event
+    lands on that call's own span (:class:`~hmodel.ops.tracing.OpenTelemetryListener`
+    adds :attr:`records` to it) instead of on whatever span the caller had current. The
+    records are ``(epoch ns, attributes)`` pairs, in the order the retries were made.
+    Nested blocks collect into their own list.
+    """
+
+    __slots__ = ("_token", "records")
+
+    def __init__(self) -> None:
+        self.records: list[RetryRecord] = []
+
+    def __enter__(self) -> list[RetryRecord]:
+        self._token = _collecting.set(self.records)
+        return self.records
+
+    def __exit__(self, *_: object) -> None:
+        try:
+            _collecting.reset(self._token)
+        except ValueError:  # ended in another context (a generator the collector closed)
+            _collecting.set(None)
+
+
+def server_attributes(where: str) -> dict[str, Any]:
+    """``server.address`` and ``server.port`` of ``where`` (``host:port`` or a URL).
+
+    >>> server_attributes("10.0.0.7:9090")
+    {'server.address': '10.0.0.7', 'server.port': 9090}
+    >>> server_attributes("https://[::1]:8443/hbase")
+    {'server.address': '::1', 'server.port': 8443}
+    """
+    if "://" in where:
+        parts = urlsplit(where)
+        host, port = parts.hostname or where, parts.port
+    else:
+        host, _, text = where.rpartition(":")
+        host, port = host.strip("[]"), int(text) if text.isdigit() else None
+    found: dict[str, Any] = {"server.address": host}
+    if port is not None:
+        found["server.port"] = port
+    return found
+
+
 def _trace_retry(attributes: dict[str, Any]) -> None:
-    """Add a ``hmodel.retry`` event to the current OpenTelemetry span, if any records."""
+    """Record a ``hmodel.retry`` event where it belongs.
+
+    On the repository call collecting retries, if one is under way here; else on the
+    current OpenTelemetry span, if any records.
+    """
+    collecting = _collecting.get()
+    if collecting is not None:
+        collecting.append((time.time_ns(), attributes))
+        return
     try:
         from opentelemetry import trace
     except ImportError:
@@ -137,8 +207,8 @@ def after_drop(
                 "hmodel.method": method,
                 "hmodel.retry": tries + 1,
                 "hmodel.pause_s": pause,
-                "error.type": type(dropped.cause).__qualname__,
-                "server.address": where,
+                "error.type": error_type(dropped.cause),
+                **server_attributes(where),
             }
         )
         return pause

@@ -8,13 +8,20 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, TypeVar
 
+from thriftpy2.thrift import TApplicationException
+
 from hmodel.backend.base import Backend, Scan
 from hmodel.backend.endpoint import Endpoint, HTTPOption, TLSOption, as_http, as_tls
 from hmodel.backend.pool import PooledChannel
 from hmodel.backend.retry import Retry
 from hmodel.backend.sasl import Sasl
 from hmodel.backend.thrift_scanner import ScannerEdge
-from hmodel.errors import BackendError, IllegalArgumentError
+from hmodel.errors import (
+    BackendError,
+    IllegalArgumentError,
+    TableNotFoundError,
+    UnsupportedOperationError,
+)
 
 __all__ = ["NAMES_KEPT", "ThriftBackendBase"]
 
@@ -51,6 +58,8 @@ class ThriftBackendBase(Backend):
     scanner_class: ClassVar[type[ScannerEdge]]
     #: The class name ``repr`` shows (the public class's, also for a subclass of it).
     display_name: ClassVar[str]
+    #: The protocol the backend speaks, and the other one, for a wrong port's message.
+    protocols: ClassVar[tuple[str, str]]
 
     def __init__(
         self,
@@ -237,8 +246,12 @@ class ThriftBackendBase(Backend):
         column: bytes | None,
         filter_given: bool,
     ) -> BackendError:
-        """The typed error of a server's answer ``exc`` to a call (both edges' translation)."""
-        return self._translate(
+        """The typed error of a server's answer ``exc`` to a call (both edges' translation).
+
+        A data call's missing table is said with both its names, the server's (table
+        prefix and namespace applied) and the declared one, and what creates it.
+        """
+        error = self._translate(
             exc,
             method=method,
             table=table,
@@ -247,6 +260,35 @@ class ThriftBackendBase(Backend):
             column=column,
             filter_given=filter_given,
         )
+        if (
+            isinstance(exc, TApplicationException)
+            and exc.type == TApplicationException.UNKNOWN_METHOD
+        ):
+            mine, other = self.protocols
+            said = exc.message
+            if isinstance(said, bytes):
+                said = said.decode("utf-8", "replace")
+            return UnsupportedOperationError(
+                f"{method}: the server at {self.url} does not know this call, so it is not "
+                f"an HBase {mine} server: is it the {other} one? {self.display_name} speaks "
+                f"{mine} (HBase starts Thrift1 with `hbase thrift start`, Thrift2 with "
+                "`hbase thrift2 start`, both on port 9090 by default: a cluster running both "
+                f"gives them two ports) (the server said: {said})",
+                table=table,
+                row=row,
+            )
+        data_call = "Table" not in method  # deleteTable, getTableRegions...: admin calls
+        if type(error) is TableNotFoundError and data_call and isinstance(table, str) and table:
+            server = self._server_name(table)
+            named = f"{server!r}" if server == table else f"{server!r} (declared as {table!r})"
+            error = TableNotFoundError(
+                f"{method}: the server has no table {named}; create it with "
+                "create_table() / Store.create_tables(), or hmodel migrate MODULE --apply",
+                table=table,
+                row=row,
+                column=column,
+            )
+        return error
 
     def _translate(
         self,
@@ -292,6 +334,10 @@ class ThriftBackendBase(Backend):
             return name
         namespace, colon, table = name.rpartition(":")
         return f"{namespace}{colon}{self._table_prefix}{self._table_prefix_separator}{table}"
+
+    def server_table_name(self, table: str) -> str:
+        """The name sent to the server: ``[namespace:]prefix<sep>table`` with a prefix."""
+        return self._server_name(table)
 
     def _data_name(self, name: str) -> bytes:
         """The ``table`` argument of the data calls: the server name as UTF-8 bytes.

@@ -8,6 +8,7 @@ from hmodel.codecs.default import codec_for_type
 from hmodel.codecs.document import Json, MsgPack
 from hmodel.codecs.identifier import UUIDCodec
 from hmodel.codecs.number import DecimalCodec, Float64, Int32, Long
+from hmodel.codecs.ordered import OrderedLong
 from hmodel.codecs.phoenix import (
     PhoenixBool,
     PhoenixDate,
@@ -36,6 +37,7 @@ __all__ = [
     "Json",
     "Long",
     "MsgPack",
+    "OrderedLong",
     "PhoenixBool",
     "PhoenixDate",
     "PhoenixDouble",

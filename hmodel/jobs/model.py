@@ -142,7 +142,11 @@ class Task(Protocol):
 
     @property
     def problems(self) -> tuple[str, ...]:
-        """The count kinds that are problems: a report's ``problems`` sums them."""
+        """The count kinds that are problems: a report's ``problems`` sums them.
+
+        Only what is still wrong once the task ran: what a repairing task fixes (the
+        missing entries an index backfill writes) is its input, not a problem.
+        """
         ...  # pragma: no cover
 
     def plan(self, backend: Backend) -> list[Target]:

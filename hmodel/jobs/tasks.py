@@ -58,7 +58,10 @@ class IndexTask:
     counted, and deleted by ``rebuild``). The counts are those of
     :class:`~hmodel.patterns.index_job.ShardReport` (``ok``, ``missing``, ``stale``,
     ``orphans``, ``pending``, ``duplicates``, ``undecodable``, ``written``, ``deleted``);
-    the problems are ``missing``, ``stale``, ``orphans`` and ``duplicates``. Each batch
+    the problems of ``verify`` are ``missing``, ``stale``, ``orphans`` and ``duplicates``;
+    ``backfill`` and ``rebuild`` write the missing and stale entries (and ``rebuild``
+    deletes the orphans): those are their input, not findings, so only ``duplicates``
+    (unique values two rows hold, which no job decides) is a problem of theirs. Each batch
     works as :func:`~hmodel.patterns.index_job.run_shard`'s, so it is safe while the
     application writes.
 
@@ -74,7 +77,12 @@ class IndexTask:
     clock: Clock = attrs.field(default=system_clock, eq=False)
     lock_lease_ms: int = 30_000
 
-    problems = ("missing", "stale", "orphans", "duplicates")
+    @property
+    def problems(self) -> tuple[str, ...]:
+        """What is left wrong after the job: every inconsistency for ``verify``, else duplicates."""
+        if self.job == "verify":
+            return ("missing", "stale", "orphans", "duplicates")
+        return ("duplicates",)
 
     @property
     def name(self) -> str:
@@ -166,7 +174,10 @@ class CopyTask:
     copy_of: Callable[[Backend], Copy[Any, Any]]
     job: Literal["verify", "sync", "repair"]
 
-    problems = ("stale",)
+    @property
+    def problems(self) -> tuple[str, ...]:
+        """``stale`` for ``verify``; none for ``sync`` and ``repair``, which rewrite them."""
+        return ("stale",) if self.job == "verify" else ()
 
     @property
     def name(self) -> str:
@@ -231,7 +242,10 @@ class RelationTask:
     relation_of: Callable[[Backend], Relation[Any, Any]]
     job: Literal["verify", "repair"]
 
-    problems = ("one_sided",)
+    @property
+    def problems(self) -> tuple[str, ...]:
+        """``one_sided`` for ``verify``; none for ``repair``, which completes those links."""
+        return ("one_sided",) if self.job == "verify" else ()
 
     @property
     def name(self) -> str:

@@ -321,7 +321,11 @@ class Key:
         count = len(prefix)
         unknown = next((str(f) for f in prefix if f not in fields), None)
         if unknown is not None:
-            raise KeyEncodeError("the key has no such field", field=unknown, value=prefix[unknown])
+            raise KeyEncodeError(
+                f"the key has no field {unknown!r} (the key fields: {', '.join(fields)})",
+                field=unknown,
+                value=prefix[unknown],
+            )
         if set(prefix) != set(fields[:count]):
             wanted = next(f for f in fields[:count] if f not in prefix)
             raise KeyEncodeError(

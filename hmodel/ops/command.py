@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
@@ -17,7 +19,7 @@ from hmodel.ops.config import CheckConfig, TableVolume, load_config, parse_size,
 from hmodel.ops.diff_command import configure as configure_diff
 from hmodel.ops.finding import Severity
 from hmodel.ops.inventory import Inventory
-from hmodel.ops.report import FORMATS, render
+from hmodel.ops.report import FORMATS, render, use_colour
 from hmodel.ops.spread_command import configure
 from hmodel.schema import SchemaWarning
 
@@ -42,6 +44,10 @@ def _config(args: argparse.Namespace) -> CheckConfig:
     changes: dict[str, Any] = {}
     if args.region_servers is not None:
         changes["region_servers"] = args.region_servers
+    if args.max_regions is not None:
+        if args.max_regions < 1:
+            raise CheckConfigError("--max-regions must be at least 1")
+        changes["max_regions"] = args.max_regions
     if args.heap is not None:
         changes["heap"] = parse_size(args.heap, "--heap")
     if args.memstore_fraction is not None:
@@ -164,7 +170,8 @@ def run_check(args: argparse.Namespace) -> int:
     else:
         with backend:
             report = check(inventory, config, select=codes, backend=backend)
-    print(render(report, args.output_format, verbose=args.verbose))
+    colour = use_colour(sys.stdout, os.environ)
+    print(render(report, args.output_format, verbose=args.verbose, colour=colour))
     return 1 if report.fails(config.fail_on) else 0
 
 
@@ -242,7 +249,18 @@ def add_check(commands: Any) -> None:
     parser.add_argument(
         "--config", type=Path, help="TOML file with [tool.hmodel.check] (default: ./pyproject.toml)"
     )
-    parser.add_argument("--region-servers", type=int, metavar="N")
+    parser.add_argument(
+        "--region-servers",
+        type=int,
+        metavar="N",
+        help="region servers in the cluster, for the MemStore budget (S2)",
+    )
+    parser.add_argument(
+        "--max-regions",
+        type=int,
+        metavar="N",
+        help="regions per table above which S1 warns (default 100)",
+    )
     parser.add_argument("--heap", metavar="SIZE", help="heap of one region server, e.g. 32GiB")
     parser.add_argument("--memstore-fraction", type=float, metavar="F", help="default 0.4")
     parser.add_argument("--flush-size", metavar="SIZE", help="default 128MiB")

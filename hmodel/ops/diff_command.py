@@ -11,6 +11,7 @@ from hmodel.ops.diff import TableDiff, diff_tables
 from hmodel.ops.inventory import import_module, tables_of
 from hmodel.ops.live import parse_address
 from hmodel.ops.migrate import Migration, current_tables, migrate
+from hmodel.ops.options import add_output_format
 from hmodel.ops.progress import progress
 from hmodel.ops.revisions import pending_revisions, render_pending
 
@@ -180,13 +181,7 @@ def configure(commands: Any) -> None:
         metavar="HOST:PORT",
         help="compare with the tables a live cluster stores, over HBase's Thrift2 API",
     )
-    parser.add_argument(
-        "--output-format",
-        "--format",
-        dest="output_format",
-        choices=("text", "json"),
-        default="text",
-    )
+    add_output_format(parser)
     parser.set_defaults(run=run_diff)
 
     migration: argparse.ArgumentParser = commands.add_parser(
@@ -219,11 +214,5 @@ def configure(commands: Any) -> None:
     migration.add_argument(
         "--allow-drop", action="store_true", help="let a change drop families holding cells"
     )
-    migration.add_argument(
-        "--output-format",
-        "--format",
-        dest="output_format",
-        choices=("text", "json"),
-        default="text",
-    )
+    add_output_format(migration)
     migration.set_defaults(run=run_migrate)

@@ -27,6 +27,7 @@ from hmodel.jobs import (
 )
 from hmodel.ops.inventory import import_module
 from hmodel.ops.live import parse_address
+from hmodel.ops.options import add_output_format
 from hmodel.ops.progress import JobProgress
 
 __all__ = ["configure", "render_report", "run_job_command", "run_status"]
@@ -155,13 +156,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
         metavar="TABLE",
         help="the checkpoints' table (default: %(default)s)",
     )
-    parser.add_argument(
-        "--output-format",
-        "--format",
-        dest="output_format",
-        choices=("text", "json"),
-        default="text",
-    )
+    add_output_format(parser)
 
 
 def configure(commands: Any) -> None:
@@ -172,9 +167,9 @@ def configure(commands: Any) -> None:
         description="Run a task of the job runner (hmodel.jobs) over a live cluster, in\n"
         "shards with checkpoints: a job run again with the same --job id resumes where it\n"
         "stopped. TASK is MODULE:NAME, a task object or a function returning one.",
-        epilog="exit status: 0 done, no problems found; 1 problems found (by a repairing\n"
-        "task too, which fixed them: run its verify to check) or, for status, not done;\n"
-        "2 bad input or a cluster that cannot be reached.",
+        epilog="exit status: 0 done, no problem left (what a repairing task fixes, e.g. the\n"
+        "entries a backfill writes, is counted, not a problem); 1 problems found or, for\n"
+        "status, not done; 2 bad input or a cluster that cannot be reached.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     actions = job.add_subparsers(dest="action", metavar="ACTION")

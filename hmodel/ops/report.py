@@ -17,8 +17,9 @@ from __future__ import annotations
 import json
 import os
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 from xml.etree import ElementTree
 
 from hmodel import __version__
@@ -29,12 +30,14 @@ from hmodel.ops.sizing import SizingPlan, SplitPlan, format_bytes
 
 __all__ = [
     "FORMATS",
+    "counted",
     "render",
     "render_github",
     "render_json",
     "render_junit",
     "render_sarif",
     "render_text",
+    "use_colour",
 ]
 
 
@@ -98,19 +101,40 @@ def render_sizing(sizing: SizingPlan) -> list[str]:
     return lines
 
 
-def render_text(report: Report, *, verbose: bool = False) -> str:
+#: ANSI colours of a terminal: the code bold, each severity in its colour (ruff's look).
+_COLOURS = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m"}
+_BOLD, _RESET = "\033[1m", "\033[0m"
+
+
+def use_colour(stream: Any, environ: Mapping[str, str]) -> bool:
+    """Whether to colour text written to ``stream``: a terminal, and colour not turned off.
+
+    ``NO_COLOR`` (any value, https://no-color.org) turns it off; ``FORCE_COLOR``
+    (any value) turns it on even when ``stream`` is not a terminal.
+    """
+    if "NO_COLOR" in environ:
+        return False
+    if "FORCE_COLOR" in environ:
+        return True
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty is not None and isatty())
+
+
+def render_text(report: Report, *, verbose: bool = False, colour: bool = False) -> str:
     """Return the report as text: one block per finding, the sizing plan, a summary line.
 
     Each block is ``file:line: CODE severity subject: message`` (no ``file:line`` for
     the cluster), then the fix and, with ``verbose``, the reason with its pattern id
-    and public sources.
+    and public sources. With ``colour`` the code is bold and the severity coloured
+    (ANSI escapes, for a terminal: see :func:`use_colour`).
     """
     lines = []
     for finding in report.findings:
-        lines.append(
-            f"{_where(finding)}{finding.code} {finding.severity.value} {finding.subject}: "
-            f"{finding.message}"
-        )
+        code, severity = finding.code, finding.severity.value
+        if colour:
+            code = f"{_BOLD}{code}{_RESET}"
+            severity = f"{_COLOURS[severity]}{severity}{_RESET}"
+        lines.append(f"{_where(finding)}{code} {severity} {finding.subject}: {finding.message}")
         lines.append(f"    fix: {finding.fix}")
         if verbose:
             rule = finding.rule
@@ -124,12 +148,21 @@ def render_text(report: Report, *, verbose: bool = False) -> str:
     lines += [f"note: {note}" for note in report.notes]
     counts = report.counts()
     inventory = report.inventory
-    summary = ", ".join(f"{n} {severity}" for severity, n in reversed(counts.items()))
+    summary = ", ".join(counted(n, f"{severity}") for severity, n in reversed(counts.items()))
     lines.append(
-        f"checked {len(inventory.tables)} tables, {len(inventory.models)} models: "
-        f"{summary}; {len(report.ignored)} ignored"
+        f"checked {counted(len(inventory.tables), 'table')}, "
+        f"{counted(len(inventory.models), 'model')}: {summary}; {len(report.ignored)} ignored"
     )
     return "\n".join(lines)
+
+
+def counted(count: int, noun: str) -> str:
+    """``count`` and ``noun``, plural unless ``count`` is 1 (``info`` has no plural).
+
+    >>> counted(1, "table"), counted(2, "warning"), counted(0, "error"), counted(3, "info")
+    ('1 table', '2 warnings', '0 errors', '3 info')
+    """
+    return f"{count} {noun}" if count == 1 or noun == "info" else f"{count} {noun}s"
 
 
 def render_json(report: Report) -> str:
@@ -337,6 +370,13 @@ FORMATS: dict[str, Callable[[Report, bool], str]] = {
 }
 
 
-def render(report: Report, output_format: str, *, verbose: bool = False) -> str:
-    """Return the report in ``output_format``, one of :data:`FORMATS`."""
+def render(
+    report: Report, output_format: str, *, verbose: bool = False, colour: bool = False
+) -> str:
+    """Return the report in ``output_format``, one of :data:`FORMATS`.
+
+    ``colour`` colours the ``text`` format only (the others are for programs).
+    """
+    if output_format == "text":
+        return render_text(report, verbose=verbose, colour=colour)
     return FORMATS[output_format](report, verbose)

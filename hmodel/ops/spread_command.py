@@ -13,6 +13,7 @@ from hmodel.errors import InputError
 from hmodel.model import ModelInfo
 from hmodel.ops.inventory import import_module, models_of
 from hmodel.ops.live import live_spread, parse_address
+from hmodel.ops.options import add_output_format
 from hmodel.ops.sample import read_file, sample_function, spread_of
 from hmodel.ops.spread import Spread, check_image, render_spread, save_image
 
@@ -138,13 +139,7 @@ def configure(commands: Any) -> None:
     parser.add_argument(
         "--limit", type=int, metavar="N", help="read at most N sample records (or rows)"
     )
-    parser.add_argument(
-        "--output-format",
-        "--format",
-        dest="output_format",
-        choices=("text", "json"),
-        default="text",
-    )
+    add_output_format(parser)
     parser.add_argument(
         "--image", type=Path, metavar="PATH", help="also draw a .png/.svg (needs matplotlib)"
     )

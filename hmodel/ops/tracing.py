@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Protocol
 
+from hmodel.errors import error_type
 from hmodel.repository import Listener, QueryEvent
 
 __all__ = [
@@ -31,8 +32,10 @@ def span_attributes(event: QueryEvent) -> dict[str, Any]:
     """Return the span attributes of ``event``, after OpenTelemetry's database conventions.
 
     ``db.system``/``db.system.name`` are ``"hbase"``; ``db.operation``/``db.operation.name``
-    the repository method; ``db.collection.name`` the table (``db.namespace`` its
-    namespace, when it has one); ``db.query.text`` a scan's plan;
+    the repository method; ``db.collection.name`` the table as the server knows it (the
+    backend's table prefix applied; ``hmodel.table`` the declared name when it differs),
+    ``db.namespace`` its HBase namespace (``default`` for a name without one);
+    ``db.query.text`` a scan's plan;
     ``db.response.returned_rows`` the rows returned or mutations sent;
     ``server.address``/``server.port`` the Thrift server (not for the in-process engine);
     ``error.type`` the fully qualified class of the exception a failed call raised.
@@ -47,19 +50,22 @@ def span_attributes(event: QueryEvent) -> dict[str, Any]:
      'db.response.returned_rows': 1, 'hmodel.round_trips': 1, 'hmodel.rowkeys': 1,
      'db.namespace': 'ns'}
     """
+    table = event.server_table or event.table
     attributes: dict[str, Any] = {
         "db.system": "hbase",
         "db.system.name": "hbase",
         "db.operation": event.operation,
         "db.operation.name": event.operation,
-        "db.collection.name": event.table,
+        "db.collection.name": table,
         "db.response.returned_rows": event.results,
         "hmodel.round_trips": event.round_trips,
         "hmodel.rowkeys": len(event.rows),
     }
-    namespace, sep, _ = event.table.partition(":")
-    if sep and "," not in namespace:
-        attributes["db.namespace"] = namespace
+    if table != event.table:
+        attributes["hmodel.table"] = event.table
+    if "," not in table:  # a unit of work names its tables together: no one namespace
+        namespace, sep, _ = table.rpartition(":")
+        attributes["db.namespace"] = namespace if sep else "default"
     if event.plan is not None:
         attributes["db.query.text"] = event.plan
     if event.server_address is not None:
@@ -69,21 +75,6 @@ def span_attributes(event: QueryEvent) -> dict[str, Any]:
     if event.error is not None:
         attributes["error.type"] = error_type(event.error)
     return attributes
-
-
-def error_type(error: BaseException) -> str:
-    """The ``error.type`` of ``error``: its class, fully qualified (low cardinality).
-
-    >>> from hmodel.errors import NotFoundError
-    >>> error_type(NotFoundError("no such row"))
-    'hmodel.errors.NotFoundError'
-    """
-    kind = type(error)
-    return (
-        kind.__qualname__
-        if kind.__module__ == "builtins"
-        else f"{kind.__module__}.{kind.__qualname__}"
-    )
 
 
 #: The attributes of ``db.client.operation.duration``, after the database conventions.
@@ -150,12 +141,14 @@ class OpenTelemetryListener:
         start = event.started_ns or None
         attributes = span_attributes(event)
         span = self._tracer.start_span(
-            f"{event.operation} {event.table}",
+            f"{event.operation} {attributes['db.collection.name']}",
             kind=self._kind,
             attributes=attributes,
             start_time=start,
         )
         end = None if start is None else start + event.duration_ns
+        for when, retry in event.retries:
+            span.add_event("hmodel.retry", retry, timestamp=when)
         if event.error is not None:
             span.record_exception(event.error, timestamp=end, escaped=True)
             span.set_status(self._status(self._error_code, str(event.error)))

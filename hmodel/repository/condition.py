@@ -126,7 +126,8 @@ class Comparison(Condition):
             raise QueryError(
                 f"cannot compare with {self.op!r}: the field's stored bytes do not sort like "
                 "its values, so HBase's byte comparator would give wrong answers; use == or !=, "
-                "or an order-preserving codec",
+                "or store it with an order-preserving codec (an int: "
+                "field(..., codec=OrderedLong()))",
                 field=self.field,
                 value=self.value,
             )

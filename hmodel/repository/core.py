@@ -32,6 +32,7 @@ from hmodel.errors import (
     DecodeError,
     HModelError,
     KeyDecodeError,
+    KeyEncodeError,
     NotFoundError,
     QueryError,
     ValidationError,
@@ -385,13 +386,21 @@ class RepositoryCore(Generic[M, B]):
         )
 
     def _plan(self, query: Query) -> ScanPlan:
-        ranges = self.mapper.info.key.ranges(
-            dict(query.prefix),
-            low=query.low,
-            high=query.high,
-            low_inclusive=query.low_inclusive,
-            high_inclusive=query.high_inclusive,
-        )
+        try:
+            ranges = self.mapper.info.key.ranges(
+                dict(query.prefix),
+                low=query.low,
+                high=query.high,
+                low_inclusive=query.low_inclusive,
+                high_inclusive=query.high_inclusive,
+            )
+        except KeyEncodeError as exc:  # said with the model and table, as get says it
+            raise KeyEncodeError(
+                f"model {self.info.name!r}: {exc.message}",
+                table=self.table,
+                field=exc.field,
+                value=exc.value,
+            ) from exc
         where, fields = query.where, query.fields
         filter_bytes = None
         if where is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import attrs
 
@@ -26,6 +27,12 @@ class QueryEvent:
         error: The exception the call raised; ``None`` when it returned.
         server_address: The backend's server host (``None``: an in-process engine).
         server_port: The backend's server port (``None``: an in-process engine).
+        server_table: The table's name on the server (the backend's table prefix and
+            namespace applied: what a Thrift backend sends); ``None`` when unknown.
+        retries: The retries the call made after dropped connections, as ``(epoch ns,
+            attributes)`` pairs (``hmodel.method``, ``hmodel.retry``, ``hmodel.pause_s``,
+            ``error.type``, ``server.address``, ``server.port``); empty for scans, whose
+            retries go to the current span.
     """
 
     operation: str
@@ -39,6 +46,8 @@ class QueryEvent:
     error: Exception | None = None
     server_address: str | None = None
     server_port: int | None = None
+    server_table: str | None = None
+    retries: tuple[tuple[int, dict[str, Any]], ...] = ()
 
 
 #: A callable told of every :class:`QueryEvent`.

@@ -6,6 +6,7 @@ import time
 from collections.abc import Sequence
 
 from hmodel.backend.base import Backend
+from hmodel.backend.retry import RetryRecord, collected_retries
 from hmodel.repository.event import Listener, QueryEvent
 
 __all__ = ["Call", "Instrument"]
@@ -53,6 +54,7 @@ class Instrument:
         self.table = table
         self.backend = backend
         self.listeners = list(listeners)
+        self._server_table: str | None = None
 
     def call(
         self, operation: str, *, rows: tuple[bytes, ...] = (), always: bool = False
@@ -66,27 +68,43 @@ class Instrument:
         """
         return _Measured(self, operation, rows, always)
 
-    def emit(self, operation: str, before: int, call: Call, error: Exception | None = None) -> None:
+    def emit(
+        self,
+        operation: str,
+        before: int,
+        call: Call,
+        error: Exception | None = None,
+        retries: tuple[RetryRecord, ...] = (),
+    ) -> None:
         """Tell the listeners of ``call``, which started when ``round_trips`` was ``before``.
 
-        ``error``: what the call raised, if it did.
+        ``error``: what the call raised, if it did; ``retries``: the retries it made.
         """
         if not self.listeners:
             return
-        host = getattr(self.backend, "host", None)
-        port = getattr(self.backend, "port", None)
+        backend = self.backend
+        host = getattr(backend, "host", None)
+        port = getattr(backend, "port", None)
+        server_table = self._server_table
+        if server_table is None:
+            name_of = getattr(backend, "server_table_name", None)
+            server_table = self._server_table = (
+                name_of(self.table) if callable(name_of) else self.table
+            )
         event = QueryEvent(
             operation,
             self.table,
             rows=call.rows,
             plan=call.plan,
-            round_trips=self.backend.round_trips - before,
+            round_trips=backend.round_trips - before,
             results=call.results,
             started_ns=call.started_ns,
             duration_ns=time.perf_counter_ns() - call.monotonic_ns,
             error=error,
             server_address=host if isinstance(host, str) else None,
             server_port=port if isinstance(port, int) and not isinstance(port, bool) else None,
+            server_table=server_table,
+            retries=retries,
         )
         for listener in self.listeners:
             listener(event)
@@ -95,7 +113,7 @@ class Instrument:
 class _Measured:
     """The context manager of :meth:`Instrument.call` (a class: cheaper than a generator)."""
 
-    __slots__ = ("always", "before", "call", "instrument", "operation")
+    __slots__ = ("always", "before", "call", "instrument", "operation", "retries")
 
     def __init__(
         self, instrument: Instrument, operation: str, rows: tuple[bytes, ...], always: bool
@@ -105,14 +123,24 @@ class _Measured:
         self.always = always
         self.before = instrument.backend.round_trips
         self.call = Call(rows=rows)
+        # The call's retries go to its own event, for a call that listeners hear of and
+        # that ends before its caller goes on (not a scan's generator, which lives across
+        # the caller's other calls: its retries go to the current span, as a backend's do).
+        self.retries = collected_retries() if instrument.listeners and not always else None
 
     def __enter__(self) -> Call:
+        if self.retries is not None:
+            self.retries.__enter__()
         return self.call
 
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, _: object
     ) -> None:
+        retries: tuple[RetryRecord, ...] = ()
+        if self.retries is not None:
+            self.retries.__exit__()
+            retries = tuple(self.retries.records)
         if isinstance(error, Exception):
-            self.instrument.emit(self.operation, self.before, self.call, error)
+            self.instrument.emit(self.operation, self.before, self.call, error, retries)
         elif kind is None or self.always:
-            self.instrument.emit(self.operation, self.before, self.call)
+            self.instrument.emit(self.operation, self.before, self.call, retries=retries)

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import pytest
 
-from hmodel.backend.thrift import ThriftBackend
-from hmodel.errors import BackendError, IllegalArgumentError
+from hmodel.errors import IllegalArgumentError
+from hmodel.testing.hbase_process import wait_for_thrift
 
 __all__ = [
     "ADDRESS_VARIABLE",
@@ -63,36 +62,6 @@ def docker_available() -> bool:
             client.close()
     except Exception:  # the SDK missing, no socket, no permission: all mean "no Docker"
         return False
-
-
-def wait_for_thrift(
-    host: str,
-    port: int,
-    *,
-    timeout_s: float = 180.0,
-    sleep: Callable[[float], None] = time.sleep,
-    clock: Callable[[], float] = time.monotonic,
-) -> None:
-    """Wait until an HBase Thrift1 server at ``host:port`` answers ``getTableNames``.
-
-    HBase's Thrift server accepts connections before the master is up, so a listening
-    port is not enough: a request must succeed.
-
-    Raises:
-        BackendError: No answer within ``timeout_s`` (the last error as cause).
-    """
-    deadline = clock() + timeout_s
-    while True:
-        try:
-            with ThriftBackend(host, port, timeout_ms=5_000, retries=0) as backend:
-                backend.list_tables()
-            return
-        except BackendError as exc:
-            if clock() >= deadline:
-                raise BackendError(
-                    f"HBase Thrift server at {host}:{port} did not answer in {timeout_s:g} s"
-                ) from exc
-            sleep(1.0)
 
 
 @contextlib.contextmanager

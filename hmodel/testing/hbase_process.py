@@ -41,6 +41,7 @@ __all__ = [
     "running_pids",
     "stop_stale",
     "stop_state",
+    "wait_for_thrift",
     "wait_for_thrift2",
 ]
 
@@ -228,6 +229,29 @@ def classpath(
     return sorted(lib.glob("*.jar"))
 
 
+def wait_for_thrift(
+    host: str,
+    port: int,
+    *,
+    timeout_s: float = 180.0,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+    alive: Callable[[], None] = lambda: None,
+) -> None:
+    """Wait until an HBase Thrift1 server at ``host:port`` answers ``getTableNames``.
+
+    HBase's Thrift server accepts connections before the master is up, so a listening
+    port is not enough: a request must succeed. ``alive`` is called between tries and
+    may raise to stop waiting (a process died).
+
+    Raises:
+        BackendError: No answer within ``timeout_s`` (the last error as cause).
+    """
+    from hmodel.backend.thrift import ThriftBackend
+
+    _wait_for(ThriftBackend, "Thrift", host, port, timeout_s, sleep, clock, alive)
+
+
 def wait_for_thrift2(
     host: str,
     port: int,
@@ -246,16 +270,29 @@ def wait_for_thrift2(
     """
     from hmodel.backend.thrift2 import Thrift2Backend
 
+    _wait_for(Thrift2Backend, "Thrift2", host, port, timeout_s, sleep, clock, alive)
+
+
+def _wait_for(  # noqa: PLR0917  # the two waits' own arguments, passed on as they are
+    backend_class: Any,
+    name: str,
+    host: str,
+    port: int,
+    timeout_s: float,
+    sleep: Callable[[float], None],
+    clock: Callable[[], float],
+    alive: Callable[[], None],
+) -> None:
     deadline = clock() + timeout_s
     while True:
         try:
-            with Thrift2Backend(host, port, timeout_ms=5_000, retries=0) as backend:
+            with backend_class(host, port, timeout_ms=5_000, retries=0) as backend:
                 backend.list_tables()
             return
         except BackendError as exc:
             if clock() >= deadline:
                 raise BackendError(
-                    f"HBase Thrift2 server at {host}:{port} did not answer in {timeout_s:g} s"
+                    f"HBase {name} server at {host}:{port} did not answer in {timeout_s:g} s"
                 ) from exc
             alive()
             sleep(1.0)
@@ -577,8 +614,6 @@ class HBaseProcess:
                 )
 
     def _wait(self) -> None:
-        from hmodel.testing.hbase_container import wait_for_thrift
-
         deadline = time.monotonic() + self.start_timeout_s
 
         def alive_sleep(seconds: float) -> None:

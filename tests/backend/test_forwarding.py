@@ -27,8 +27,8 @@ METHODS = sorted(
     for name, member in inspect.getmembers(Backend, inspect.isfunction)
     if not name.startswith("_")
 )
-#: Passed on as they are, not through ``_forward``: arithmetic, no request.
-DIRECT = {"mutate_round_trips"}
+#: Passed on as they are, not through ``_forward``: arithmetic and naming, no request.
+DIRECT = {"mutate_round_trips", "server_table_name"}
 
 
 class Spy(Backend):

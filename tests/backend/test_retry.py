@@ -173,5 +173,6 @@ def test_each_retry_is_an_event_of_the_current_span() -> None:
         "hmodel.retry": 1,
         "hmodel.pause_s": 0.1,
         "error.type": "OSError",
-        "server.address": "h:1",
+        "server.address": "h",
+        "server.port": 1,
     }

@@ -166,11 +166,16 @@ def test_the_site_builds_strict_with_no_dead_link(site: Path) -> None:
     assert dead_links(site) == []
 
 
-def test_source_links_point_to_the_repository(site: Path) -> None:
-    """The pattern catalogue's links to source files go to the repository, not the site."""
-    targets = _parse(site / "patterns" / "index.html").targets
-    assert any(t.endswith("/blob/main/hmodel/keys/derived.py") for t in targets)
-    assert not [t for t in targets if "../hmodel/" in t or "../tests/" in t]
+def test_source_links_name_the_file_without_linking_nowhere(site: Path) -> None:
+    """The pattern catalogue's links to source files become the files' paths as text.
+
+    The site names no repository (the project has no public home yet): no link goes to
+    a placeholder, none to a source file the site does not serve.
+    """
+    page = _parse(site / "patterns" / "index.html")
+    assert "hmodel/keys/derived.py" in "".join(page.text)
+    assert not [t for t in page.targets if "../hmodel/" in t or "../tests/" in t]
+    assert not [t for t in page.targets if "blob/main" in t or "hmodel/hmodel" in t]
 
 
 def _resolve(path: str) -> tuple[bool, object]:
@@ -304,6 +309,28 @@ def test_the_hook_rewrites_source_links_outside_code_only() -> None:
         "```\n[g](../hmodel/keys/derived.py)\n```\n"
         f"[h]: {base}README.md\n"
     )
+
+
+def test_without_a_repository_source_links_become_text_naming_the_file() -> None:
+    """No placeholder URL: a link to a repository file is its text and the file's path."""
+    hooks = _hooks()
+    text = (
+        "[`IdAllocator`](../hmodel/patterns/ids.py) [b](keys.md) [c](https://x.org/y) "
+        "`[d](../hmodel/keys/derived.py)` [e](../hmodel/keys/) [f](../nowhere.py) "
+        "[`examples/ecommerce/fulfilment.py`](../examples/ecommerce/fulfilment.py#L3)\n"
+        "```\n[g](../hmodel/keys/derived.py)\n```\n"
+    )
+    assert hooks.unlink_markdown(text, ROOT / "docs", ROOT / "docs", ROOT) == (
+        "`IdAllocator` (`hmodel/patterns/ids.py`) [b](keys.md) [c](https://x.org/y) "
+        "`[d](../hmodel/keys/derived.py)` e (`hmodel/keys`) [f](../nowhere.py) "
+        "`examples/ecommerce/fulfilment.py`\n"
+        "```\n[g](../hmodel/keys/derived.py)\n```\n"
+    )
+
+
+def test_the_site_names_no_placeholder_repository() -> None:
+    config = (ROOT / "mkdocs.yml").read_text()
+    assert "\nrepo_url:" not in config and "hmodel/hmodel" not in config
 
 
 def _extensions() -> ModuleType:

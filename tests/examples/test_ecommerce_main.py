@@ -154,3 +154,21 @@ def test_main_gives_the_same_answers_over_thrift2_with_the_whole_schema(
     host, port = thrift2_address.rsplit(":", 1)
     with Thrift2Backend(host, int(port), table_prefix=PREFIX) as backend:
         assert len(backend.regions("goods")) == 10
+
+
+@pytest.mark.parametrize("example", ["examples.ecommerce", "examples.microblog"])
+def test_a_reader_that_stops_early_ends_the_example_quietly(example: str) -> None:
+    # `python -m examples.ecommerce | head -2`: no BrokenPipeError traceback, exit 0.
+    child = subprocess.Popen(
+        [sys.executable, "-m", example],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        bufsize=0,
+    )
+    assert child.stdout is not None and child.stderr is not None
+    assert child.stdout.readline().startswith(b"hmodel ")
+    child.stdout.close()
+    err = child.stderr.read().decode()
+    assert child.wait(timeout=120) == 0, err
+    assert "BrokenPipeError" not in err and "Traceback" not in err

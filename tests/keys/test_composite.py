@@ -372,7 +372,7 @@ def test_trailing_uncomputable_hash_ends_the_prefix() -> None:
         (Key(Str("a"), Hashed("b"), Str("b"), Str("c")), {"a": "x"}, {"high": "y"}, "range-scan"),
         (Key(Reversed(Str("id", width=4))), {}, {"low": "1"}, "do not keep value order"),
         (Key(Str("a"), Str("b")), {"b": "x"}, {}, "leading run of the key fields: 'a' is missing"),
-        (Key(Str("a"), Str("b")), {"z": "x"}, {}, "no such field"),
+        (Key(Str("a"), Str("b")), {"z": "x"}, {}, "has no field"),
         (Key(Str("a")), {"a": "x"}, {"low": "y"}, "there is none"),
         (Key(Str("a")), {"a": 3}, {}, "takes str"),
         (Key(Str("a"), Int("n", size=1)), {"a": "x"}, {"low": 999}, "out of range"),

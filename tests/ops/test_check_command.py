@@ -4,6 +4,7 @@ import json
 import warnings
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,7 +33,7 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
 def test_check_of_the_ecommerce_example_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(capsys, "check", "examples.ecommerce.schema")
     assert code == 0
-    assert "checked 4 tables, 5 models: 0 error, 0 warning, 0 info; 0 ignored" in out
+    assert "checked 4 tables, 5 models: 0 errors, 0 warnings, 0 info; 0 ignored" in out
 
 
 def test_check_json_of_the_example_with_volumes(capsys: pytest.CaptureFixture[str]) -> None:
@@ -130,3 +131,61 @@ def test_the_example_config_silences_with_a_reason(capsys: pytest.CaptureFixture
     assert [f["code"] for f in document["findings"]] == ["HM-S2", "HM-S3"]
     assert [(i["code"], i["subject"]) for i in document["ignored"]] == [("HM-S3", "table:customer")]
     assert _run(capsys, *argv, "--fail-on=error")[0] == 0
+
+
+def test_max_regions_from_the_command_line_makes_s1_warn(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The epilog's --max-regions is an option: 2 TB needs more than 5 regions (S1).
+    volume = ["check", "examples.ecommerce.schema", "--format=json", "--volume=order=2TB"]
+    _, out, _ = _run(capsys, *volume, "--select=HM-S1")
+    assert "HM-S1" not in {f["code"] for f in json.loads(out)["findings"]}
+    code, out, _ = _run(capsys, *volume, "--select=HM-S1", "--max-regions=5")
+    assert code == 1
+    assert "HM-S1" in {f["code"] for f in json.loads(out)["findings"]}
+    code, _, err = _run(capsys, *volume, "--max-regions=0")
+    assert code == 2 and "--max-regions must be at least 1" in err
+
+
+def test_every_option_of_every_command_has_help() -> None:
+    import argparse
+
+    from hmodel.cli import build_parser
+
+    def parsers(parser: argparse.ArgumentParser, path: str) -> list[tuple[str, Any]]:
+        found = [(path, parser)]
+        for action in parser._actions:  # argparse keeps no public list of its actions
+            if isinstance(action, argparse._SubParsersAction):
+                for name, child in action.choices.items():
+                    found += parsers(child, f"{path} {name}")
+        return found
+
+    missing = [
+        f"{path} {'/'.join(action.option_strings)}"
+        for path, parser in parsers(build_parser(), "hmodel")
+        for action in parser._actions
+        if action.option_strings and not action.help
+    ]
+    assert missing == []
+
+
+def test_a_terminal_gets_colour_unless_no_color(
+    bad_module: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hmodel.ops.report import use_colour
+
+    class Terminal:
+        def isatty(self) -> bool:
+            return True
+
+    assert use_colour(Terminal(), {}) and not use_colour(Terminal(), {"NO_COLOR": ""})
+    assert not use_colour(object(), {}) and use_colour(object(), {"FORCE_COLOR": "1"})
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    _, out, _ = _run(capsys, "check", bad_module)
+    assert "\033[1mHM-" in out and "\033[31merror\033[0m" in out
+    monkeypatch.delenv("FORCE_COLOR")
+    _, out, _ = _run(capsys, "check", bad_module)  # captured: not a terminal
+    assert "\033[" not in out
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    _, out, _ = _run(capsys, "check", bad_module, "--format=json")
+    assert "\033[" not in out

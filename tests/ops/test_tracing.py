@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 
 from examples.ecommerce.models import Customer
+from hmodel.backend.forwarding import ForwardingBackend
 from hmodel.backend.memory import MemoryBackend
+from hmodel.backend.retry import DroppedError, Retry, collected_retries, send
 from hmodel.errors import NotFoundError, TableNotFoundError
 from hmodel.ops.tracing import StatementLogger, install_logging, install_tracing
 from hmodel.repository import QueryEvent, Repository
@@ -215,3 +217,94 @@ def test_the_otel_extra_depends_on_the_api_only() -> None:
     extras = tomllib.loads(pyproject.read_text())["project"]["optional-dependencies"]
     assert [r.split(">")[0] for r in extras["otel"]] == ["opentelemetry-api"]
     assert any(r.startswith("opentelemetry-sdk") for r in extras["test"])
+
+
+class _DroppingOnce(ForwardingBackend):
+    """Each ``get`` loses its first connection, as a Thrift channel would, then succeeds."""
+
+    def get(self, table: str, row: bytes, **options: Any) -> Any:
+        dropped = [OSError("connection reset")]
+
+        def attempt() -> Any:
+            if dropped:
+                raise DroppedError(dropped.pop(), sent=True)
+            return self.inner.get(table, row, **options)
+
+        return send(
+            attempt,
+            method="getRowWithColumns",
+            retry=Retry.IDEMPOTENT,
+            retries=3,
+            backoff_ms=0,
+            sleep=lambda _: None,
+            where="hbase-1.example:9090",
+        )
+
+
+def test_a_retry_is_an_event_of_the_calls_own_span(repo: Repository[Customer]) -> None:
+    # No span is current: the retry still lands, on the db client span of the call.
+    flaky = Repository(Customer, _DroppingOnce(repo.backend))
+    exporter, _ = _tracing(flaky)
+    flaky.save(ANN)
+    assert flaky.get(customer_id="c1") == ANN
+    spans = {span.name: span for span in exporter.get_finished_spans()}
+    assert spans["save customer"].events == ()
+    (event,) = spans["get customer"].events
+    assert event.name == "hmodel.retry"
+    assert dict(event.attributes or {}) == {
+        "hmodel.method": "getRowWithColumns",
+        "hmodel.retry": 1,
+        "hmodel.pause_s": 0.0,
+        "error.type": "OSError",
+        "server.address": "hbase-1.example",
+        "server.port": 9090,
+    }
+    span = spans["get customer"]
+    assert span.start_time is not None and span.end_time is not None
+    assert event.timestamp is not None and span.start_time <= event.timestamp <= span.end_time
+
+
+def test_a_retry_of_a_thrift_error_names_its_qualified_type() -> None:
+    from hmodel.backend.retry import after_drop
+    from hmodel.errors import TLSError
+
+    with collected_retries() as records:
+        after_drop(
+            DroppedError(TLSError("handshake"), sent=False),
+            tries=0,
+            method="get",
+            retry=Retry.IDEMPOTENT,
+            retries=1,
+            backoff_ms=0,
+            where="https://h:8443/hbase",
+            jitter=lambda: 0.0,
+        )
+    ((_, attributes),) = records
+    assert attributes["error.type"] == "hmodel.errors.TLSError"
+    assert (attributes["server.address"], attributes["server.port"]) == ("h", 8443)
+
+
+def test_spans_name_the_table_the_server_knows(fake_hbase_server: Any) -> None:
+    from hmodel.backend.thrift import ThriftBackend
+
+    server = fake_hbase_server
+    backend = ThriftBackend(
+        server.host,
+        server.port,
+        table_prefix="tenant7",
+        admin=f"{server.host}:{server.thrift2_port}",
+    )
+    repo = Repository(Customer, backend)
+    repo.create_table()
+    exporter, _ = _tracing(repo)
+    try:
+        repo.save(ANN)
+    finally:
+        backend.delete_table("customer")
+        backend.close()
+    (span,) = exporter.get_finished_spans()
+    attributes = span.attributes or {}
+    assert span.name == "save tenant7_customer"
+    assert attributes["db.collection.name"] == "tenant7_customer"
+    assert attributes["hmodel.table"] == "customer"
+    assert attributes["db.namespace"] == "default"

@@ -151,6 +151,7 @@ class ThriftBackend(ThriftBackendBase):
     channel_class = Channel
     scanner_class = ScannerIterator
     display_name = "ThriftBackend"
+    protocols = ("Thrift1", "Thrift2")
 
     #: No check-and-delete: Thrift1 has no such RPC.
     capabilities: frozenset[str] = frozenset()
@@ -339,7 +340,7 @@ class ThriftBackend(ThriftBackendBase):
                     f"HBase's Thrift1 createTable cannot carry {listed}. Ways out: "
                     "admin='host:port' of a Thrift2 server (hbase thrift2) creates the table "
                     "whole through it; lenient_ddl=True creates it without them, with a "
-                    f"warning; or {ddl_hint(table)}",
+                    f"warning; or {ddl_hint(table, self._server_name(table.full_name))}",
                     table=table.full_name,
                 )
         self._families.pop(server_name, None)

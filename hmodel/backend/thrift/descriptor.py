@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
+
 from hmodel.backend.thrift.idl import ColumnDescriptor
 from hmodel.errors import BackendError, SchemaError, UnsupportedOperationError
 from hmodel.schema.family import FOREVER, BloomFilter, DataBlockEncoding, Family
@@ -130,12 +132,17 @@ def uncarried_options(table: Table) -> list[str]:
     return left_out
 
 
-def ddl_hint(table: Table) -> str:
+def ddl_hint(table: Table, server_name: str | None = None) -> str:
     """Tell how to create ``table`` with every option: the HBase shell statement.
 
-    Uses ``hmodel.schema.ddl.create_statement`` when that module is installed, and
-    otherwise names it.
+    ``server_name`` is the name the backend sends (its ``table_prefix`` and namespace
+    applied, ``"ns:fhr1_user"``): the statement creates the table under that name, the
+    one the backend's calls will look for. Uses ``hmodel.schema.ddl.create_statement``
+    when that module is installed, and otherwise names it.
     """
+    if server_name is not None and server_name != table.full_name:
+        namespace, _, name = server_name.rpartition(":")
+        table = attrs.evolve(table, name=name, namespace=namespace or None)
     try:
         from hmodel.schema import ddl  # type: ignore[attr-defined,unused-ignore]
 

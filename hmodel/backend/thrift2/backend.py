@@ -144,6 +144,7 @@ class Thrift2Backend(Thrift2Admin):
     channel_class = Channel
     scanner_class = ScannerIterator
     display_name = "Thrift2Backend"
+    protocols = ("Thrift2", "Thrift1")
 
     capabilities: frozenset[str] = frozenset({"check_and_delete", "check_and_mutate"})
 

@@ -54,6 +54,18 @@ def test_without_an_admin_the_refusal_names_every_way_out(
     assert not thrift.table_exists("user")
 
 
+def test_the_suggested_ddl_creates_the_table_under_the_table_prefix(
+    server: FakeHBaseServer, backends: list[ThriftBackend]
+) -> None:
+    # The statement names the table the backend's calls will look for: fhr1_user.
+    thrift = ThriftBackend(server.host, server.port, table_prefix="fhr1")
+    backends.append(thrift)
+    with pytest.raises(UnsupportedOperationError) as info:
+        thrift.create_table(USERS)
+    assert "create 'fhr1_user'" in info.value.message
+    assert "create 'user'" not in info.value.message
+
+
 @pytest.mark.parametrize("how", ["host:port", "port", "backend"])
 def test_an_admin_address_creates_the_table_whole_with_its_split_points(
     server: FakeHBaseServer, backends: list[ThriftBackend], how: str
