@@ -84,3 +84,38 @@ def test_no_op_with_a_value_fails_on_a_missing_cell(thrift2: Wire2, t: bytes) ->
     rows = TRowMutations(row=b"r", mutations=[TMutation(put=_put(b"r", (b"g", b"x", b"1")))])
     assert not thrift2.client.checkAndMutate(t, b"r", b"f", b"a", _Op.NO_OP, b"v", rows)
     assert _cells(thrift2.client.get(t, TGet(row=b"r"))) == []
+
+
+def test_the_table_descriptor_carries_attributes_and_the_namespace(thrift2: Wire2) -> None:
+    """``getTableDescriptor`` names the namespace, gives each family its options again as
+    ``attributes`` text with ``dfsReplication`` 0, and the table's own attributes."""
+    name = thrift2.create(
+        Family("f", versions=3, ttl=1000, min_versions=1),
+        Family("g", bloom_filter="ROWCOL", block_cache=False, keep_deleted_cells=True),
+    )
+    descriptor = thrift2.client.getTableDescriptor(TTableName(qualifier=name))
+    assert descriptor.tableName.ns == b"default"
+    f, g = descriptor.columns
+    assert f.attributes == {
+        b"INDEX_BLOCK_ENCODING": b"NONE",
+        b"VERSIONS": b"3",
+        b"KEEP_DELETED_CELLS": b"FALSE",
+        b"BLOOMFILTER": b"ROW",
+        b"BLOCKSIZE": b"65536",
+        b"BLOCKCACHE": b"true",
+        b"DATA_BLOCK_ENCODING": b"NONE",
+        b"MIN_VERSIONS": b"1",
+        b"TTL": b"1000",
+        b"REPLICATION_SCOPE": b"0",
+        b"IN_MEMORY": b"false",
+        b"COMPRESSION": b"NONE",
+    }
+    assert g.attributes is not None
+    assert (g.attributes[b"BLOOMFILTER"], g.attributes[b"BLOCKCACHE"]) == (b"ROWCOL", b"false")
+    assert g.attributes[b"KEEP_DELETED_CELLS"] == b"TRUE"
+    assert f.dfsReplication == g.dfsReplication == 0
+    assert descriptor.attributes == {
+        b"IS_META": b"false",
+        b"DURABILITY": b"USE_DEFAULT",
+        b"hbase.store.file-tracker.impl": b"DEFAULT",
+    }
