@@ -22,7 +22,7 @@ __all__ = ["BATCH_CALLS", "internal_error", "invalid_scanner", "io_error", "repl
 
 #: Calls HBase runs as a batch of actions: their errors read "Failed N action(s): ...".
 BATCH_CALLS = frozenset(
-    {"putMultiple", "getMultiple", "deleteMultiple", "mutateRow", "checkAndDelete"}
+    {"putMultiple", "getMultiple", "deleteMultiple", "mutateRow", "checkAndDelete", "existsAll"}
 )
 
 #: Calls whose first argument is a table name as bytes (the data calls).
@@ -42,6 +42,9 @@ DATA_CALLS = frozenset(
         "mutateRow",
         "openScanner",
         "getScannerRows",
+        "exists",
+        "existsAll",
+        "getScannerResults",
     }
 )
 

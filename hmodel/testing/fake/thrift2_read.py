@@ -36,7 +36,7 @@ class ReadHandler:
             raise internal_error(api)
         versions = 1 if tget.maxVersions is None else tget.maxVersions
         if versions <= 0:
-            raise TIOError(message="java.io.IOException: versions must be positive")
+            raise TIOError(message="versions must be positive")  # no class name on HBase
         minimum, before = time_range(tget.timestamp, tget.timeRange, api)
         name = table.decode("utf-8", "replace")
         columns = read_columns(tget.columns)
@@ -70,3 +70,12 @@ class ReadHandler:
     def get_multiple(self, table: bytes, tgets: list[Any]) -> list[Any]:
         """Each ``TGet``'s ``TResult``, in order (empty ones for missing rows)."""
         return [self._read(table, tget, "getMultiple") for tget in tgets or []]
+
+    def exists(self, table: bytes, tget: Any) -> bool:
+        """Whether the ``TGet`` finds a cell (its columns, time range and filter applied)."""
+        return bool(self._read(table, tget, "exists").columnValues)
+
+    def exists_all(self, table: bytes, tgets: list[Any]) -> list[bool]:
+        """:meth:`exists` of each ``TGet``, in order; errors as a batch's (``Failed 1
+        action: ...``)."""
+        return [bool(self._read(table, t, "existsAll").columnValues) for t in tgets or []]

@@ -173,12 +173,15 @@ class ScannerHandler:
 
     def get_scanner_rows(self, scanner_id: int, num_rows: int | None) -> list[Any]:
         """Exactly ``min(num_rows, remaining)`` rows."""
+        return self._fetch(scanner_id, num_rows, "getScannerRows")
+
+    def _fetch(self, scanner_id: int, num_rows: int | None, api: str) -> list[Any]:
         scanner = self.scanners.get(scanner_id)
         if scanner is None:
             raise invalid_scanner()
         wanted = 1 if num_rows is None else num_rows
         if wanted < 0:
-            raise internal_error("getScannerRows")
+            raise internal_error(api)
         if scanner.error is not None:
             raise scanner.error
         assert scanner.rows is not None
@@ -202,6 +205,15 @@ class ScannerHandler:
                     result.partial = index < len(chunks) - 1
                     scanner.pending.append(result)
         return results
+
+    def get_scanner_results(self, table: bytes, tscan: Any, num_rows: int | None) -> list[Any]:
+        """At most ``num_rows`` results of a scan opened and closed in the call (HBase's
+        ``ResultScanner.next(numRows)``: with ``batchSize``, results, not rows)."""
+        scanner_id = self.open_scanner(table, tscan)
+        try:
+            return self._fetch(scanner_id, num_rows, "getScannerResults")
+        finally:
+            self.close_scanner(scanner_id)
 
     def close_scanner(self, scanner_id: int) -> None:
         """Close a scanner; an unknown or closed id is no error (HBase 2.6.1)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from thriftpy2.thrift import TApplicationException
 
 from hmodel.backend.thrift2.idl import (
     HBASE2,
@@ -12,13 +13,15 @@ from hmodel.backend.thrift2.idl import (
     TColumnValue,
     TDelete,
     TGet,
+    TIOError,
     TMutation,
     TPut,
     TRowMutations,
+    TScan,
     TTableName,
 )
 from hmodel.schema import Family
-from tests.backend.facts.conftest import Wire1, Wire2
+from tests.backend.facts.conftest import Wire1, Wire2, raises_with
 
 _Op = HBASE2.TCompareOperator
 
@@ -119,3 +122,52 @@ def test_the_table_descriptor_carries_attributes_and_the_namespace(thrift2: Wire
         b"DURABILITY": b"USE_DEFAULT",
         b"hbase.store.file-tracker.impl": b"DEFAULT",
     }
+
+
+def test_exists_and_exists_all_answer_whether_a_get_finds_a_cell(thrift2: Wire2, t: bytes) -> None:
+    """``exists``/``existsAll`` are served: a get's columns and filter apply; bad input
+    answers as ``get`` does (``existsAll`` wraps its errors as a batch's)."""
+    client = thrift2.client
+    client.put(t, _put(b"a", (b"f", b"x", b"1"), (b"g", b"z", b"3")))
+    assert client.exists(t, TGet(row=b"a"))
+    assert not client.exists(t, TGet(row=b"q"))
+    assert not client.exists(t, TGet(row=b"a", columns=[TColumn(family=b"g", qualifier=b"q")]))
+    assert not client.exists(t, TGet(row=b"a", filterString=b"ValueFilter(=, 'binary:9')"))
+    assert client.existsAll(t, [TGet(row=b"a"), TGet(row=b"q")]) == [True, False]
+    assert client.existsAll(t, []) == []
+    raises_with(lambda: client.exists(t, TGet(row=b"")), TApplicationException)
+    versions = raises_with(lambda: client.exists(t, TGet(row=b"a", maxVersions=0)), TIOError)
+    assert versions.message == "versions must be positive"
+    missing = raises_with(lambda: client.exists(b"h_fake_nosuchtable", TGet(row=b"a")), TIOError)
+    assert missing.message == "h_fake_nosuchtable"
+    family = [TGet(row=b"a"), TGet(row=b"a", columns=[TColumn(family=b"nope")])]
+    batch = raises_with(lambda: client.existsAll(t, family), TIOError)
+    assert batch.message.startswith(
+        "Failed 1 action: org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException: "
+    )
+
+
+def test_get_scanner_results_scans_in_one_call(thrift2: Wire2, t: bytes) -> None:
+    """``getScannerResults`` opens, fetches ``numRows`` results and closes a scanner in
+    one call: with ``batchSize`` it counts chunks; a missing table, a negative count."""
+    client = thrift2.client
+    client.put(t, _put(b"a", (b"f", b"x", b"1"), (b"f", b"y", b"2"), (b"g", b"z", b"3")))
+    client.put(t, _put(b"b", (b"f", b"x", b"1")))
+    client.put(t, _put(b"n", (b"f", b"x", b"1")))
+    assert [r.row for r in client.getScannerResults(t, TScan(), 2)] == [b"a", b"b"]
+    assert [r.row for r in client.getScannerResults(t, TScan(reversed=True), 5)] == [
+        b"n", b"b", b"a"
+    ]  # fmt: skip
+    chunks = client.getScannerResults(t, TScan(batchSize=2), 3)
+    assert [(r.row, len(r.columnValues), r.partial) for r in chunks] == [
+        (b"a", 2, True), (b"a", 1, False), (b"b", 1, False)
+    ]  # fmt: skip
+    assert client.getScannerResults(t, TScan(startRow=b"b"), 0) == []
+    assert [r.row for r in client.getScannerResults(t, TScan(limit=1), 5)] == [b"a"]
+    raises_with(lambda: client.getScannerResults(t, TScan(), -1), TApplicationException)
+    raises_with(lambda: client.getScannerResults(t, TScan(filterString=b"Bad("), 5),
+                TApplicationException)  # fmt: skip
+    missing = raises_with(
+        lambda: client.getScannerResults(b"h_fake_nosuchtable", TScan(), 5), TIOError
+    )
+    assert missing.message == "h_fake_nosuchtable"
