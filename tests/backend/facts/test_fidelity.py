@@ -19,6 +19,7 @@ from hmodel.backend.thrift2.idl import (
     TRowMutations,
     TScan,
     TTableName,
+    TTimeRange,
 )
 from hmodel.schema import Family
 from tests.backend.facts.conftest import Wire1, Wire2, raises_with
@@ -171,3 +172,73 @@ def test_get_scanner_results_scans_in_one_call(thrift2: Wire2, t: bytes) -> None
         lambda: client.getScannerResults(b"h_fake_nosuchtable", TScan(), 5), TIOError
     )
     assert missing.message == "h_fake_nosuchtable"
+
+
+def _opened(client: Any, t: bytes, tscan: Any) -> int:
+    return int(client.openScanner(t, tscan))
+
+
+def test_a_scanner_the_region_refuses_fails_at_its_first_fetch(thrift2: Wire2, t: bytes) -> None:
+    """An unknown family, or a reverse scan loading families on demand, gets a scanner
+    id; the first ``getScannerRows`` answers the error (I4)."""
+    client = thrift2.client
+    client.put(t, _put(b"a", (b"f", b"x", b"1")))
+    unknown = _opened(client, t, TScan(columns=[TColumn(family=b"nope")]))
+    error = raises_with(lambda: client.getScannerRows(unknown, 10), TIOError)
+    assert error.message.startswith(
+        "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException: "
+    )
+    on_demand = b"SingleColumnValueFilter('f', 'x', =, 'binary:1', true, true)"
+    reverse = _opened(client, t, TScan(reversed=True, filterString=on_demand))
+    error = raises_with(lambda: client.getScannerRows(reverse, 10), TIOError)
+    assert error.message.startswith(
+        "org.apache.hadoop.hbase.DoNotRetryIOException: Reverse scan with loading CFs on "
+        "demand is not supported"
+    )
+
+
+def _chunks(client: Any, t: bytes, tscan: Any) -> list[tuple[bytes, int, bool]]:
+    scanner = _opened(client, t, tscan)
+    try:
+        return [
+            (r.row, len(r.columnValues), bool(r.partial)) for r in client.getScannerRows(scanner, 20)
+        ]
+    finally:
+        client.closeScanner(scanner)
+
+
+def test_a_full_last_chunk_with_hidden_cells_after_it_is_partial(thrift2: Wire2, t: bytes) -> None:
+    """With ``batchSize``, a row's last visible chunk is ``partial`` when it is full and
+    cells the scan hides follow it (filtered, deleted, out of the time range), unless it
+    ends its region's RPC (``caching`` results, a region's all when unset) short of a
+    ``limit`` (I4, R5)."""
+    client = thrift2.client
+    for row in (b"a", b"c", b"n", b"p"):  # split at m: a, c | n, p
+        client.put(t, _put(row, (b"f", b"x", b"1"), (b"f", b"y", b"2"), (b"f", b"z", b"9")))
+    hide_z = b"ValueFilter(!=, 'binary:9')"
+    assert _chunks(client, t, TScan(batchSize=2, filterString=hide_z)) == [
+        (b"a", 2, True), (b"c", 2, False), (b"n", 2, True), (b"p", 2, False)
+    ]  # fmt: skip
+    assert _chunks(client, t, TScan(batchSize=2, filterString=hide_z, caching=1)) == [
+        (b"a", 2, True), (b"c", 2, True), (b"n", 2, True), (b"p", 2, True)
+    ]  # fmt: skip
+    assert _chunks(client, t, TScan(batchSize=2, filterString=hide_z, caching=2)) == [
+        (b"a", 2, True), (b"c", 2, True), (b"n", 2, True), (b"p", 2, True)
+    ]  # fmt: skip
+    assert _chunks(client, t, TScan(batchSize=2, filterString=hide_z, limit=1)) == [
+        (b"a", 2, True)
+    ]  # fmt: skip
+    assert _chunks(client, t, TScan(batchSize=2, filterString=hide_z, reversed=True)) == [
+        (b"p", 2, True), (b"n", 2, False), (b"c", 2, True), (b"a", 2, False)
+    ]  # fmt: skip
+    client.deleteSingle(t, TDelete(row=b"a", columns=[TColumn(family=b"f", qualifier=b"z")]))
+    client.put(t, TPut(row=b"c", columnValues=[
+        TColumnValue(family=b"g", qualifier=b"old", value=b"1", timestamp=5)
+    ]))  # fmt: skip
+    since = TTimeRange(minStamp=50, maxStamp=2**62)
+    assert _chunks(client, t, TScan(batchSize=2, timeRange=since, stopRow=b"d")) == [
+        (b"a", 2, True), (b"c", 2, True), (b"c", 1, False)
+    ]  # fmt: skip
+    assert _chunks(client, t, TScan(batchSize=2, columns=[TColumn(family=b"f")], stopRow=b"d")) == [
+        (b"a", 2, True), (b"c", 2, True), (b"c", 1, False)
+    ]  # fmt: skip
