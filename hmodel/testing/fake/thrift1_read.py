@@ -41,17 +41,14 @@ class ReadCalls(HandlerBase):
     ) -> list[Any]:
         if versions < 1:
             raise BackendError("maxVersions must be positive", table=table, value=versions)
-        if split_column(column)[1] is None:
-            found = self.backend.get(table, [row], columns=[column], before=before)
-            columns = list(found[0].cells) if found else []
-        else:
-            columns = [column]
-        cells: list[Cell] = []
-        for name in columns:
-            cells.extend(
-                self.backend.get_versions(table, row, name, max_versions=versions, before=before)
+        if split_column(column)[1] is None:  # the wildcard tracker, in one read
+            history = self.backend.get_history(
+                table, row, [column], max_versions=versions, before=before
             )
-        return _tcells(cells)
+            return _tcells([cell for _, cells in history for cell in cells])
+        return _tcells(
+            self.backend.get_versions(table, row, column, max_versions=versions, before=before)
+        )
 
     def get_ver(
         self,
@@ -63,8 +60,8 @@ class ReadCalls(HandlerBase):
     ) -> list[Any]:
         """Up to ``num_versions`` versions, newest first, of a column or of a family's columns.
 
-        For a bare family the columns are listed, then each column's versions read: two
-        engine reads, not one atomic snapshot.
+        A bare family is read in one snapshot, its columns as HBase's wildcard column
+        tracker reads them (fewer expired versions under ``MIN_VERSIONS``).
         """
         return self._versions(_table(table_name), row, column, num_versions, None)
 

@@ -54,13 +54,16 @@ class ReadHandler:
         if found is None:
             return empty_result()
         pairs: list[tuple[bytes, Cell]] = []
-        for column, cell in found.cells.items():
-            history = (
-                self.backend.get_versions(name, row, column, max_versions=versions, before=before)
-                if versions > 1
-                else [cell]
+        if versions > 1:  # one multi-version read: HBase's column trackers, family-wide
+            history = self.backend.get_history(
+                name, row, columns, max_versions=versions, before=before
             )
-            pairs.extend((column, c) for c in history if c.timestamp >= minimum)
+            kept = {column for column in found.cells}
+            for column, cells in history:
+                if column in kept:
+                    pairs.extend((column, c) for c in cells if c.timestamp >= minimum)
+        else:
+            pairs = [(c, cell) for c, cell in found.cells.items() if cell.timestamp >= minimum]
         return result_of(row, pairs)
 
     def get(self, table: bytes, tget: Any) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -21,10 +22,13 @@ from hmodel.backend.thrift2.idl import (
     TTableName,
     TTimeRange,
 )
-from hmodel.schema import Family
-from tests.backend.facts.conftest import Wire1, Wire2, raises_with
+from hmodel.backend.thrift2 import Thrift2Backend
+from hmodel.schema import Family, Table
+from hmodel.testing.fake.thrift1_idl import HBASE_THRIFT
+from tests.backend.facts.conftest import Wire1, Wire2, _prefix, raises_with
 
 _Op = HBASE2.TCompareOperator
+Mutation = HBASE_THRIFT.Mutation
 
 #: Every compare operator a client may send with a value.
 _OPERATORS = (
@@ -242,3 +246,66 @@ def test_a_full_last_chunk_with_hidden_cells_after_it_is_partial(thrift2: Wire2,
     assert _chunks(client, t, TScan(batchSize=2, columns=[TColumn(family=b"f")], stopRow=b"d")) == [
         (b"a", 2, True), (b"c", 2, True), (b"c", 1, False)
     ]  # fmt: skip
+
+
+def _ttl_versions(client: Any, name: bytes) -> None:
+    """Puts at 5, 10 and now in ``f:a`` and at 7 in ``f:b`` (``f``: a TTL of an hour)."""
+    cells = [(b"a", b"5", 5), (b"a", b"10", 10), (b"a", b"now", None), (b"b", b"7", 7)]
+    for qualifier, value, stamp in cells:
+        client.put(name, TPut(row=b"r", columnValues=[
+            TColumnValue(family=b"f", qualifier=qualifier, value=value, timestamp=stamp)
+        ]))  # fmt: skip
+
+
+_TTL_FAMILY = Family("f", versions=3, ttl=3600, min_versions=1)
+
+
+def test_min_versions_keeps_fewer_expired_versions_on_whole_family_reads(thrift2: Wire2) -> None:
+    """MIN_VERSIONS 1 with a TTL: a family or row read (the wildcard tracker) shows an
+    expired version only where the column has no live one; a column named shows the
+    first expired version too (the explicit tracker) (R3)."""
+    name = thrift2.create(_TTL_FAMILY)
+    client = thrift2.client
+    _ttl_versions(client, name)
+
+    def values(columns: list[Any] | None) -> list[bytes]:
+        got = client.get(name, TGet(row=b"r", columns=columns, maxVersions=5))
+        return [v.value for v in got.columnValues or []]
+
+    assert values(None) == [b"now", b"7"]
+    assert values([TColumn(family=b"f")]) == [b"now", b"7"]
+    assert values([TColumn(family=b"f", qualifier=b"a")]) == [b"now", b"10"]
+
+
+@pytest.fixture
+def ttl_table1(thrift1: Wire1, request: pytest.FixtureRequest) -> Iterator[bytes]:
+    """A table of ``_TTL_FAMILY`` beside ``thrift1``'s, made over the Thrift2 server next
+    to it (Thrift1's ``createTable`` cannot set MIN_VERSIONS); its name on the wire."""
+    if thrift1.real:
+        host, port = request.getfixturevalue("hmodel_real_hbase2_address")
+    else:
+        server = request.getfixturevalue("hmodel_thrift_server")
+        host, port = server.host, server.thrift2_port
+    short = f"{thrift1.name.decode().rsplit('_', 1)[-1]}ttl"
+    admin = Thrift2Backend(host, port, table_prefix=_prefix())
+    admin.create_table(Table(short, [_TTL_FAMILY]))
+    try:
+        yield f"{_prefix()}_{short}".encode()
+    finally:
+        admin.delete_table(short)
+        admin.close()
+
+
+def test_thrift1_get_ver_of_a_bare_family_reads_it_whole(thrift1: Wire1, ttl_table1: bytes) -> None:
+    """Thrift1 ``getVer`` of a bare family goes through the wildcard tracker (R3)."""
+    client = thrift1.client
+    cells = [(b"f:a", b"5", 5), (b"f:a", b"10", 10), (b"f:b", b"7", 7)]
+    for column, value, stamp in cells:
+        client.mutateRowTs(ttl_table1, b"r", [Mutation(column=column, value=value)], stamp, {})
+    client.mutateRow(ttl_table1, b"r", [Mutation(column=b"f:a", value=b"now")], {})
+
+    def values(column: bytes) -> list[bytes]:
+        return [c.value for c in client.getVer(ttl_table1, b"r", column, 5, {})]
+
+    assert values(b"f") == [b"now", b"7"]
+    assert values(b"f:a") == [b"now", b"10"]
