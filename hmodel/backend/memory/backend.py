@@ -536,8 +536,9 @@ class MemoryBackend(Backend):
         max_versions: int,
         before: int | None = None,
     ) -> list[tuple[bytes, list[Cell]]]:
-        """Up to ``max_versions`` visible versions, newest first, of each selected column of
-        one row, in column order: one read, as a multi-version HBase ``Get`` sees it.
+        """Up to ``max_versions`` visible versions of each selected column of one row.
+
+        Newest first, in column order: one read, as a multi-version HBase ``Get`` sees it.
 
         Unlike :meth:`get_versions` per column, a column read with its whole family (or
         with no columns named) goes through HBase's wildcard column tracker, which shows

@@ -15,14 +15,18 @@ from hmodel.errors import (
     TableExistsError,
     ValidationError,
 )
+from hmodel.testing.fake.java_text import server_text
 from hmodel.testing.fake.thrift1_idl import HBASE_THRIFT
 
-__all__ = ["internal_error", "thrift_error"]
+__all__ = ["internal_error", "java_message", "thrift_error"]
 
 
-def _java_message(exc: HModelError) -> str:
-    # HBase puts the stack trace in the reply's message; its first line is "<class>: <message>".
-    return f"{java_name_of(exc, THRIFT1_JAVA_EXCEPTIONS)}: {exc}"
+def java_message(exc: HModelError) -> str:
+    """The first line of HBase's reply message for ``exc``: ``<Java class>: <message>``.
+
+    HBase puts the whole stack trace in the reply's message; this is its first line.
+    """
+    return f"{java_name_of(exc, THRIFT1_JAVA_EXCEPTIONS)}: {server_text(exc)}"
 
 
 def _is_bad_argument(exc: HModelError) -> bool:
@@ -56,7 +60,7 @@ def thrift_error(exc: HModelError, declared: Collection[type[Exception]]) -> Exc
         exc: The error the handler raised.
         declared: The exception classes the called method declares (its ``throws``).
     """
-    message = _java_message(exc)
+    message = java_message(exc)
     if isinstance(exc, TableExistsError) and HBASE_THRIFT.AlreadyExists in declared:
         return HBASE_THRIFT.AlreadyExists(message="table name already in use")  # type: ignore[no-any-return]
     if _is_bad_argument(exc):

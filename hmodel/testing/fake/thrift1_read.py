@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from hmodel.backend.base import Cell, split_column
+from hmodel.backend.base import split_column
 from hmodel.errors import BackendError
 from hmodel.testing.fake.thrift1_base import (
     Attributes,

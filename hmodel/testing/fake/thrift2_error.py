@@ -17,6 +17,7 @@ from hmodel.errors import (
     TableNotFoundError,
     ValidationError,
 )
+from hmodel.testing.fake.java_text import server_text
 
 __all__ = ["BATCH_CALLS", "internal_error", "invalid_scanner", "io_error", "reply_for"]
 
@@ -89,4 +90,4 @@ def reply_for(exc: HModelError, *, api: str, table: bytes | None) -> Exception:
         return TIOError(message=table.decode("utf-8", "replace"))  # type: ignore[no-any-return]
     if isinstance(exc, DeclarationError):
         return io_error(DO_NOT_RETRY, str(exc), api=api)  # type: ignore[no-any-return]
-    return io_error(java_name_of(exc), str(exc), api=api)  # type: ignore[no-any-return]
+    return io_error(java_name_of(exc), server_text(exc), api=api)  # type: ignore[no-any-return]

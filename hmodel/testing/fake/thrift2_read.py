@@ -79,6 +79,8 @@ class ReadHandler:
         return bool(self._read(table, tget, "exists").columnValues)
 
     def exists_all(self, table: bytes, tgets: list[Any]) -> list[bool]:
-        """:meth:`exists` of each ``TGet``, in order; errors as a batch's (``Failed 1
-        action: ...``)."""
+        """:meth:`exists` of each ``TGet``, in order.
+
+        Errors read as a batch's (``Failed 1 action: ...``).
+        """
         return [bool(self._read(table, t, "existsAll").columnValues) for t in tgets or []]

@@ -57,16 +57,16 @@ class _Batching:
         return next(r for r in reversed(self.regions) if r.start <= row)
 
     def hidden_follow(self, backend: MemoryBackend, row: bytes, last: bytes) -> bool:
-        """Whether a stored cell or marker the scan reads lies after column ``last`` in
-        ``row``: a version out of the time range, deleted, expired or filtered out."""
+        """Whether a stored cell or marker the scan reads lies after ``last`` in ``row``.
+
+        Such a cell is hidden: out of the time range, deleted, expired or filtered out.
+        """
         families = {c for c in self.columns if b":" not in c}
         named = {c for c in self.columns if b":" in c}
         family, _, qualifier = last.partition(b":")
         for cell in backend.raw(self.table, row):
             cell_family, colon, cell_qualifier = cell.column.partition(b":")
-            wanted = (
-                not self.columns or cell_family in families or cell.column in named
-            )
+            wanted = not self.columns or cell_family in families or cell.column in named
             if not wanted or cell.column == last:
                 continue
             key = (cell_family, 1 if colon else 0, cell_qualifier)
@@ -243,9 +243,7 @@ class ScannerHandler:
             if batch is not None:
                 caching = tscan.caching if tscan.caching and tscan.caching > 0 else None
                 regions = self.backend.regions(name)
-                batching = _Batching(
-                    batch, name, regions, caching, list(scan.columns), scan.limit
-                )
+                batching = _Batching(batch, name, regions, caching, list(scan.columns), scan.limit)
         except (TableNotFoundError, ColumnFamilyNotFoundError, UnsupportedOperationError) as exc:
             # HBase hands out the id; the region scanner refuses at the first fetch.
             return self.scanners.add(_OpenScanner(None, exc, minimum))
@@ -279,7 +277,9 @@ class ScannerHandler:
                     scanner.pending.extend(self._chunks(scanner, found.row, cells))
         return results
 
-    def _chunks(self, scanner: _OpenScanner, row: bytes, cells: list[tuple[bytes, Any]]) -> list[Any]:
+    def _chunks(
+        self, scanner: _OpenScanner, row: bytes, cells: list[tuple[bytes, Any]]
+    ) -> list[Any]:
         """One row's results: with ``batchSize``, chunks of at most that many cells.
 
         Every chunk but the row's last is ``partial``. The last one is too when it is
@@ -316,8 +316,10 @@ class ScannerHandler:
         return batching.hidden_follow(self.backend, row, last)
 
     def get_scanner_results(self, table: bytes, tscan: Any, num_rows: int | None) -> list[Any]:
-        """At most ``num_rows`` results of a scan opened and closed in the call (HBase's
-        ``ResultScanner.next(numRows)``: with ``batchSize``, results, not rows)."""
+        """At most ``num_rows`` results of a scan opened and closed in the call.
+
+        HBase's ``ResultScanner.next(numRows)``: with ``batchSize``, results, not rows.
+        """
         scanner_id = self.open_scanner(table, tscan)
         try:
             return self._fetch(scanner_id, num_rows, "getScannerResults")

@@ -43,7 +43,7 @@ def compare(operator: int, given: bytes, stored: bytes) -> bool:
     raise ValueError(operator)
 
 
-def _check_passes(  # noqa: PLR0913 -- the check and the cell it names
+def _check_passes(
     operator: int, value: bytes | None, stored: bytes | None, *, name: str, row: bytes,
     column: bytes,
 ) -> bool:  # fmt: skip
@@ -230,7 +230,10 @@ class WriteHandler:
         for column, cell in current[0].cells.items() if current else ():
             if len(cell.value) != 8:
                 raise CounterError(
-                    "Field is not a long, it's not 8 bytes wide", table=name, row=row, column=column
+                    f"Field is not a long, it's {len(cell.value)} bytes wide",
+                    table=name,
+                    row=row,
+                    column=column,
                 )
         totals = {
             i.column: self.backend.increment(name, row, i.column, i.amount) for i in increments

@@ -205,7 +205,8 @@ def _chunks(client: Any, t: bytes, tscan: Any) -> list[tuple[bytes, int, bool]]:
     scanner = _opened(client, t, tscan)
     try:
         return [
-            (r.row, len(r.columnValues), bool(r.partial)) for r in client.getScannerRows(scanner, 20)
+            (r.row, len(r.columnValues), bool(r.partial))
+            for r in client.getScannerRows(scanner, 20)
         ]
     finally:
         client.closeScanner(scanner)
@@ -309,3 +310,75 @@ def test_thrift1_get_ver_of_a_bare_family_reads_it_whole(thrift1: Wire1, ttl_tab
 
     assert values(b"f") == [b"now", b"7"]
     assert values(b"f:a") == [b"now", b"10"]
+
+
+def _text(error: Any) -> str:
+    """A Thrift1 error's message as text (happybase's IDL declares it binary)."""
+    message = error.message
+    return message.decode("utf-8", "replace") if isinstance(message, bytes) else str(message)
+
+
+def _t1rows(thrift1: Wire1, *rows: bytes) -> dict[bytes, dict[bytes, bytes]]:
+    found = thrift1.client.getRows(thrift1.name, list(rows), {})
+    return {r.row: {c: v.value for c, v in r.columns.items()} for r in found}
+
+
+def test_a_thrift1_batch_applies_its_good_rows_and_names_the_failed_actions(
+    thrift1: Wire1,
+) -> None:
+    """``mutateRows`` with a bad row: the good rows' puts are applied, then the deletes;
+    the error is ``RetriesExhaustedWithDetailsException: Failed N action(s): <cause>``;
+    a put of a bare family fails the whole call (an internal error) (S2)."""
+    batch = HBASE_THRIFT.BatchMutation
+    client, name = thrift1.client, thrift1.name
+    error = raises_with(lambda: client.mutateRows(name, [
+        batch(row=b"r1", mutations=[Mutation(column=b"f:a", value=b"1")]),
+        batch(row=b"r2", mutations=[Mutation(column=b"nope:a", value=b"2")]),
+        batch(row=b"r3", mutations=[Mutation(column=b"f:a", value=b"3")]),
+    ], {}), HBASE_THRIFT.IOError)  # fmt: skip
+    assert _text(error).startswith(
+        "org.apache.hadoop.hbase.client.RetriesExhaustedWithDetailsException: Failed 1 action: "
+        "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException: Column family nope "
+        "does not exist in region "
+    )
+    assert _t1rows(thrift1, b"r1", b"r2", b"r3") == {b"r1": {b"f:a": b"1"}, b"r3": {b"f:a": b"3"}}
+    error = raises_with(lambda: client.mutateRows(name, [
+        batch(row=b"r1", mutations=[Mutation(column=b"f:a", isDelete=True)]),
+        batch(row=b"r2", mutations=[Mutation(column=b"nope:a", isDelete=True)]),
+        batch(row=b"r4", mutations=[Mutation(column=b"nope:a", isDelete=True)]),
+        batch(row=b"r3", mutations=[Mutation(column=b"f:b", value=b"x")]),
+    ], {}), HBASE_THRIFT.IOError)  # fmt: skip
+    assert "Failed 2 actions: " in _text(error)
+    assert _t1rows(thrift1, b"r1", b"r3") == {b"r3": {b"f:a": b"3", b"f:b": b"x"}}
+    raises_with(lambda: client.mutateRows(name, [
+        batch(row=b"r5", mutations=[Mutation(column=b"f:a", value=b"5")]),
+        batch(row=b"r6", mutations=[Mutation(column=b"f", value=b"6")]),
+    ], {}), TApplicationException)  # fmt: skip
+    assert _t1rows(thrift1, b"r5") == {}
+
+
+def test_a_thrift1_row_mutation_of_an_unknown_family_wraps_the_region_error(
+    thrift1: Wire1,
+) -> None:
+    """``mutateRow`` of an unknown family: the region's exception, wrapped once (S2)."""
+    mutation = Mutation(column=b"nope:a", value=b"1")
+    error = raises_with(
+        lambda: thrift1.client.mutateRow(thrift1.name, b"r", [mutation], {}), HBASE_THRIFT.IOError
+    )
+    family_error = "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException"
+    assert _text(error).startswith(
+        f"{family_error}: {family_error}: Column family nope does not exist in region "
+    )
+
+
+def test_an_increment_of_a_short_cell_names_its_width(thrift2: Wire2, t: bytes) -> None:
+    """Incrementing a 4-byte cell: ``Field is not a long, it's 4 bytes wide`` (F10)."""
+    client = thrift2.client
+    client.put(t, _put(b"r", (b"f", b"c", b"abcd")))
+    increment = HBASE2.TIncrement(
+        row=b"r", columns=[HBASE2.TColumnIncrement(family=b"f", qualifier=b"c", amount=1)]
+    )
+    error = raises_with(lambda: client.increment(t, increment), TIOError)
+    assert error.message.startswith(
+        "org.apache.hadoop.hbase.DoNotRetryIOException: Field is not a long, it's 4 bytes wide"
+    )
