@@ -191,7 +191,8 @@ class ScannerHandler:
     """Scanners over the engine with HBase 2.2's Thrift2 reading of a ``TScan``.
 
     Reversed scans take ``startRow`` as the inclusive upper bound and ``stopRow`` as the
-    exclusive lower one. ``limit`` counts rows: ``0`` the rows of the first region
+    exclusive lower one. A non-empty ``startRow`` equal to ``stopRow`` reads that row
+    (HBase builds the scan with the deprecated ``setStopRow``, which makes it a get). ``limit`` counts rows: ``0`` the rows of the first region
     visited, a negative one none on HBase 2.2 and every row on 2.6 (served as 2.6). With
     ``batchSize`` a row comes in results of at most that many cells, every one but the
     row's last ``partial``. A missing table is reported at the first ``getScannerRows``, a
@@ -211,7 +212,9 @@ class ScannerHandler:
             compile_filter(tscan.filterString)  # a bad filter fails here, table or not
         reverse = bool(tscan.reversed)
         first, second = tscan.startRow or b"", tscan.stopRow or b""
-        if reverse:
+        if first and first == second:  # HBase's setStopRow makes it a get of that row
+            start, stop = first, first + b"\x00"
+        elif reverse:
             start = second + b"\x00" if second else b""
             stop = first + b"\x00" if first else b""
         else:

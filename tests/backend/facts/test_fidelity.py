@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from thriftpy2.thrift import TApplicationException
 
+from hmodel.backend.thrift2 import Thrift2Backend
 from hmodel.backend.thrift2.idl import (
     HBASE2,
     TColumn,
@@ -22,7 +23,6 @@ from hmodel.backend.thrift2.idl import (
     TTableName,
     TTimeRange,
 )
-from hmodel.backend.thrift2 import Thrift2Backend
 from hmodel.schema import Family, Table
 from hmodel.testing.fake.thrift1_idl import HBASE_THRIFT
 from tests.backend.facts.conftest import Wire1, Wire2, _prefix, raises_with
@@ -382,3 +382,15 @@ def test_an_increment_of_a_short_cell_names_its_width(thrift2: Wire2, t: bytes) 
     assert error.message.startswith(
         "org.apache.hadoop.hbase.DoNotRetryIOException: Field is not a long, it's 4 bytes wide"
     )
+
+
+def test_a_thrift2_scan_with_start_equal_to_stop_reads_that_row(thrift2: Wire2, t: bytes) -> None:
+    """``startRow == stopRow`` (non-empty) reads that row, forward or reversed: HBase's
+    ``setStopRow`` makes the scan a get (hmodel's backends drop it: ``[start, stop)``)."""
+    client = thrift2.client
+    for row in (b"a", b"b", b"c"):
+        client.put(t, _put(row, (b"f", b"x", b"1")))
+    for reverse in (False, True):
+        scan = TScan(startRow=b"b", stopRow=b"b", reversed=reverse)
+        assert [r.row for r in client.getScannerResults(t, scan, 5)] == [b"b"]
+    assert client.getScannerResults(t, TScan(startRow=b"q", stopRow=b"q"), 5) == []
