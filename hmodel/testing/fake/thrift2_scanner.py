@@ -192,11 +192,14 @@ class ScannerHandler:
 
     Reversed scans take ``startRow`` as the inclusive upper bound and ``stopRow`` as the
     exclusive lower one. A non-empty ``startRow`` equal to ``stopRow`` reads that row
-    (HBase builds the scan with the deprecated ``setStopRow``, which makes it a get). ``limit`` counts rows: ``0`` the rows of the first region
-    visited, a negative one none on HBase 2.2 and every row on 2.6 (served as 2.6). With
-    ``batchSize`` a row comes in results of at most that many cells, every one but the
-    row's last ``partial``. A missing table is reported at the first ``getScannerRows``, a
-    bad filter at ``openScanner``. Scans return the newest version of each column
+    (HBase builds the scan with the deprecated ``setStopRow``, which makes it a get).
+    ``limit`` counts rows: ``0`` the rows of the first region visited, a negative one
+    none on HBase 2.2 and every row on 2.6 (served as 2.6). With ``batchSize`` a row
+    comes in results of at most that many cells, every one but the row's last
+    ``partial`` (and the last too when hidden cells follow it, see :meth:`_chunks`). A
+    missing table, an unknown family or a reverse scan loading families on demand is
+    reported at the first ``getScannerRows``, a bad filter at ``openScanner``. Scans
+    return the newest version of each column
     (``maxVersions`` is not served).
     """
 
