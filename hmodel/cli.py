@@ -191,7 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=0,
         help="hold each call this many ms before serving it, so one client's server-stamped "
-        "writes never share a millisecond, as on a real server's 5-8 ms calls (default: "
+        "writes never share a millisecond, as on a remote HBase (default: "
         "%(default)s: answer at once)",
     )
     fake.add_argument(
