@@ -8,6 +8,7 @@ from thriftpy2.thrift import TApplicationException
 
 from hmodel.backend.java_error import THRIFT1_JAVA_EXCEPTIONS, java_name_of
 from hmodel.errors import (
+    ColumnFamilyNotFoundError,
     CounterError,
     DeclarationError,
     HModelError,
@@ -54,13 +55,18 @@ def thrift_error(exc: HModelError, declared: Collection[type[Exception]]) -> Exc
     * everything else (missing table or family, disabled table, a counter cell that is not
       8 bytes wide, ...) -> ``IOError``, which every method of the service declares.
 
-    Messages start with the Java exception class HBase would name, then hmodel's message.
+    Messages start with the Java exception class HBase would name, then hmodel's message;
+    a region server's exception (an unknown family, a cell that is no counter) names its
+    class twice, as HBase's handler receives it wrapped.
 
     Args:
         exc: The error the handler raised.
         declared: The exception classes the called method declares (its ``throws``).
     """
     message = java_message(exc)
+    if isinstance(exc, (ColumnFamilyNotFoundError, CounterError)):
+        # A region server's exception reaches the handler wrapped once: "<class>: <class>: ..."
+        message = f"{message.partition(':')[0]}: {message}"
     if isinstance(exc, TableExistsError) and HBASE_THRIFT.AlreadyExists in declared:
         return HBASE_THRIFT.AlreadyExists(message="table name already in use")  # type: ignore[no-any-return]
     if _is_bad_argument(exc):

@@ -78,14 +78,10 @@ class WriteCalls(HandlerBase):
         puts, deletes = _mutations(
             row, mutations, _write_timestamp(timestamp), _ttl(attributes), strict=False
         )
-        try:
-            if deletes:
-                self.backend.mutate(table, deletes)
-            if puts:
-                self.backend.mutate(table, puts)
-        except ColumnFamilyNotFoundError as exc:  # HBase wraps the region's exception once
-            message = java_message(exc)
-            raise HBASE_THRIFT.IOError(message=f"{message.partition(':')[0]}: {message}") from exc
+        if deletes:
+            self.backend.mutate(table, deletes)
+        if puts:
+            self.backend.mutate(table, puts)
 
     def mutate_rows(
         self, table_name: bytes, row_batches: Sequence[Any], attributes: Attributes

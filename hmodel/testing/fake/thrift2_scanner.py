@@ -43,6 +43,7 @@ class _Batching:
         caching: ``TScan.caching``: results per RPC; ``None``: a region's all.
         columns: The scan's columns as the engine takes them (empty: all families).
         limit: ``TScan.limit`` when positive: the scan ends at that row, not its region.
+        keeping: The families with MIN_VERSIONS (their older versions are looked at).
     """
 
     size: int
@@ -51,15 +52,19 @@ class _Batching:
     caching: int | None
     columns: list[bytes]
     limit: int | None
+    keeping: frozenset[bytes]
 
     def region_of(self, row: bytes) -> Region:
         """The region holding ``row``."""
         return next(r for r in reversed(self.regions) if r.start <= row)
 
-    def hidden_follow(self, backend: MemoryBackend, row: bytes, last: bytes) -> bool:
+    def hidden_follow(self, backend: MemoryBackend, row: bytes, last: bytes, stamp: int) -> bool:
         """Whether a stored cell or marker the scan reads lies after ``last`` in ``row``.
 
-        Such a cell is hidden: out of the time range, deleted, expired or filtered out.
+        ``last`` is the chunk's last column, ``stamp`` its version's timestamp. Such a cell
+        is hidden: an older version of ``last`` in a family with MIN_VERSIONS, or a later
+        column out of the time range, deleted, expired or filtered out (HBase's region
+        scanner peeks at the next cell).
         """
         families = {c for c in self.columns if b":" not in c}
         named = {c for c in self.columns if b":" in c}
@@ -67,7 +72,11 @@ class _Batching:
         for cell in backend.raw(self.table, row):
             cell_family, colon, cell_qualifier = cell.column.partition(b":")
             wanted = not self.columns or cell_family in families or cell.column in named
-            if not wanted or cell.column == last:
+            if not wanted:
+                continue
+            if cell.column == last:  # HBase seeks past them unless MIN_VERSIONS must look
+                if cell.timestamp < stamp and cell_family in self.keeping:
+                    return True
                 continue
             key = (cell_family, 1 if colon else 0, cell_qualifier)
             if key > (family, 1, qualifier):
@@ -249,7 +258,13 @@ class ScannerHandler:
             if batch is not None:
                 caching = tscan.caching if tscan.caching and tscan.caching > 0 else None
                 regions = self.backend.regions(name)
-                batching = _Batching(batch, name, regions, caching, list(scan.columns), scan.limit)
+                keeping = frozenset(
+                    f.encode() for f, d in self.backend.describe_families(name).items()
+                    if d.min_versions
+                )  # fmt: skip
+                batching = _Batching(
+                    batch, name, regions, caching, list(scan.columns), scan.limit, keeping
+                )
         except (TableNotFoundError, ColumnFamilyNotFoundError, UnsupportedOperationError) as exc:
             # HBase hands out the id; the region scanner refuses at the first fetch.
             return self.scanners.add(_OpenScanner(None, exc, minimum))
@@ -305,7 +320,9 @@ class ScannerHandler:
         scanner.in_region += len(chunks)
         scanner.rows_seen += 1
         last = chunks[-1]
-        tail = len(last) == size and self._hidden_follow(batching, row, last[-1][0])
+        tail = len(last) == size and batching.hidden_follow(
+            self.backend, row, last[-1][0], last[-1][1].timestamp
+        )
         if tail and batching.limit != scanner.rows_seen:
             following = scanner.peek_row()
             region_ends = following is None or batching.region_of(following.row) != region
@@ -317,9 +334,6 @@ class ScannerHandler:
             result.partial = index < len(chunks) - 1 or tail
             results.append(result)
         return results
-
-    def _hidden_follow(self, batching: _Batching, row: bytes, last: bytes) -> bool:
-        return batching.hidden_follow(self.backend, row, last)
 
     def get_scanner_results(self, table: bytes, tscan: Any, num_rows: int | None) -> list[Any]:
         """At most ``num_rows`` results of a scan opened and closed in the call.

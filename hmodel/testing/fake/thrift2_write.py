@@ -7,7 +7,7 @@ from typing import Any
 from hmodel.backend.base import Cell, Increment, Mutation
 from hmodel.backend.memory import MemoryBackend
 from hmodel.backend.thrift2.idl import HBASE2
-from hmodel.errors import CounterError
+from hmodel.errors import ColumnFamilyNotFoundError, CounterError, HModelError, TableNotFoundError
 from hmodel.testing.fake.thrift2_convert import (
     deletes_of,
     empty_result,
@@ -15,7 +15,7 @@ from hmodel.testing.fake.thrift2_convert import (
     require_row,
     result_of,
 )
-from hmodel.testing.fake.thrift2_error import internal_error, io_error
+from hmodel.testing.fake.thrift2_error import failed_actions, internal_error, io_error
 
 __all__ = ["WriteHandler", "compare"]
 
@@ -88,8 +88,8 @@ def _same_row(row: bytes, mutations: list[Mutation], api: str) -> None:
 class WriteHandler:
     """Writes over the engine, with HBase 2.2's Thrift2 answers for malformed ones.
 
-    ``putMultiple`` and ``deleteMultiple`` apply all or nothing (the engine checks every
-    mutation first; a real HBase applies the good ones of a batch). Conditional writes
+    ``putMultiple`` and ``deleteMultiple`` apply each of their mutations atomically and
+    the good ones when others fail, as HBase's client batch does. Conditional writes
     read the cell, answer false if the check fails (before looking at the mutations, as
     HBase does), else compare-and-set with the engine until the cell holds still;
     ``NO_OP`` with a value fails on a missing cell and is refused on an existing one (a
@@ -103,19 +103,36 @@ class WriteHandler:
         self.backend.mutate(table.decode("utf-8", "replace"), puts_of(tput, "put"))
 
     def put_multiple(self, table: bytes, tputs: list[Any]) -> None:
-        """Apply every ``TPut`` (an empty list does nothing)."""
-        puts = [p for tput in tputs or [] for p in puts_of(tput, "putMultiple")]
-        self.backend.mutate(table.decode("utf-8", "replace"), puts)
+        """Apply every ``TPut``, each atomically (an empty list does nothing).
+
+        The good ones are applied when others fail (an unknown family): ``Failed N
+        actions: <first cause>``, as HBase's client batch answers.
+        """
+        actions = [puts_of(tput, "putMultiple") for tput in tputs or []]
+        self._apply_each(table, list(actions), "putMultiple")
 
     def delete_single(self, table: bytes, tdelete: Any) -> None:
         """Apply one ``TDelete``."""
         self.backend.mutate(table.decode("utf-8", "replace"), deletes_of(tdelete, "deleteSingle"))
 
     def delete_multiple(self, table: bytes, tdeletes: list[Any]) -> list[Any]:
-        """Apply every ``TDelete``; always answers ``[]``, as HBase does."""
-        deletes = [d for tdelete in tdeletes or [] for d in deletes_of(tdelete, "deleteMultiple")]
-        self.backend.mutate(table.decode("utf-8", "replace"), deletes)
+        """Apply every ``TDelete`` as :meth:`put_multiple` its puts; answers ``[]``."""
+        actions = [deletes_of(tdelete, "deleteMultiple") for tdelete in tdeletes or []]
+        self._apply_each(table, list(actions), "deleteMultiple")
         return []
+
+    def _apply_each(self, table: bytes, actions: list[list[Any]], api: str) -> None:
+        name = table.decode("utf-8", "replace")
+        if actions and not self.backend.table_exists(name):
+            raise TableNotFoundError(name, table=name)
+        failed: list[HModelError] = []
+        for action in actions:
+            try:
+                self.backend.mutate(name, action)
+            except ColumnFamilyNotFoundError as exc:
+                failed.append(exc)
+        if failed:
+            raise failed_actions(failed, api=api)
 
     def mutate_row(self, table: bytes, trow_mutations: Any) -> None:
         """Apply one row's puts and deletes atomically.
@@ -129,7 +146,10 @@ class WriteHandler:
         if not mutations:
             return
         _same_row(require_row(row, "mutateRow"), mutations, "mutateRow")
-        self.backend.mutate(table.decode("utf-8", "replace"), mutations)
+        try:
+            self.backend.mutate(table.decode("utf-8", "replace"), mutations)
+        except ColumnFamilyNotFoundError as exc:  # every mutation of the row fails with it
+            raise failed_actions([exc] * len(trow_mutations.mutations), api="mutateRow") from exc
 
     @staticmethod
     def _row_mutations(trow_mutations: Any, api: str) -> list[Mutation]:
@@ -209,7 +229,11 @@ class WriteHandler:
         if row_mutations.row != checked:
             raise io_error(_DO_NOT_RETRY, "Action's getRow must match", api="checkAndMutate")
         column = family + b":" + (qualifier or b"")
-        return self._check_and_apply(table, checked, column, compare_operator, value, mutations)
+        try:
+            return self._check_and_apply(table, checked, column, compare_operator, value, mutations)
+        except ColumnFamilyNotFoundError as exc:  # HBase runs the mutations as a batch
+            count = len(row_mutations.mutations)
+            raise failed_actions([exc] * count, api="mutateRow") from exc
 
     def increment(self, table: bytes, tincrement: Any) -> Any:
         """Add to each counter; answer the new values unless ``returnResults`` is false."""
