@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
 from thriftpy2.thrift import TApplicationException
 
-from hmodel.backend.java_error import THRIFT1_JAVA_EXCEPTIONS, java_name_of
+from hmodel.backend.java_error import RETRIES_EXHAUSTED, THRIFT1_JAVA_EXCEPTIONS, java_name_of
 from hmodel.errors import (
     ColumnFamilyNotFoundError,
     CounterError,
@@ -19,7 +19,7 @@ from hmodel.errors import (
 from hmodel.testing.fake.java_text import server_text
 from hmodel.testing.fake.thrift1_idl import HBASE_THRIFT
 
-__all__ = ["internal_error", "java_message", "thrift_error"]
+__all__ = ["failed_actions", "internal_error", "java_message", "thrift_error"]
 
 
 def java_message(exc: HModelError) -> str:
@@ -76,3 +76,19 @@ def thrift_error(exc: HModelError, declared: Collection[type[Exception]]) -> Exc
     if HBASE_THRIFT.IOError in declared:
         return HBASE_THRIFT.IOError(message=message)  # type: ignore[no-any-return]
     return internal_error(message)
+
+
+def failed_actions(failed: Sequence[HModelError]) -> Exception:
+    """HBase's client's answer to a batch some of whose actions failed in a region.
+
+    ``RetriesExhaustedWithDetailsException: Failed N actions: <first cause's class>:
+    <its message>: N times, servers with issues: <server>``.
+    """
+    first, count = failed[0], len(failed)
+    plural = "" if count == 1 else "s"
+    return HBASE_THRIFT.IOError(  # type: ignore[no-any-return]
+        message=(
+            f"{RETRIES_EXHAUSTED}: Failed {count} action{plural}: {java_message(first)}: "
+            f"{count} time{plural}, servers with issues: localhost"
+        )
+    )

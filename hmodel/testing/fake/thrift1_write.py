@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from hmodel.backend.base import Cell, Delete, Increment, Put, split_column
-from hmodel.backend.java_error import RETRIES_EXHAUSTED
 from hmodel.errors import (
     ColumnFamilyNotFoundError,
     HModelError,
@@ -19,14 +18,13 @@ from hmodel.testing.fake.thrift1_base import (
     HandlerBase,
     _missing_table_put,
     _mutations,
-    _plural,
     _table,
     _tcells,
     _ttl,
     _write_timestamp,
 )
-from hmodel.testing.fake.thrift1_error import internal_error, java_message
-from hmodel.testing.fake.thrift1_idl import HBASE_THRIFT, LATEST_TIMESTAMP
+from hmodel.testing.fake.thrift1_error import failed_actions, internal_error
+from hmodel.testing.fake.thrift1_idl import LATEST_TIMESTAMP
 
 __all__ = ["WriteCalls"]
 
@@ -34,21 +32,6 @@ __all__ = ["WriteCalls"]
 def api_of(timestamp: int) -> str:
     """The call ``mutate_rows_ts`` serves: ``mutateRows`` when stamped by the server."""
     return "mutateRows" if timestamp == LATEST_TIMESTAMP else "mutateRowsTs"
-
-
-def _failed_actions(failed: Sequence[HModelError]) -> Exception:
-    """HBase's client's answer to a batch some of whose actions failed in a region.
-
-    ``RetriesExhaustedWithDetailsException: Failed N actions: <first cause's class>:
-    <its message>: N times, servers with issues: <server>``.
-    """
-    first, count = failed[0], len(failed)
-    return HBASE_THRIFT.IOError(  # type: ignore[no-any-return]
-        message=(
-            f"{RETRIES_EXHAUSTED}: Failed {_plural(count, 'action')}: {java_message(first)}: "
-            f"{_plural(count, 'time')}, servers with issues: localhost"
-        )
-    )
 
 
 class WriteCalls(HandlerBase):
@@ -131,7 +114,7 @@ class WriteCalls(HandlerBase):
                 except (ColumnFamilyNotFoundError, TableNotFoundError, TableDisabledError) as exc:
                     failed.append(exc)
             if failed:
-                raise _failed_actions(failed)
+                raise failed_actions(failed)
 
     def atomic_increment(self, table_name: bytes, row: bytes, column: bytes, value: int) -> int:
         """Add ``value`` to an 8-byte counter (F10) and return the new value.
