@@ -304,7 +304,7 @@ class Workload:
             limit=self.rng.choice([None, None, 1, 3]),
         )  # fmt: skip
 
-    def thrift2(self) -> Op:  # noqa: PLR0911, C901 -- one branch per call
+    def thrift2(self) -> Op:
         t, rng = self.table, self.rng
         ops = HBASE2.TCompareOperator
         pick = rng.randrange(19)
@@ -358,8 +358,11 @@ class Workload:
             if operator == ops.NO_OP and value:
                 return "no_op_with_a_value"
             mutations = [HBASE2.TMutation(put=self.tput(row))]
-            return (2, "checkAndMutate", (t, row, f, q, operator, value,
-                                          HBASE2.TRowMutations(row=row, mutations=mutations)))
+            return (
+                2,
+                "checkAndMutate",
+                (t, row, f, q, operator, value, HBASE2.TRowMutations(row=row, mutations=mutations)),
+            )
         if pick == 16:
             row = self.row()
             delete = self.tdelete(row)
@@ -389,7 +392,7 @@ class Workload:
         f, q = self.column()
         return f if self.rng.random() < 0.3 else f + b":" + q
 
-    def thrift1(self) -> Op:  # noqa: PLR0911 -- one branch per call
+    def thrift1(self) -> Op:
         t, rng = self.table, self.rng
         pick = rng.randrange(13)
         if pick < 3:

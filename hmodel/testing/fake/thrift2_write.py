@@ -61,7 +61,7 @@ def _check_passes(
     """
     ops = HBASE2.TCompareOperator
     if not value:
-        return (not stored) == (operator != ops.NOT_EQUAL)
+        return bool((not stored) == (operator != ops.NOT_EQUAL))
     if stored is None:
         return False
     if operator == ops.NO_OP:
