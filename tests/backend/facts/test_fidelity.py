@@ -30,16 +30,8 @@ from tests.backend.facts.conftest import Wire1, Wire2, _prefix, raises_with
 _Op = HBASE2.TCompareOperator
 Mutation = HBASE_THRIFT.Mutation
 
-#: Every compare operator a client may send with a value.
-_OPERATORS = (
-    _Op.LESS,
-    _Op.LESS_OR_EQUAL,
-    _Op.EQUAL,
-    _Op.NOT_EQUAL,
-    _Op.GREATER_OR_EQUAL,
-    _Op.GREATER,
-    _Op.NO_OP,
-)
+#: Every compare operator of the IDL, ``NO_OP`` included.
+_OPERATORS = tuple(_Op._VALUES_TO_NAMES)
 
 
 def _put(row: bytes, *cells: tuple[bytes, bytes, bytes]) -> Any:
