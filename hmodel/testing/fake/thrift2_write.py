@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from hmodel.backend.base import Cell, Increment, Mutation
+from hmodel.backend.java_error import java_name_of
 from hmodel.backend.memory import MemoryBackend
 from hmodel.backend.thrift2.idl import HBASE2
 from hmodel.errors import ColumnFamilyNotFoundError, CounterError, HModelError, TableNotFoundError
+from hmodel.testing.fake.java_text import server_text
 from hmodel.testing.fake.thrift2_convert import (
     deletes_of,
     empty_result,
@@ -181,7 +183,10 @@ class WriteHandler:
         # at (an unknown family in them is then no error). The engine's check-and-mutate
         # then applies them only if the cell still holds what was read (compare and set).
         for _ in range(_CAS_ATTEMPTS):
-            got = self.backend.get(name, [row], columns=[column])
+            try:
+                got = self.backend.get(name, [row], columns=[column])
+            except ColumnFamilyNotFoundError as exc:  # the check's read: not a batch action
+                raise io_error(java_name_of(exc), server_text(exc), api="get") from exc
             stored = got[0].value(column) if got else None
             passed = _check_passes(operator, value, stored, name=name, row=row, column=column)
             if not passed:

@@ -386,3 +386,17 @@ def test_a_thrift2_scan_with_start_equal_to_stop_reads_that_row(thrift2: Wire2, 
         scan = TScan(startRow=b"b", stopRow=b"b", reversed=reverse)
         assert [r.row for r in client.getScannerResults(t, scan, 5)] == [b"b"]
     assert client.getScannerResults(t, TScan(startRow=b"q", stopRow=b"q"), 5) == []
+
+
+def test_an_unknown_family_in_the_checked_column_is_no_failed_action(
+    thrift2: Wire2, t: bytes
+) -> None:
+    """``checkAndDelete`` checking a column of an unknown family: the check's read fails,
+    before any batch (no ``Failed N action`` prefix) (S1)."""
+    delete = TDelete(row=b"r", columns=[TColumn(family=b"f", qualifier=b"a")])
+    error = raises_with(
+        lambda: thrift2.client.checkAndDelete(t, b"r", b"x", b"a", b"v", delete), TIOError
+    )
+    assert error.message.startswith(
+        "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException: "
+    )
