@@ -88,6 +88,7 @@ def _fake_hbase(args: argparse.Namespace) -> int:
             max_queued=args.max_queued,
             max_frame_bytes=args.max_frame_bytes,
             max_message_bytes=args.max_message_bytes,
+            min_latency_ms=args.min_latency_ms,
             scanner_lease_ms=args.scanner_lease_ms,
             thrift2_port=args.thrift2_port,
             thrift2_scanner_lease_ms=args.thrift2_scanner_lease_ms,
@@ -224,6 +225,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=100 * 1024 * 1024,
         help="refuse a request declaring a longer string or binary, as libthrift's max "
         "message size in HBase's servers (default: %(default)s)",
+    )
+    fake.add_argument(
+        "--min-latency-ms",
+        type=int,
+        default=0,
+        help="hold each call this many ms before serving it, so one client's server-stamped "
+        "writes never share a millisecond, as on a remote HBase (default: "
+        "%(default)s: answer at once)",
     )
     fake.add_argument(
         "--scanner-lease-ms",

@@ -57,11 +57,36 @@ def hmodel_thrift_server() -> Iterator[FakeHBaseServer]:
 
     It is shared by every test: tests must delete the tables they create (or use unique
     table names / a happybase ``table_prefix``) so they do not see each other's data.
+
+    ``HMODEL_FAKE_MIN_LATENCY_MS`` (a whole number of ms, default 0) holds each call that
+    long, as ``hmodel fake-hbase --min-latency-ms`` does (see ``docs/testing.md``).
     """
     from hmodel.testing.fake import FakeHBaseServer
 
-    with FakeHBaseServer(thrift2_port=0) as server:
+    latency = _min_latency_ms()
+    with FakeHBaseServer(thrift2_port=0, min_latency_ms=latency) as server:
         yield server
+
+
+#: The environment variable of the session's fake server's minimum call latency in ms.
+MIN_LATENCY_VARIABLE = "HMODEL_FAKE_MIN_LATENCY_MS"
+
+
+def _min_latency_ms() -> int:
+    """The minimum call latency ``HMODEL_FAKE_MIN_LATENCY_MS`` asks of the fake server.
+
+    Raises:
+        ValidationError: The variable is not a whole number >= 0.
+    """
+    from hmodel.errors import ValidationError
+
+    raw = os.environ.get(MIN_LATENCY_VARIABLE, "").strip() or "0"
+    if not raw.isdigit():
+        raise ValidationError(
+            f"{MIN_LATENCY_VARIABLE} must be a whole number of ms", field=MIN_LATENCY_VARIABLE,
+            value=raw,
+        )  # fmt: skip
+    return int(raw)
 
 
 @pytest.fixture(scope="session")

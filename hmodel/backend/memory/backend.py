@@ -527,6 +527,46 @@ class MemoryBackend(Backend):
             )
         return [as_cell(version) for version in history[:limit]]
 
+    def get_history(
+        self,
+        table: str,
+        row: bytes,
+        columns: Sequence[bytes] = (),
+        *,
+        max_versions: int,
+        before: int | None = None,
+    ) -> list[tuple[bytes, list[Cell]]]:
+        """Up to ``max_versions`` visible versions of each selected column of one row.
+
+        Newest first, in column order: one read, as a multi-version HBase ``Get`` sees it.
+
+        Unlike :meth:`get_versions` per column, a column read with its whole family (or
+        with no columns named) goes through HBase's wildcard column tracker, which shows
+        fewer expired versions under ``MIN_VERSIONS`` than a column asked for by name
+        (see :mod:`hmodel.backend.memory.version`). For the fake servers' multi-version
+        reads.
+
+        Raises:
+            TableNotFoundError: No such table.
+            TableDisabledError: The table is disabled.
+            ColumnFamilyNotFoundError: ``columns`` names an unknown family.
+            IllegalArgumentError: Bad row or columns, ``max_versions < 1``.
+        """
+        self._charge()
+        stored = self._table(table)
+        checked_row = require_row(row, table=stored.name)
+        selection = selection_of(stored, columns)
+        limit = require_int("max_versions", max_versions, table=stored.name, minimum=1)
+        checked_before = self._before(stored, before)
+        with stored.lock:
+            found = stored.row(checked_row)
+            history = (
+                []
+                if found is None
+                else stored.history_of(found, selection, before=checked_before, now=self.clock())
+            )
+        return [(name, cells[:limit]) for name, cells in history]
+
     def scan(self, table: str, scan: Scan) -> Iterator[RowResult]:
         """Iterate the rows of ``scan``: the newest visible cell of each selected column.
 

@@ -305,4 +305,12 @@ service THBaseService {
     throws (1: TIOError io)
 
   void modifyTable(1: required TTableDescriptor desc) throws (1: TIOError io)
+
+  bool exists(1: required binary table, 2: required TGet tget) throws (1: TIOError io)
+
+  list<bool> existsAll(1: required binary table, 2: required list<TGet> tgets)
+    throws (1: TIOError io)
+
+  list<TResult> getScannerResults(1: required binary table, 2: required TScan tscan,
+    3: i32 numRows = 1) throws (1: TIOError io)
 }

@@ -87,6 +87,8 @@ class FakeHBaseServer(FakeThrift1Server):
             credentials, as HBase), or
             :class:`~hmodel.testing.fake.http_server.HTTPServing` settings (a gateway's
             path and basic credentials). Binary protocol, no framing; same bounds.
+        min_latency_ms: Hold each call this long before serving it (``0``: not at all);
+            see :class:`~hmodel.testing.fake.serving.FakeThriftServer`.
         scanner_lease_ms: A Thrift1 scanner no call has used for this long expires and its
             id answers ``IllegalArgument("scanner ID is invalid")``, as HBase 2's Thrift1
             server drops scanners unused for twice ``hbase.client.scanner.timeout.period``
@@ -139,6 +141,7 @@ class FakeHBaseServer(FakeThrift1Server):
         sasl: SaslAcceptor | None = None,
         tls: ssl.SSLContext | None = None,
         http: bool | HTTPServing = False,
+        min_latency_ms: int = 0,
         scanner_lease_ms: int = DEFAULT_SCANNER_LEASE_MS,
         clock: Clock | None = None,
         hook: CallHook | None = None,
@@ -161,6 +164,7 @@ class FakeHBaseServer(FakeThrift1Server):
             sasl=sasl,
             tls=tls,
             http=http,
+            min_latency_ms=min_latency_ms,
             scanner_lease_ms=scanner_lease_ms,
             clock=clock,
             hook=hook,

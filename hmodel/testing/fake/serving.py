@@ -10,6 +10,7 @@ import selectors
 import socket
 import ssl
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from types import TracebackType
@@ -182,6 +183,12 @@ class FakeThriftServer:
             ``hbase.regionserver.thrift.http=true``: ``True`` (any path, no credentials,
             as HBase), or :class:`~hmodel.testing.fake.http_server.HTTPServing` settings
             (a gateway's path and basic credentials). Binary protocol, no framing.
+        min_latency_ms: Wait this long before serving each call (``0``: not at all), so
+            that one client's consecutive calls are at least this many milliseconds
+            apart on the server's clock, as a real server's 5-8 ms calls are: writes the
+            server stamps then never land in the millisecond of the previous call (an
+            increment's ``max(now, old + 1)`` running ahead of the clock, a put hidden by
+            a delete of the same millisecond). See ``docs/testing.md``.
 
     Raises:
         ValidationError: A bad ``host`` or ``port``, an unknown ``transport`` or
@@ -212,6 +219,7 @@ class FakeThriftServer:
         sasl: SaslAcceptor | None = None,
         tls: ssl.SSLContext | None = None,
         http: bool | HTTPServing = False,
+        min_latency_ms: int = 0,
     ) -> None:
         if not isinstance(host, str) or not host:
             raise ValidationError("host must be a non-empty string", field="host", value=host)
@@ -231,6 +239,7 @@ class FakeThriftServer:
         check_count("max_queued", max_queued, 0)
         check_count("max_frame_bytes", max_frame_bytes, 1)
         check_count("max_message_bytes", max_message_bytes, 1)
+        check_count("min_latency_ms", min_latency_ms, 0)
         if sasl is not None and transport != "buffered":  # HBase: "authentication doesn't
             # work with framed transport yet"
             raise ValidationError("sasl needs the buffered transport", field="transport")
@@ -261,6 +270,7 @@ class FakeThriftServer:
         self.max_queued = max_queued
         self.max_frame_bytes = max_frame_bytes
         self.max_message_bytes = max_message_bytes
+        self.min_latency_ms = min_latency_ms
         self._transport_factory = _TRANSPORTS[transport]()
         self._protocol_factory = _PROTOCOLS[protocol]()
         self._listener: socket.socket | None = None
@@ -334,6 +344,7 @@ class FakeThriftServer:
             "sasl": self.sasl,
             "tls": self.tls,
             "http": self.http or False,
+            "min_latency_ms": self.min_latency_ms,
         }
 
     def client_count(self) -> int:
@@ -575,6 +586,11 @@ class FakeThriftServer:
                 self._sweeps_done += 1
                 self._swept.notify_all()
 
+    def _wait_latency(self) -> None:
+        """Hold a call for ``min_latency_ms`` before it is served."""
+        if self.min_latency_ms:
+            time.sleep(self.min_latency_ms / 1000)
+
     def serve_connection(self, client: socket.socket) -> None:
         """Serve one accepted connection's byte stream until it ends (the caller closes it).
 
@@ -609,6 +625,7 @@ class FakeThriftServer:
         try:
             while not self._stopping.is_set():
                 request.setvalue(reader.read())
+                self._wait_latency()
                 self._processor.process(iprot, oprot)
         except TimeoutError:
             logger.debug("closing a connection idle for %d ms", self.read_timeout_ms)
@@ -647,6 +664,7 @@ class FakeThriftServer:
             )
             request: Any = TMemoryBuffer(reader.read())  # type: ignore[no-untyped-call]
             answer: Any = TMemoryBuffer()  # type: ignore[no-untyped-call]
+            self._wait_latency()
             self._processor.process(factory.get_protocol(request), factory.get_protocol(answer))
             return bytes(answer.getvalue())
 

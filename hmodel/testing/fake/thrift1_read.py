@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from hmodel.backend.base import Cell, split_column
-from hmodel.errors import BackendError
+from hmodel.backend.base import split_column
+from hmodel.errors import BackendError, ColumnFamilyNotFoundError
 from hmodel.testing.fake.thrift1_base import (
     Attributes,
     HandlerBase,
@@ -16,6 +16,7 @@ from hmodel.testing.fake.thrift1_base import (
     _table,
     _tcells,
 )
+from hmodel.testing.fake.thrift1_error import failed_actions
 from hmodel.testing.fake.thrift1_idl import LATEST_TIMESTAMP
 
 __all__ = ["ReadCalls"]
@@ -41,17 +42,14 @@ class ReadCalls(HandlerBase):
     ) -> list[Any]:
         if versions < 1:
             raise BackendError("maxVersions must be positive", table=table, value=versions)
-        if split_column(column)[1] is None:
-            found = self.backend.get(table, [row], columns=[column], before=before)
-            columns = list(found[0].cells) if found else []
-        else:
-            columns = [column]
-        cells: list[Cell] = []
-        for name in columns:
-            cells.extend(
-                self.backend.get_versions(table, row, name, max_versions=versions, before=before)
+        if split_column(column)[1] is None:  # the wildcard tracker, in one read
+            history = self.backend.get_history(
+                table, row, [column], max_versions=versions, before=before
             )
-        return _tcells(cells)
+            return _tcells([cell for _, cells in history for cell in cells])
+        return _tcells(
+            self.backend.get_versions(table, row, column, max_versions=versions, before=before)
+        )
 
     def get_ver(
         self,
@@ -63,8 +61,8 @@ class ReadCalls(HandlerBase):
     ) -> list[Any]:
         """Up to ``num_versions`` versions, newest first, of a column or of a family's columns.
 
-        For a bare family the columns are listed, then each column's versions read: two
-        engine reads, not one atomic snapshot.
+        A bare family is read in one snapshot, its columns as HBase's wildcard column
+        tracker reads them (fewer expired versions under ``MIN_VERSIONS``).
         """
         return self._versions(_table(table_name), row, column, num_versions, None)
 
@@ -82,7 +80,7 @@ class ReadCalls(HandlerBase):
 
     def get_row(self, table_name: bytes, row: bytes, attributes: Attributes) -> list[Any]:
         """The row's latest cells as ``[TRowResult]``, or ``[]`` if it has none."""
-        return self.get_rows_with_columns_ts(table_name, [row], None, LATEST_TIMESTAMP, attributes)
+        return self._read_rows(table_name, [row], None, LATEST_TIMESTAMP, batch=False)
 
     def get_row_with_columns(
         self,
@@ -92,15 +90,13 @@ class ReadCalls(HandlerBase):
         attributes: Attributes,
     ) -> list[Any]:
         """:meth:`get_row` of some columns (``b"f:q"``) and families (``b"f"``)."""
-        return self.get_rows_with_columns_ts(
-            table_name, [row], columns, LATEST_TIMESTAMP, attributes
-        )
+        return self._read_rows(table_name, [row], columns, LATEST_TIMESTAMP, batch=False)
 
     def get_row_ts(
         self, table_name: bytes, row: bytes, timestamp: int, attributes: Attributes
     ) -> list[Any]:
         """:meth:`get_row` of the cells strictly older than ``timestamp``."""
-        return self.get_rows_with_columns_ts(table_name, [row], None, timestamp, attributes)
+        return self._read_rows(table_name, [row], None, timestamp, batch=False)
 
     def get_row_with_columns_ts(
         self,
@@ -111,7 +107,7 @@ class ReadCalls(HandlerBase):
         attributes: Attributes,
     ) -> list[Any]:
         """:meth:`get_row_with_columns` of the cells strictly older than ``timestamp``."""
-        return self.get_rows_with_columns_ts(table_name, [row], columns, timestamp, attributes)
+        return self._read_rows(table_name, [row], columns, timestamp, batch=False)
 
     def get_rows(
         self, table_name: bytes, rows: Sequence[bytes] | None, attributes: Attributes
@@ -149,11 +145,29 @@ class ReadCalls(HandlerBase):
         timestamp: int,
         attributes: Attributes,
     ) -> list[Any]:
-        """The general read: rows in the order asked, columns, cells older than ``timestamp``."""
-        results = self.backend.get(
-            _table(table_name),
-            list(rows or ()),
-            columns=_columns(columns),
-            before=_before(timestamp),
-        )
+        """The general read: rows in the order asked, columns, cells older than ``timestamp``.
+
+        HBase reads several rows as a client batch: an unknown family fails every row's
+        get, ``RetriesExhaustedWithDetailsException: Failed N actions: ...``.
+        """
+        return self._read_rows(table_name, rows, columns, timestamp, batch=True)
+
+    def _read_rows(
+        self,
+        table_name: bytes,
+        rows: Sequence[bytes] | None,
+        columns: Sequence[bytes] | None,
+        timestamp: int,
+        *,
+        batch: bool,
+    ) -> list[Any]:
+        wanted = list(rows or ())
+        try:
+            results = self.backend.get(
+                _table(table_name), wanted, columns=_columns(columns), before=_before(timestamp)
+            )
+        except ColumnFamilyNotFoundError as exc:
+            if not batch:
+                raise
+            raise failed_actions([exc] * len(wanted)) from exc
         return _row_results(results)

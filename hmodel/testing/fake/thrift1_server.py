@@ -63,6 +63,8 @@ class FakeThrift1Server(FakeThriftServer):
         http: Serve Thrift over HTTP (``True``, or
             :class:`~hmodel.testing.fake.http_server.HTTPServing` settings), as HBase does
             with ``hbase.regionserver.thrift.http=true``; binary protocol, unframed.
+        min_latency_ms: Hold each call this long before serving it (``0``: not at all);
+            see :class:`~hmodel.testing.fake.serving.FakeThriftServer`.
         scanner_lease_ms: A scanner no call has used for this long expires and its id
             answers ``IllegalArgument("scanner ID is invalid")``, as HBase 2's Thrift1
             server drops scanners unused for twice ``hbase.client.scanner.timeout.period``
@@ -101,6 +103,7 @@ class FakeThrift1Server(FakeThriftServer):
         sasl: SaslAcceptor | None = None,
         tls: ssl.SSLContext | None = None,
         http: bool | HTTPServing = False,
+        min_latency_ms: int = 0,
         scanner_lease_ms: int = DEFAULT_SCANNER_LEASE_MS,
         clock: Clock | None = None,
         hook: CallHook | None = None,
@@ -119,6 +122,7 @@ class FakeThrift1Server(FakeThriftServer):
             sasl=sasl,
             tls=tls,
             http=http,
+            min_latency_ms=min_latency_ms,
         )
         check_count("scanner_lease_ms", scanner_lease_ms, 1)
         self._handler = HBaseHandler(

@@ -6,7 +6,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from hmodel.backend.base import Cell, Delete, Increment, Put, split_column
-from hmodel.errors import IllegalArgumentError
+from hmodel.errors import (
+    ColumnFamilyNotFoundError,
+    HModelError,
+    IllegalArgumentError,
+    TableDisabledError,
+    TableNotFoundError,
+)
 from hmodel.testing.fake.thrift1_base import (
     Attributes,
     HandlerBase,
@@ -17,10 +23,15 @@ from hmodel.testing.fake.thrift1_base import (
     _ttl,
     _write_timestamp,
 )
-from hmodel.testing.fake.thrift1_error import internal_error
+from hmodel.testing.fake.thrift1_error import failed_actions, internal_error
 from hmodel.testing.fake.thrift1_idl import LATEST_TIMESTAMP
 
 __all__ = ["WriteCalls"]
+
+
+def api_of(timestamp: int) -> str:
+    """The call ``mutate_rows_ts`` serves: ``mutateRows`` when stamped by the server."""
+    return "mutateRows" if timestamp == LATEST_TIMESTAMP else "mutateRowsTs"
 
 
 class WriteCalls(HandlerBase):
@@ -68,27 +79,42 @@ class WriteCalls(HandlerBase):
         timestamp: int,
         attributes: Attributes,
     ) -> None:
-        """Apply the puts of every row, then the deletes, at ``timestamp``.
+        """Apply the puts of every row, then the deletes, at ``timestamp``, as HBase does.
 
-        Every mutation is checked before anything is written: a put of a bare family is an
-        ``IllegalArgument`` and nothing of the call is applied. Each row's part is atomic.
+        HBase's handler sends one ``Put`` per batch with puts, all in one client batch,
+        then likewise one ``Delete`` per batch: each row's part is atomic, the good rows
+        of a batch are applied and the bad ones (an unknown family, ...) fail with
+        ``RetriesExhaustedWithDetailsException: Failed N actions: <first cause>``; failed
+        puts end the call before the deletes. A put of a bare family fails the whole call
+        before anything is written (an internal error: HBase's handler throws an
+        undeclared ``IllegalArgumentException``).
         """
         table = _table(table_name)
         write_ts, ttl = _write_timestamp(timestamp), _ttl(attributes)
-        puts: list[Put] = []
-        deletes: list[Delete] = []
-        put_actions = 0
+        puts: list[list[Put]] = []
+        deletes: list[list[Delete]] = []
         for batch in row_batches or ():
-            row_puts, row_deletes = _mutations(
-                batch.row or b"", batch.mutations, write_ts, ttl, strict=True
-            )
-            puts.extend(row_puts)
-            deletes.extend(row_deletes)
-            put_actions += bool(row_puts)  # HBase makes one Put of each batch's puts
+            try:
+                row_puts, row_deletes = _mutations(
+                    batch.row or b"", batch.mutations, write_ts, ttl, strict=True
+                )
+            except IllegalArgumentError as exc:
+                raise internal_error(f"Internal error processing {api_of(timestamp)}") from exc
+            if row_puts:
+                puts.append(row_puts)
+            if row_deletes:
+                deletes.append(row_deletes)
         if puts and not self.backend.table_exists(table):
-            raise _missing_table_put(table, put_actions)
-        if puts or deletes:
-            self.backend.mutate(table, [*puts, *deletes])
+            raise _missing_table_put(table, len(puts))
+        for actions in (puts, deletes):
+            failed: list[HModelError] = []
+            for action in actions:
+                try:
+                    self.backend.mutate(table, action)
+                except (ColumnFamilyNotFoundError, TableNotFoundError, TableDisabledError) as exc:
+                    failed.append(exc)
+            if failed:
+                raise failed_actions(failed)
 
     def atomic_increment(self, table_name: bytes, row: bytes, column: bytes, value: int) -> int:
         """Add ``value`` to an 8-byte counter (F10) and return the new value.

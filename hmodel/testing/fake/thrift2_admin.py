@@ -27,6 +27,52 @@ _NOT_DISABLED = "org.apache.hadoop.hbase.TableNotDisabledException"
 _NOT_ENABLED = "org.apache.hadoop.hbase.TableNotEnabledException"
 
 
+def _enum_name(enum: Any, value: int | None, default: str = "NONE") -> bytes:
+    return str(enum._VALUES_TO_NAMES.get(value, default)).encode()
+
+
+def _family_attributes(column: Any) -> dict[bytes, bytes]:
+    """The ``attributes`` HBase 2.6 reports of a family: every option as its text."""
+    return {
+        b"INDEX_BLOCK_ENCODING": b"NONE",
+        b"VERSIONS": str(column.maxVersions).encode(),
+        b"KEEP_DELETED_CELLS": _enum_name(
+            HBASE2.TKeepDeletedCells, column.keepDeletedCells, "FALSE"
+        ),
+        b"BLOOMFILTER": _enum_name(HBASE2.TBloomFilterType, column.bloomnFilterType),
+        b"BLOCKSIZE": str(column.blockSize).encode(),
+        b"BLOCKCACHE": b"true" if column.blockCacheEnabled else b"false",
+        b"DATA_BLOCK_ENCODING": _enum_name(HBASE2.TDataBlockEncoding, column.dataBlockEncoding),
+        b"MIN_VERSIONS": str(column.minVersions).encode(),
+        b"TTL": str(column.timeToLive).encode(),
+        b"REPLICATION_SCOPE": str(column.scope).encode(),
+        b"IN_MEMORY": b"true" if column.inMemory else b"false",
+        b"COMPRESSION": _enum_name(HBASE2.TCompressionAlgorithm, column.compressionType),
+        **(column.attributes or {}),
+    }
+
+
+def _as_served(descriptor: Any) -> Any:
+    """A ``TTableDescriptor`` completed as HBase 2.6.1's ``getTableDescriptor`` answers it.
+
+    The namespace is always named (``default``); each family carries its options again as
+    ``attributes`` text (``VERSIONS``, ``TTL``, ...) and ``dfsReplication`` 0; the table's
+    ``attributes`` hold ``IS_META``, ``DURABILITY`` and the store file tracker beside the
+    options set (``READONLY``, ...).
+    """
+    descriptor.tableName.ns = descriptor.tableName.ns or b"default"
+    for column in descriptor.columns or []:
+        column.attributes = _family_attributes(column)
+        column.dfsReplication = column.dfsReplication or 0
+    descriptor.attributes = {
+        b"IS_META": b"false",
+        b"DURABILITY": _enum_name(HBASE2.TDurability, descriptor.durability, "USE_DEFAULT"),
+        b"hbase.store.file-tracker.impl": b"DEFAULT",
+        **(descriptor.attributes or {}),
+    }
+    return descriptor
+
+
 def _with_families(table: Table, families: Sequence[Family]) -> Table:
     return Table(
         table.name,
@@ -54,9 +100,9 @@ class AdminHandler:
     server_port: int
 
     def get_table_descriptor(self, table: Any) -> Any:
-        """The full descriptor of a table."""
+        """The full descriptor of a table, as HBase 2.6 fills it (see :func:`_as_served`)."""
         name = engine_name(table)
-        return to_table_descriptor(self.backend.describe_table(name), name)
+        return _as_served(to_table_descriptor(self.backend.describe_table(name), name))
 
     def table_exists(self, table_name_: Any) -> bool:
         """Whether the table exists."""

@@ -17,12 +17,20 @@ from hmodel.errors import (
     TableNotFoundError,
     ValidationError,
 )
+from hmodel.testing.fake.java_text import server_text
 
-__all__ = ["BATCH_CALLS", "internal_error", "invalid_scanner", "io_error", "reply_for"]
+__all__ = [
+    "BATCH_CALLS",
+    "failed_actions",
+    "internal_error",
+    "invalid_scanner",
+    "io_error",
+    "reply_for",
+]
 
 #: Calls HBase runs as a batch of actions: their errors read "Failed N action(s): ...".
 BATCH_CALLS = frozenset(
-    {"putMultiple", "getMultiple", "deleteMultiple", "mutateRow", "checkAndDelete"}
+    {"putMultiple", "getMultiple", "deleteMultiple", "mutateRow", "checkAndDelete", "existsAll"}
 )
 
 #: Calls whose first argument is a table name as bytes (the data calls).
@@ -42,6 +50,9 @@ DATA_CALLS = frozenset(
         "mutateRow",
         "openScanner",
         "getScannerRows",
+        "exists",
+        "existsAll",
+        "getScannerResults",
     }
 )
 
@@ -58,12 +69,26 @@ def invalid_scanner() -> Any:
     return TIllegalArgument(message="Invalid scanner Id")
 
 
-def io_error(java_name: str, message: str, *, api: str) -> Any:
-    """A ``TIOError`` whose message starts with the Java class, as HBase's does."""
+def io_error(java_name: str, message: str, *, api: str, actions: int = 1) -> Any:
+    """A ``TIOError`` whose message starts with the Java class, as HBase's does.
+
+    The batch calls wrap it as ``Failed N action(s): ...: N time(s), ...`` (``actions``:
+    how many of the batch's actions failed).
+    """
     text = f"{java_name}: {message}"
     if api in BATCH_CALLS:
-        text = f"Failed 1 action: {text}: 1 time, servers with issues: localhost"
+        count = "action" if actions == 1 else "actions"
+        times = "time" if actions == 1 else "times"
+        text = (
+            f"Failed {actions} {count}: {text}: {actions} {times}, servers with issues: localhost"
+        )
     return TIOError(message=text)
+
+
+def failed_actions(failed: list[HModelError], *, api: str) -> Any:
+    """The ``TIOError`` of a batch call some of whose actions failed: the first cause."""
+    first = failed[0]
+    return io_error(java_name_of(first), server_text(first), api=api, actions=len(failed))
 
 
 def reply_for(exc: HModelError, *, api: str, table: bytes | None) -> Exception:
@@ -86,4 +111,4 @@ def reply_for(exc: HModelError, *, api: str, table: bytes | None) -> Exception:
         return TIOError(message=table.decode("utf-8", "replace"))  # type: ignore[no-any-return]
     if isinstance(exc, DeclarationError):
         return io_error(DO_NOT_RETRY, str(exc), api=api)  # type: ignore[no-any-return]
-    return io_error(java_name_of(exc), str(exc), api=api)  # type: ignore[no-any-return]
+    return io_error(java_name_of(exc), server_text(exc), api=api)  # type: ignore[no-any-return]

@@ -36,7 +36,7 @@ class ReadHandler:
             raise internal_error(api)
         versions = 1 if tget.maxVersions is None else tget.maxVersions
         if versions <= 0:
-            raise TIOError(message="java.io.IOException: versions must be positive")
+            raise TIOError(message="versions must be positive")  # no class name on HBase
         minimum, before = time_range(tget.timestamp, tget.timeRange, api)
         name = table.decode("utf-8", "replace")
         columns = read_columns(tget.columns)
@@ -54,13 +54,16 @@ class ReadHandler:
         if found is None:
             return empty_result()
         pairs: list[tuple[bytes, Cell]] = []
-        for column, cell in found.cells.items():
-            history = (
-                self.backend.get_versions(name, row, column, max_versions=versions, before=before)
-                if versions > 1
-                else [cell]
+        if versions > 1:  # one multi-version read: HBase's column trackers, family-wide
+            history = self.backend.get_history(
+                name, row, columns, max_versions=versions, before=before
             )
-            pairs.extend((column, c) for c in history if c.timestamp >= minimum)
+            kept = {column for column in found.cells}
+            for column, cells in history:
+                if column in kept:
+                    pairs.extend((column, c) for c in cells if c.timestamp >= minimum)
+        else:
+            pairs = [(c, cell) for c, cell in found.cells.items() if cell.timestamp >= minimum]
         return result_of(row, pairs)
 
     def get(self, table: bytes, tget: Any) -> Any:
@@ -70,3 +73,14 @@ class ReadHandler:
     def get_multiple(self, table: bytes, tgets: list[Any]) -> list[Any]:
         """Each ``TGet``'s ``TResult``, in order (empty ones for missing rows)."""
         return [self._read(table, tget, "getMultiple") for tget in tgets or []]
+
+    def exists(self, table: bytes, tget: Any) -> bool:
+        """Whether the ``TGet`` finds a cell (its columns, time range and filter applied)."""
+        return bool(self._read(table, tget, "exists").columnValues)
+
+    def exists_all(self, table: bytes, tgets: list[Any]) -> list[bool]:
+        """:meth:`exists` of each ``TGet``, in order.
+
+        Errors read as a batch's (``Failed 1 action: ...``).
+        """
+        return [bool(self._read(table, t, "existsAll").columnValues) for t in tgets or []]

@@ -8,11 +8,18 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
+import attrs
+
 from hmodel.backend.base import Region, RowResult, Scan
 from hmodel.backend.memory import MemoryBackend
 from hmodel.backend.memory.filter import compile_filter
 from hmodel.clock import Clock, system_clock
-from hmodel.errors import HModelError, TableNotFoundError
+from hmodel.errors import (
+    ColumnFamilyNotFoundError,
+    HModelError,
+    TableNotFoundError,
+    UnsupportedOperationError,
+)
 from hmodel.testing.fake.lease import Leases
 from hmodel.testing.fake.thrift2_convert import read_columns, result_of, time_range
 from hmodel.testing.fake.thrift2_error import internal_error, invalid_scanner
@@ -25,6 +32,58 @@ __all__ = ["DEFAULT_SCANNER_LEASE_MS", "ScannerHandler", "Thrift2Scanners"]
 DEFAULT_SCANNER_LEASE_MS = 60_000
 
 
+@attrs.frozen
+class _Batching:
+    """What a batched scan needs to mark its results ``partial`` as HBase 2.6 does.
+
+    Attributes:
+        size: ``TScan.batchSize``: at most this many cells per result.
+        table: The engine's table name (for the raw cells of a row).
+        regions: The table's regions (a region's last row ends an RPC of the scan).
+        caching: ``TScan.caching``: results per RPC; ``None``: a region's all.
+        columns: The scan's columns as the engine takes them (empty: all families).
+        limit: ``TScan.limit`` when positive: the scan ends at that row, not its region.
+        keeping: The families with MIN_VERSIONS (their older versions are looked at).
+    """
+
+    size: int
+    table: str
+    regions: list[Region]
+    caching: int | None
+    columns: list[bytes]
+    limit: int | None
+    keeping: frozenset[bytes]
+
+    def region_of(self, row: bytes) -> Region:
+        """The region holding ``row``."""
+        return next(r for r in reversed(self.regions) if r.start <= row)
+
+    def hidden_follow(self, backend: MemoryBackend, row: bytes, last: bytes, stamp: int) -> bool:
+        """Whether a stored cell or marker the scan reads lies after ``last`` in ``row``.
+
+        ``last`` is the chunk's last column, ``stamp`` its version's timestamp. Such a cell
+        is hidden: an older version of ``last`` in a family with MIN_VERSIONS, or a later
+        column out of the time range, deleted, expired or filtered out (HBase's region
+        scanner peeks at the next cell).
+        """
+        families = {c for c in self.columns if b":" not in c}
+        named = {c for c in self.columns if b":" in c}
+        family, _, qualifier = last.partition(b":")
+        for cell in backend.raw(self.table, row):
+            cell_family, colon, cell_qualifier = cell.column.partition(b":")
+            wanted = not self.columns or cell_family in families or cell.column in named
+            if not wanted:
+                continue
+            if cell.column == last:  # HBase seeks past them unless MIN_VERSIONS must look
+                if cell.timestamp < stamp and cell_family in self.keeping:
+                    return True
+                continue
+            key = (cell_family, 1 if colon else 0, cell_qualifier)
+            if key > (family, 1, qualifier):
+                return True
+        return False
+
+
 class _OpenScanner:
     """One open scanner: the engine's row iterator, or the error its first fetch raises."""
 
@@ -33,16 +92,38 @@ class _OpenScanner:
         rows: Iterator[RowResult] | None,
         error: HModelError | None,
         minimum: int,
-        batch: int | None = None,
+        batching: _Batching | None = None,
     ):
         self.rows = rows
         self.error = error
         self.minimum = minimum
-        #: ``TScan.batchSize``: at most this many cells per result, or ``None``.
-        self.batch = batch
+        #: How a batched scan cuts rows in results, or ``None``.
+        self.batching = batching
         #: The results of a row cut in batches that a fetch has not returned yet.
         self.pending: list[Any] = []
+        #: The next row of the engine's iterator, read ahead (a region's last row).
+        self.ahead: RowResult | None = None
+        #: The results of the current region so far, and that region.
+        self.in_region = 0
+        self.region: Region | None = None
+        #: The rows returned so far (a positive ``limit`` ends the scan at one).
+        self.rows_seen = 0
         self.lock = threading.Lock()
+
+    def next_row(self) -> RowResult | None:
+        """The engine's next row (the one read ahead first)."""
+        if self.ahead is not None:
+            found, self.ahead = self.ahead, None
+            return found
+        assert self.rows is not None
+        return next(self.rows, None)
+
+    def peek_row(self) -> RowResult | None:
+        """The engine's next row, left to be read."""
+        if self.ahead is None:
+            assert self.rows is not None
+            self.ahead = next(self.rows, None)
+        return self.ahead
 
     def close(self) -> None:
         """Release the engine's iterator (errors while closing are ignored)."""
@@ -119,11 +200,15 @@ class ScannerHandler:
     """Scanners over the engine with HBase 2.2's Thrift2 reading of a ``TScan``.
 
     Reversed scans take ``startRow`` as the inclusive upper bound and ``stopRow`` as the
-    exclusive lower one. ``limit`` counts rows: ``0`` the rows of the first region
-    visited, a negative one none on HBase 2.2 and every row on 2.6 (served as 2.6). With
-    ``batchSize`` a row comes in results of at most that many cells, every one but the
-    row's last ``partial``. A missing table is reported at the first ``getScannerRows``, a
-    bad filter at ``openScanner``. Scans return the newest version of each column
+    exclusive lower one. A non-empty ``startRow`` equal to ``stopRow`` reads that row
+    (HBase builds the scan with the deprecated ``setStopRow``, which makes it a get).
+    ``limit`` counts rows: ``0`` the rows of the first region visited, a negative one
+    none on HBase 2.2 and every row on 2.6 (served as 2.6). With ``batchSize`` a row
+    comes in results of at most that many cells, every one but the row's last
+    ``partial`` (and the last too when hidden cells follow it, see :meth:`_chunks`). A
+    missing table, an unknown family or a reverse scan loading families on demand is
+    reported at the first ``getScannerRows``, a bad filter at ``openScanner``. Scans
+    return the newest version of each column
     (``maxVersions`` is not served).
     """
 
@@ -139,7 +224,9 @@ class ScannerHandler:
             compile_filter(tscan.filterString)  # a bad filter fails here, table or not
         reverse = bool(tscan.reversed)
         first, second = tscan.startRow or b"", tscan.stopRow or b""
-        if reverse:
+        if first and first == second:  # HBase's setStopRow makes it a get of that row
+            start, stop = first, first + b"\x00"
+        elif reverse:
             start = second + b"\x00" if second else b""
             stop = first + b"\x00" if first else b""
         else:
@@ -149,6 +236,7 @@ class ScannerHandler:
             limit = None  # HBase 2.6: every row (2.2: none)
         batch = tscan.batchSize if tscan.batchSize is not None and tscan.batchSize > 0 else None
         rows: Iterator[RowResult] | None = None
+        batching: _Batching | None = None
         try:
             if limit == 0:
                 region = _first_region(self.backend.regions(name), start, stop, reverse)
@@ -167,41 +255,96 @@ class ScannerHandler:
                 batch_size=max(1, tscan.caching or 100),
             )
             rows = self.backend.scan(name, scan)
-        except TableNotFoundError as exc:
+            if batch is not None:
+                caching = tscan.caching if tscan.caching and tscan.caching > 0 else None
+                regions = self.backend.regions(name)
+                keeping = frozenset(
+                    f.encode() for f, d in self.backend.describe_families(name).items()
+                    if d.min_versions
+                )  # fmt: skip
+                batching = _Batching(
+                    batch, name, regions, caching, list(scan.columns), scan.limit, keeping
+                )
+        except (TableNotFoundError, ColumnFamilyNotFoundError, UnsupportedOperationError) as exc:
+            # HBase hands out the id; the region scanner refuses at the first fetch.
             return self.scanners.add(_OpenScanner(None, exc, minimum))
-        return self.scanners.add(_OpenScanner(rows, None, minimum, batch))
+        return self.scanners.add(_OpenScanner(rows, None, minimum, batching))
 
     def get_scanner_rows(self, scanner_id: int, num_rows: int | None) -> list[Any]:
         """Exactly ``min(num_rows, remaining)`` rows."""
+        return self._fetch(scanner_id, num_rows, "getScannerRows")
+
+    def _fetch(self, scanner_id: int, num_rows: int | None, api: str) -> list[Any]:
         scanner = self.scanners.get(scanner_id)
         if scanner is None:
             raise invalid_scanner()
         wanted = 1 if num_rows is None else num_rows
         if wanted < 0:
-            raise internal_error("getScannerRows")
+            raise internal_error(api)
         if scanner.error is not None:
             raise scanner.error
-        assert scanner.rows is not None
         results: list[Any] = []
         with scanner.lock:
             while len(results) < wanted:
                 if scanner.pending:
                     results.append(scanner.pending.pop(0))
                     continue
-                found = next(scanner.rows, None)
+                found = scanner.next_row()
                 if found is None:
                     break
                 cells = [(c, cell) for c, cell in found.cells.items()]
                 cells = [(c, cell) for c, cell in cells if cell.timestamp >= scanner.minimum]
-                if not cells:
-                    continue
-                size = scanner.batch or len(cells)
-                chunks = [cells[i : i + size] for i in range(0, len(cells), size)]
-                for index, chunk in enumerate(chunks):
-                    result = result_of(found.row, chunk)
-                    result.partial = index < len(chunks) - 1
-                    scanner.pending.append(result)
+                if cells:
+                    scanner.pending.extend(self._chunks(scanner, found.row, cells))
         return results
+
+    def _chunks(
+        self, scanner: _OpenScanner, row: bytes, cells: list[tuple[bytes, Any]]
+    ) -> list[Any]:
+        """One row's results: with ``batchSize``, chunks of at most that many cells.
+
+        Every chunk but the row's last is ``partial``. The last one is too when it is
+        full and cells the scan reads but hides follow it in the row (HBase's region
+        scanner stops at the batch limit, seeing more cells), except when it also ends
+        the RPC's region: then HBase's client takes it as the row's end. An RPC carries
+        ``caching`` results (a region's all when unset), counted from the region's first.
+        """
+        batching = scanner.batching
+        if batching is None:
+            return [result_of(row, cells)]
+        size = batching.size
+        chunks = [cells[i : i + size] for i in range(0, len(cells), size)]
+        region = batching.region_of(row)
+        if region != scanner.region:
+            scanner.region, scanner.in_region = region, 0
+        scanner.in_region += len(chunks)
+        scanner.rows_seen += 1
+        last = chunks[-1]
+        tail = len(last) == size and batching.hidden_follow(
+            self.backend, row, last[-1][0], last[-1][1].timestamp
+        )
+        if tail and batching.limit != scanner.rows_seen:
+            following = scanner.peek_row()
+            region_ends = following is None or batching.region_of(following.row) != region
+            rpc_full = batching.caching is not None and scanner.in_region % batching.caching == 0
+            tail = not region_ends or rpc_full
+        results = []
+        for index, chunk in enumerate(chunks):
+            result = result_of(row, chunk)
+            result.partial = index < len(chunks) - 1 or tail
+            results.append(result)
+        return results
+
+    def get_scanner_results(self, table: bytes, tscan: Any, num_rows: int | None) -> list[Any]:
+        """At most ``num_rows`` results of a scan opened and closed in the call.
+
+        HBase's ``ResultScanner.next(numRows)``: with ``batchSize``, results, not rows.
+        """
+        scanner_id = self.open_scanner(table, tscan)
+        try:
+            return self._fetch(scanner_id, num_rows, "getScannerResults")
+        finally:
+            self.close_scanner(scanner_id)
 
     def close_scanner(self, scanner_id: int) -> None:
         """Close a scanner; an unknown or closed id is no error (HBase 2.6.1)."""

@@ -60,6 +60,8 @@ class FakeThrift2Server(FakeThriftServer):
         http: Serve Thrift over HTTP (``True``, or
             :class:`~hmodel.testing.fake.http_server.HTTPServing` settings), as HBase does
             with ``hbase.regionserver.thrift.http=true``; binary protocol, unframed.
+        min_latency_ms: Hold each call this long before serving it (``0``: not at all);
+            see :class:`~hmodel.testing.fake.serving.FakeThriftServer`.
         scanner_lease_ms: A scanner no call has used for this long expires and its id
             answers ``TIllegalArgument("Invalid scanner Id")``, as HBase 2's Thrift2
             handler expires scanners after ``hbase.client.scanner.timeout.period`` (60 s
@@ -93,6 +95,7 @@ class FakeThrift2Server(FakeThriftServer):
         sasl: SaslAcceptor | None = None,
         tls: ssl.SSLContext | None = None,
         http: bool | HTTPServing = False,
+        min_latency_ms: int = 0,
         scanner_lease_ms: int = DEFAULT_SCANNER_LEASE_MS,
         clock: Clock | None = None,
     ) -> None:
@@ -110,6 +113,7 @@ class FakeThrift2Server(FakeThriftServer):
             sasl=sasl,
             tls=tls,
             http=http,
+            min_latency_ms=min_latency_ms,
         )
         check_count("scanner_lease_ms", scanner_lease_ms, 1)
         self._handler = Thrift2Handler(

@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from hmodel.backend.base import Cell, Increment, Mutation
+from hmodel.backend.java_error import java_name_of
 from hmodel.backend.memory import MemoryBackend
 from hmodel.backend.thrift2.idl import HBASE2
-from hmodel.errors import CounterError
+from hmodel.errors import ColumnFamilyNotFoundError, CounterError, HModelError, TableNotFoundError
+from hmodel.testing.fake.java_text import server_text
 from hmodel.testing.fake.thrift2_convert import (
     deletes_of,
     empty_result,
@@ -15,7 +17,7 @@ from hmodel.testing.fake.thrift2_convert import (
     require_row,
     result_of,
 )
-from hmodel.testing.fake.thrift2_error import internal_error, io_error
+from hmodel.testing.fake.thrift2_error import failed_actions, internal_error, io_error
 
 __all__ = ["WriteHandler", "compare"]
 
@@ -43,6 +45,38 @@ def compare(operator: int, given: bytes, stored: bytes) -> bool:
     raise ValueError(operator)
 
 
+def _check_passes(
+    operator: int, value: bytes | None, stored: bytes | None, *, name: str, row: bytes,
+    column: bytes,
+) -> bool:  # fmt: skip
+    """HBase 2.6's check of a conditional write (``HRegion.checkAndMutate``, HBASE-26742).
+
+    A ``None`` or zero-length ``value`` means null: the check passes when the cell is
+    missing or empty, for every operator but ``NOT_EQUAL``, which passes when it holds a
+    non-empty value. Any other value fails on a missing cell and is compared as
+    ``value OP stored`` otherwise (:func:`compare`).
+
+    Raises:
+        TIOError: ``NO_OP`` with a value against an existing cell: HBase
+            2.6.1 retries the call until the client gives up (minutes); the fake
+            answers at once (a difference kept on purpose, see ``docs/engine.md``).
+    """
+    ops = HBASE2.TCompareOperator
+    if not value:
+        return bool((not stored) == (operator != ops.NOT_EQUAL))
+    if stored is None:
+        return False
+    if operator == ops.NO_OP:
+        raise io_error(
+            _DO_NOT_RETRY,
+            f"compare operator NO_OP with a value against an existing cell (table "
+            f"{name!r}, row {row!r}, column {column!r}): HBase retries it until the "
+            "client times out",
+            api="checkAndMutate",
+        )
+    return compare(operator, value, stored)
+
+
 def _same_row(row: bytes, mutations: list[Mutation], api: str) -> None:
     for mutation in mutations:
         if mutation.row != row:
@@ -56,11 +90,12 @@ def _same_row(row: bytes, mutations: list[Mutation], api: str) -> None:
 class WriteHandler:
     """Writes over the engine, with HBase 2.2's Thrift2 answers for malformed ones.
 
-    ``putMultiple`` and ``deleteMultiple`` apply all or nothing (the engine checks every
-    mutation first; a real HBase applies the good ones of a batch). Conditional writes
+    ``putMultiple`` and ``deleteMultiple`` apply each of their mutations atomically and
+    the good ones when others fail, as HBase's client batch does. Conditional writes
     read the cell, answer false if the check fails (before looking at the mutations, as
     HBase does), else compare-and-set with the engine until the cell holds still;
-    ``NO_OP`` is refused (a real HBase 2.2 retries it for minutes).
+    ``NO_OP`` with a value fails on a missing cell and is refused on an existing one (a
+    real HBase 2.6 retries it until the client gives up).
     """
 
     backend: MemoryBackend
@@ -70,19 +105,36 @@ class WriteHandler:
         self.backend.mutate(table.decode("utf-8", "replace"), puts_of(tput, "put"))
 
     def put_multiple(self, table: bytes, tputs: list[Any]) -> None:
-        """Apply every ``TPut`` (an empty list does nothing)."""
-        puts = [p for tput in tputs or [] for p in puts_of(tput, "putMultiple")]
-        self.backend.mutate(table.decode("utf-8", "replace"), puts)
+        """Apply every ``TPut``, each atomically (an empty list does nothing).
+
+        The good ones are applied when others fail (an unknown family): ``Failed N
+        actions: <first cause>``, as HBase's client batch answers.
+        """
+        actions = [puts_of(tput, "putMultiple") for tput in tputs or []]
+        self._apply_each(table, list(actions), "putMultiple")
 
     def delete_single(self, table: bytes, tdelete: Any) -> None:
         """Apply one ``TDelete``."""
         self.backend.mutate(table.decode("utf-8", "replace"), deletes_of(tdelete, "deleteSingle"))
 
     def delete_multiple(self, table: bytes, tdeletes: list[Any]) -> list[Any]:
-        """Apply every ``TDelete``; always answers ``[]``, as HBase does."""
-        deletes = [d for tdelete in tdeletes or [] for d in deletes_of(tdelete, "deleteMultiple")]
-        self.backend.mutate(table.decode("utf-8", "replace"), deletes)
+        """Apply every ``TDelete`` as :meth:`put_multiple` its puts; answers ``[]``."""
+        actions = [deletes_of(tdelete, "deleteMultiple") for tdelete in tdeletes or []]
+        self._apply_each(table, list(actions), "deleteMultiple")
         return []
+
+    def _apply_each(self, table: bytes, actions: list[list[Any]], api: str) -> None:
+        name = table.decode("utf-8", "replace")
+        if actions and not self.backend.table_exists(name):
+            raise TableNotFoundError(name, table=name)
+        failed: list[HModelError] = []
+        for action in actions:
+            try:
+                self.backend.mutate(name, action)
+            except ColumnFamilyNotFoundError as exc:
+                failed.append(exc)
+        if failed:
+            raise failed_actions(failed, api=api)
 
     def mutate_row(self, table: bytes, trow_mutations: Any) -> None:
         """Apply one row's puts and deletes atomically.
@@ -96,7 +148,10 @@ class WriteHandler:
         if not mutations:
             return
         _same_row(require_row(row, "mutateRow"), mutations, "mutateRow")
-        self.backend.mutate(table.decode("utf-8", "replace"), mutations)
+        try:
+            self.backend.mutate(table.decode("utf-8", "replace"), mutations)
+        except ColumnFamilyNotFoundError as exc:  # every mutation of the row fails with it
+            raise failed_actions([exc] * len(trow_mutations.mutations), api="mutateRow") from exc
 
     @staticmethod
     def _row_mutations(trow_mutations: Any, api: str) -> list[Mutation]:
@@ -119,7 +174,7 @@ class WriteHandler:
     ) -> bool:
         name = table.decode("utf-8", "replace")
         ops = HBASE2.TCompareOperator
-        if value is not None and (operator == ops.NO_OP or operator not in ops._VALUES_TO_NAMES):
+        if operator not in ops._VALUES_TO_NAMES:
             raise io_error(
                 _DO_NOT_RETRY, f"hmodel's fake server refuses compare operator {operator}",
                 api="checkAndMutate",
@@ -128,12 +183,12 @@ class WriteHandler:
         # at (an unknown family in them is then no error). The engine's check-and-mutate
         # then applies them only if the cell still holds what was read (compare and set).
         for _ in range(_CAS_ATTEMPTS):
-            got = self.backend.get(name, [row], columns=[column])
+            try:
+                got = self.backend.get(name, [row], columns=[column])
+            except ColumnFamilyNotFoundError as exc:  # the check's read: not a batch action
+                raise io_error(java_name_of(exc), server_text(exc), api="get") from exc
             stored = got[0].value(column) if got else None
-            if value is None:  # if-not-exists: also passes on an empty value
-                passed = not stored
-            else:  # a missing cell fails every operator with a value
-                passed = stored is not None and compare(operator, value, stored)
+            passed = _check_passes(operator, value, stored, name=name, row=row, column=column)
             if not passed:
                 return False
             if self.backend.check_and_mutate(name, row, column, stored or None, mutations):
@@ -179,7 +234,11 @@ class WriteHandler:
         if row_mutations.row != checked:
             raise io_error(_DO_NOT_RETRY, "Action's getRow must match", api="checkAndMutate")
         column = family + b":" + (qualifier or b"")
-        return self._check_and_apply(table, checked, column, compare_operator, value, mutations)
+        try:
+            return self._check_and_apply(table, checked, column, compare_operator, value, mutations)
+        except ColumnFamilyNotFoundError as exc:  # HBase runs the mutations as a batch
+            count = len(row_mutations.mutations)
+            raise failed_actions([exc] * count, api="mutateRow") from exc
 
     def increment(self, table: bytes, tincrement: Any) -> Any:
         """Add to each counter; answer the new values unless ``returnResults`` is false."""
@@ -200,7 +259,10 @@ class WriteHandler:
         for column, cell in current[0].cells.items() if current else ():
             if len(cell.value) != 8:
                 raise CounterError(
-                    "Field is not a long, it's not 8 bytes wide", table=name, row=row, column=column
+                    f"Field is not a long, it's {len(cell.value)} bytes wide",
+                    table=name,
+                    row=row,
+                    column=column,
                 )
         totals = {
             i.column: self.backend.increment(name, row, i.column, i.amount) for i in increments
