@@ -18,8 +18,8 @@ from thriftpy2.transport import TTransportException
 
 from hmodel.backend.connection import Connector, tls_refusal
 from hmodel.backend.endpoint import Endpoint
-from hmodel.backend.wire import WireCodec
 from hmodel.backend.retry import DroppedError, Retry, after_drop, send
+from hmodel.backend.wire import WireCodec
 from hmodel.errors import ConnectionLostError, HModelError, IllegalArgumentError
 
 __all__ = ["PooledChannel"]

@@ -1,4 +1,4 @@
-"""Thrift calls as whole messages, sans I/O: encoded once, replies assembled from chunks, decoded once."""
+"""Thrift calls as whole messages, sans I/O: encoded once, replies fed in chunks, decoded once."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 from thriftpy2.protocol import TCompactProtocol, TCyBinaryProtocol
 from thriftpy2.protocol.exc import TProtocolException
 from thriftpy2.thrift import TApplicationException, TMessageType, TType, args_to_kwargs
-from thriftpy2.transport import TCyBufferedTransport, TTransportException, TCyMemoryBuffer
+from thriftpy2.transport import TCyBufferedTransport, TCyMemoryBuffer, TTransportException
 
 __all__ = [
     "CHUNK_BYTES",
@@ -401,8 +401,6 @@ def settle(result: Any) -> Any:
     if hasattr(result, "success"):
         raise TApplicationException(TApplicationException.MISSING_RESULT)
     return None
-
-
 
 
 def framed(request: bytes) -> bytes:
