@@ -90,4 +90,3 @@ class WireClient:
         if reply.desynchronised:
             self.desynchronised = True
         return settle(reply.result)
-
