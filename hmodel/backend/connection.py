@@ -533,10 +533,13 @@ class WireCaller:
 
     The synchronous edge's :class:`~hmodel.backend.aio_wire.WireClient`: the request
     comes encoded whole (:meth:`~hmodel.backend.wire.WireCodec.encode`, before a
-    connection is borrowed), is sent at once (framed if the transport is), and the
-    reply's chunks are fed to a :class:`~hmodel.backend.wire.Reply` until it is decoded
-    (once, by thriftpy2's Cython binary protocol or its compact one). What the server
-    answers is read as thriftpy2's ``TClient`` reads it (:func:`~hmodel.backend.wire.settle`).
+    connection is borrowed) and is sent at once (framed if the transport is); the reply
+    is decoded once, by thriftpy2's Cython binary protocol or its compact one. Framed,
+    its chunks are fed to a :class:`~hmodel.backend.wire.Reply` until the frame is whole;
+    buffered, the link blocks, so the reply is decoded as it arrives, in one pass
+    (:meth:`~hmodel.backend.wire.WireCodec.decode_stream`: no decode tried twice, no
+    measure). What the server answers is read as thriftpy2's ``TClient`` reads it
+    (:func:`~hmodel.backend.wire.settle`).
 
     Args:
         link: The way to the server (:class:`SocketLink`, :class:`HttpLink`).
@@ -567,13 +570,17 @@ class WireCaller:
         link.send(framed(request) if self._framed else request)
         if self._codec.oneway(method):
             return None
-        reply = Reply(self._codec, method, framed=self._framed)
         receive = link.receive
-        while not reply.feed(receive()):
-            pass
-        if reply.desynchronised:
+        if self._framed:
+            reply = Reply(self._codec, method, framed=True)
+            while not reply.feed(receive()):
+                pass
+            result, more = reply.result, reply.desynchronised
+        else:  # a blocking link: decoded as it arrives, in one pass
+            result, more = self._codec.decode_stream(method, receive(), receive)
+        if more:
             self.desynchronised = True
-        return settle(reply.result)
+        return settle(result)
 
 
 class WireConnection:

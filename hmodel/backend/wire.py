@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import struct
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import Any
 
 from thriftpy2.protocol import TCompactProtocol, TCyBinaryProtocol
@@ -150,25 +150,101 @@ class WireCodec:
             TProtocolException, ProtocolError, ...: The bytes are not a Thrift message.
         """
         transport = TCyBufferedTransport(_Bytes(data), max(len(data), 1024))
-        protocol = self._protocol(transport)
         try:
-            _, message_type, _ = protocol.read_message_begin()
-            result = (
-                TApplicationException()
-                if message_type == TMessageType.EXCEPTION
-                else getattr(self.service, method + "_result")()
-            )
-            protocol.read_struct(result)
-            protocol.read_message_end()
+            result = self._read(method, transport)
         except TTransportException as exc:
             if exc.type == TTransportException.END_OF_FILE:
                 raise IncompleteError(f"{len(data)} byte(s) of a {method} reply so far") from None
             raise
+        return result, _more(transport)
+
+    def decode_stream(
+        self, method: str, data: bytes, receive: Callable[[], bytes]
+    ) -> tuple[Any, bool]:
+        """The reply to ``method`` that starts with ``data``, the rest read as it is needed.
+
+        For a blocking connection: one decoding pass over the reply, calling ``receive``
+        (which waits for the next bytes) only when the bytes so far end inside the
+        message; no decode is tried twice and nothing is measured.
+
+        Returns:
+            The result struct (or the server's ``TApplicationException``), and ``True``
+            if bytes past the message were received.
+
+        Raises:
+            TTransportException: The connection ended inside the reply (``END_OF_FILE``),
+                or ``receive`` failed.
+            OSError: ``receive`` failed (a timeout, a reset).
+            TProtocolException, ProtocolError, ...: The bytes are not a Thrift message.
+        """
+        source = _Following(data, receive)
+        transport = TCyBufferedTransport(source, max(len(data), _STREAM_BUFFER))
         try:
-            transport.read(1)
-        except TTransportException:
-            return result, False
-        return result, True
+            result = self._read(method, transport)
+        except TTransportException as exc:
+            if exc.type == TTransportException.END_OF_FILE and not source.ended:
+                raise TTransportException(
+                    type=TTransportException.END_OF_FILE,
+                    message=f"the connection ended inside a {method} reply",
+                ) from None
+            raise
+        source.ended = True
+        return result, _more(transport)
+
+    def _read(self, method: str, transport: Any) -> Any:
+        """The reply to ``method`` read from ``transport`` (raises at its end)."""
+        protocol = self._protocol(transport)
+        _, message_type, _ = protocol.read_message_begin()
+        result = (
+            TApplicationException()
+            if message_type == TMessageType.EXCEPTION
+            else getattr(self.service, method + "_result")()
+        )
+        protocol.read_struct(result)
+        protocol.read_message_end()
+        return result
+
+
+#: The read buffer of :meth:`WireCodec.decode_stream` past its first bytes.
+_STREAM_BUFFER = 1 << 16
+
+
+def _more(transport: Any) -> bool:
+    """Whether ``transport`` (its source at its end) holds bytes past the message read."""
+    try:
+        transport.read(1)
+    except TTransportException:
+        return False
+    return True
+
+
+class _Following:
+    """A decoding transport's source: the given bytes, then each ``receive()``; ended: none.
+
+    Attributes:
+        ended: Set when the source had to end (``receive`` raised), or once the message is
+            read (then the source serves nothing more, so a check for bytes past the
+            message never waits).
+    """
+
+    __slots__ = ("_data", "_receive", "ended")
+
+    def __init__(self, data: bytes, receive: Callable[[], bytes]) -> None:
+        self._data = data
+        self._receive = receive
+        self.ended = False
+
+    def read(self, size: int) -> bytes:
+        data = self._data
+        if not data:
+            if self.ended:
+                return b""
+            data = self._receive()
+        if len(data) <= size:
+            self._data = b""
+            return data
+        self._data = data[size:]
+        return data[:size]
 
 
 #: Binary protocol: the types whose values have a fixed size (bool, byte, double, i16, i32, i64).
@@ -537,22 +613,3 @@ class Reply:
                 message=f"a {end - 4}-byte frame ends inside its {self._method} reply",
             ) from None
         return True
-
-
-def decode_whole(codec: WireCodec, method: str, data: bytes, *, framed: bool) -> Any:
-    """The reply to ``method`` that ``data`` holds whole (an HTTP body): see :class:`Reply`.
-
-    Returns:
-        The decoded reply (for :func:`settle`) and whether bytes follow it.
-
-    Raises:
-        TTransportException: ``data`` ends inside the reply (or its frame).
-        TProtocolException, ...: The bytes are not a Thrift message.
-    """
-    reply = Reply(codec, method, framed=framed)
-    if not reply.feed(data):  # the first feed of a buffered reply is a decode of it all
-        raise TTransportException(
-            type=TTransportException.END_OF_FILE,
-            message=f"a {method} reply of {len(data)} byte(s) ends early",
-        )
-    return reply.result, reply.desynchronised
