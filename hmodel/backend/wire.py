@@ -169,7 +169,9 @@ class WireCodec:
 
         Returns:
             The result struct (or the server's ``TApplicationException``), and ``True``
-            if bytes past the message were received.
+            if bytes past the message were received and not read ahead by the decoding
+            transport (those it read ahead are dropped with it; on a socket, bytes that
+            come later make the idle connection stale).
 
         Raises:
             TTransportException: The connection ended inside the reply (``END_OF_FILE``),
@@ -182,14 +184,16 @@ class WireCodec:
         try:
             result = self._read(method, transport)
         except TTransportException as exc:
-            if exc.type == TTransportException.END_OF_FILE and not source.ended:
+            if exc.type == TTransportException.END_OF_FILE:
                 raise TTransportException(
                     type=TTransportException.END_OF_FILE,
                     message=f"the connection ended inside a {method} reply",
                 ) from None
             raise
-        source.ended = True
-        return result, _more(transport)
+        # Bytes past the message the transport read ahead go with it; any still in the
+        # source make the connection desynchronised, and any still on the socket make
+        # it stale when idle. No read past the message is tried (its exception costs).
+        return result, source.holds()
 
     def _read(self, method: str, transport: Any) -> Any:
         """The reply to ``method`` read from ``transport`` (raises at its end)."""
@@ -219,27 +223,20 @@ def _more(transport: Any) -> bool:
 
 
 class _Following:
-    """A decoding transport's source: the given bytes, then each ``receive()``; ended: none.
+    """A decoding transport's source: the given bytes, then each ``receive()``."""
 
-    Attributes:
-        ended: Set when the source had to end (``receive`` raised), or once the message is
-            read (then the source serves nothing more, so a check for bytes past the
-            message never waits).
-    """
-
-    __slots__ = ("_data", "_receive", "ended")
+    __slots__ = ("_data", "_receive")
 
     def __init__(self, data: bytes, receive: Callable[[], bytes]) -> None:
         self._data = data
         self._receive = receive
-        self.ended = False
+
+    def holds(self) -> bool:
+        """Whether bytes received are left that the transport has not taken."""
+        return bool(self._data)
 
     def read(self, size: int) -> bytes:
-        data = self._data
-        if not data:
-            if self.ended:
-                return b""
-            data = self._receive()
+        data = self._data or self._receive()
         if len(data) <= size:
             self._data = b""
             return data
