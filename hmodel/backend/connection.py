@@ -22,12 +22,17 @@ from thriftpy2.transport import (
 
 from hmodel.backend.endpoint import Endpoint
 from hmodel.backend.sasl import SaslClientTransport
+from hmodel.backend.wire import CHUNK_BYTES, Reply, WireCodec, framed, settle
 from hmodel.errors import AuthenticationError, HTTPStatusError, TLSError
 
 __all__ = [
     "Connection",
     "Connector",
+    "HttpLink",
     "HttpTransport",
+    "SocketLink",
+    "WireCaller",
+    "WireConnection",
     "dropped",
     "handshake_failure",
     "http_headers",
@@ -63,8 +68,15 @@ def dropped(sock: socket.socket | None) -> bool:
         readable, _, _ = select.select([sock], [], [], 0)
     except (OSError, ValueError):  # closed, or a descriptor select cannot take
         return True
-    if not readable:
-        return False
+    return bool(readable) and readable_means_dropped(sock)
+
+
+def readable_means_dropped(sock: socket.socket) -> bool:
+    """Whether an idle socket found readable was closed (or sent bytes nobody asked for).
+
+    A plain socket: always. A TLS socket may have received records without application
+    data (TLS 1.3 session tickets): one non-blocking read tells.
+    """
     if not isinstance(sock, ssl.SSLSocket):
         return True
     timeout = sock.gettimeout()
@@ -217,6 +229,14 @@ class Connector:
             endpoint.tls.server_hostname or endpoint.host if endpoint.tls is not None else None
         )
         self._transport_factory = _TRANSPORTS[endpoint.transport]()
+        self._framed = endpoint.transport == "framed"
+        #: Encodes the calls when the connections run on the wire (``None``: they go
+        #: through thriftpy2's client, for SASL and a socket wrapper).
+        self.codec: WireCodec | None = (
+            WireCodec(service, protocol=endpoint.protocol, decode_response=decode_response)
+            if endpoint.sasl is None and endpoint.wrap_socket is None
+            else None
+        )
         self._protocol_factory = (
             TBinaryProtocolFactory(decode_response=decode_response)  # type: ignore[no-untyped-call]
             if endpoint.protocol == "binary"
@@ -250,8 +270,11 @@ class Connector:
             raw.close()
             raise handshake_failure(exc, endpoint.url) from exc
 
-    def open(self) -> Connection:
+    def open(self) -> Connection | WireConnection:
         """Open one connection (for HTTP, its first TCP connection) with its client.
+
+        On the wire (:attr:`codec` set) a :class:`WireConnection`, else (SASL, a socket
+        wrapper) a :class:`Connection` through thriftpy2's client.
 
         Raises:
             TTransportException: The server cannot be reached.
@@ -260,9 +283,15 @@ class Connector:
         """
         endpoint = self.endpoint
         raw: Any
+        codec = self.codec
         if endpoint.http is not None:
             raw = HttpTransport(endpoint, self.open_socket)
             raw.open()
+            if codec is not None:
+                return WireConnection(WireCaller(HttpLink(raw), codec, framed=self._framed))
+        elif codec is not None:
+            link = SocketLink(self.open_socket())
+            return WireConnection(WireCaller(link, codec, framed=self._framed))
         else:
             raw = TSocket(sock=self.open_socket())  # type: ignore[no-untyped-call]  # thriftpy2 is untyped
             try:
@@ -292,6 +321,10 @@ class Connection:
         self._raw = raw
         self._transport = transport
         self.client = client
+
+    def call(self, method: str, args: tuple[Any, ...], request: bytes | None) -> Any:
+        """Send one call through thriftpy2's client (``request`` is unused: ``None``)."""
+        return getattr(self.client, method)(*args)
 
     def stale(self) -> bool:
         """Whether the server closed this (idle) connection: see :func:`dropped`."""
@@ -384,8 +417,11 @@ class HttpTransport:
         """
         body = b"".join(self._written)
         self._written.clear()
-        if not body:
-            return
+        if body:
+            self._answer = io.BytesIO(self.exchange(body))
+
+    def exchange(self, body: bytes) -> bytes:
+        """Post ``body`` (a whole call) and return the answer's body (raises as :meth:`flush`)."""
         connection = self._connection
         try:
             connection.putrequest("POST", self._path, skip_accept_encoding=True)
@@ -407,10 +443,191 @@ class HttpTransport:
         status = response.status
         kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
         if status == 200 and kind in ("", "application/x-thrift"):
-            self._answer = io.BytesIO(payload)
-            return
+            return payload
         connection.close()  # the answer says nothing a next call could use
         raise http_refusal(self._url, status, response.reason, kind, payload)
+
+
+class SocketLink:
+    """A :class:`WireCaller`'s way to the server over a connected socket (TLS included).
+
+    Each call is one ``sendall``; a reply is read with ``recv_into`` into one buffer of
+    :data:`~hmodel.backend.wire.CHUNK_BYTES` kept with the connection.
+
+    Args:
+        sock: The connected socket (its timeout applies to every send and read).
+    """
+
+    __slots__ = ("_poll", "_sock", "_view")
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
+        self._view = memoryview(bytearray(CHUNK_BYTES))
+        self._poll: Any = None
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            poll = select.poll()
+            poll.register(sock.fileno(), select.POLLIN)
+            self._poll = poll
+
+    def send(self, data: bytes) -> None:
+        """Send ``data`` whole (raises ``OSError`` if the connection fails)."""
+        self._sock.sendall(data)
+
+    def receive(self) -> bytes:
+        """The next bytes the server sent (waiting for at least one).
+
+        Raises:
+            TTransportException: The server closed the connection (``END_OF_FILE``).
+            OSError: The connection broke, or the socket's timeout passed.
+        """
+        view = self._view
+        size = self._sock.recv_into(view)
+        if not size:
+            raise TTransportException(
+                type=TTransportException.END_OF_FILE, message="the server closed the connection"
+            )
+        return view[:size].tobytes()
+
+    def stale(self) -> bool:
+        """Whether this idle connection was closed by the server (see :func:`dropped`).
+
+        The socket is registered with a ``poll`` object once, when the link is made, so
+        the check is one ``poll`` system call with no descriptor sets built (``select``
+        costs twice as much); a TLS socket found readable is read once more to tell
+        session tickets from a close.
+        """
+        poll = self._poll
+        if poll is None:
+            return dropped(self._sock)
+        try:
+            readable = poll.poll(0)
+        except (OSError, ValueError):
+            return True
+        return bool(readable) and readable_means_dropped(self._sock)
+
+    def close(self) -> None:
+        """Shut the socket down (waking a call blocked on it) and close it."""
+        with contextlib.suppress(OSError):
+            self._sock.shutdown(socket.SHUT_RDWR)
+        with contextlib.suppress(OSError):
+            self._sock.close()
+
+
+class HttpLink:
+    """A :class:`WireCaller`'s way to the server over HTTP(S): each call one ``POST``.
+
+    Args:
+        transport: The HTTP transport (its kept-alive connection, status checks, TLS).
+    """
+
+    __slots__ = ("_answer", "_transport")
+
+    def __init__(self, transport: HttpTransport) -> None:
+        self._transport = transport
+        self._answer: bytes | None = None
+
+    def send(self, data: bytes) -> None:
+        """Post ``data`` and keep the whole answer (raises as :meth:`HttpTransport.flush`)."""
+        self._answer = self._transport.exchange(data)
+
+    def receive(self) -> bytes:
+        """The answer's body, whole; then the end of it.
+
+        Raises:
+            TTransportException: The answer was read already (it ends inside the reply).
+        """
+        answer, self._answer = self._answer, None
+        if answer is None:
+            raise TTransportException(
+                type=TTransportException.END_OF_FILE, message="the HTTP answer ends early"
+            )
+        return answer
+
+    def stale(self) -> bool:
+        """Whether the server closed the kept-alive connection (see :func:`dropped`)."""
+        return dropped(self._transport.socket)  # None after "Connection: close": reopened
+
+    def close(self) -> None:
+        """Close the TCP connection."""
+        with contextlib.suppress(TTransportException, OSError):
+            self._transport.close()
+
+
+class WireCaller:
+    """Synchronous Thrift calls as whole messages: encoded once, one send, decoded once.
+
+    The synchronous edge's :class:`~hmodel.backend.aio_wire.WireClient`: the request
+    comes encoded whole (:meth:`~hmodel.backend.wire.WireCodec.encode`, before a
+    connection is borrowed) and is sent at once (framed if the transport is); the reply
+    is decoded once, by thriftpy2's Cython binary protocol or its compact one. Framed,
+    its chunks are fed to a :class:`~hmodel.backend.wire.Reply` until the frame is whole;
+    buffered, the link blocks, so the reply is decoded as it arrives, in one pass
+    (:meth:`~hmodel.backend.wire.WireCodec.decode_stream`: no decode tried twice, no
+    measure). What the server answers is read as thriftpy2's ``TClient`` reads it
+    (:func:`~hmodel.backend.wire.settle`).
+
+    Args:
+        link: The way to the server (:class:`SocketLink`, :class:`HttpLink`).
+        codec: The service's codec.
+        framed: Whether messages travel in frames (4-byte big-endian length first).
+
+    Attributes:
+        desynchronised: Set when the server sent bytes past a reply: the connection
+            must not be used again.
+    """
+
+    __slots__ = ("_codec", "_framed", "desynchronised", "link")
+
+    def __init__(self, link: SocketLink | HttpLink, codec: WireCodec, *, framed: bool) -> None:
+        self.link = link
+        self._codec = codec
+        self._framed = framed
+        self.desynchronised = False
+
+    def call(self, method: str, request: bytes) -> Any:
+        """Send ``request`` (a whole message of ``method``) and return what the reply means.
+
+        Raises:
+            TTransportException, OSError: The connection failed, or a frame is malformed.
+            Exception: The server's answer (see :func:`~hmodel.backend.wire.settle`).
+        """
+        link = self.link
+        link.send(framed(request) if self._framed else request)
+        if self._codec.oneway(method):
+            return None
+        receive = link.receive
+        if self._framed:
+            reply = Reply(self._codec, method, framed=True)
+            while not reply.feed(receive()):
+                pass
+            result, more = reply.result, reply.desynchronised
+        else:  # a blocking link: decoded as it arrives, in one pass
+            result, more = self._codec.decode_stream(method, receive(), receive)
+        if more:
+            self.desynchronised = True
+        return settle(result)
+
+
+class WireConnection:
+    """One open connection on the wire (:class:`WireCaller`), as the pool lends it."""
+
+    __slots__ = ("client",)
+
+    def __init__(self, client: WireCaller) -> None:
+        self.client = client
+
+    def call(self, method: str, args: tuple[Any, ...], request: bytes | None) -> Any:
+        """Send the encoded ``request`` of ``method`` (``args`` are in it already)."""
+        assert request is not None
+        return self.client.call(method, request)
+
+    def stale(self) -> bool:
+        """Whether this idle connection cannot serve a call (closed, or bytes unasked)."""
+        return self.client.desynchronised or self.client.link.stale()
+
+    def close(self) -> None:
+        """Close the connection; errors while closing are ignored."""
+        self.client.link.close()
 
 
 def _quote(payload: bytes) -> str:

@@ -16,9 +16,10 @@ from typing import Any
 
 from thriftpy2.transport import TTransportException
 
-from hmodel.backend.connection import Connection, Connector, tls_refusal
+from hmodel.backend.connection import Connector, tls_refusal
 from hmodel.backend.endpoint import Endpoint
 from hmodel.backend.retry import DroppedError, Retry, after_drop, send
+from hmodel.backend.wire import WireCodec
 from hmodel.errors import ConnectionLostError, HModelError, IllegalArgumentError
 
 __all__ = ["PooledChannel"]
@@ -46,6 +47,10 @@ class PooledChannel:
             tests instead of patching ``time.sleep``).
         count: Called once per call sent (each attempt), to count round trips.
         autoconnect: Open one connection now, failing now if the server is unreachable.
+        connector: Where connections come from (``open()``, and ``codec``: the
+            :class:`~hmodel.backend.wire.WireCodec` the calls are encoded with before a
+            connection is borrowed, ``None`` for connections that encode themselves);
+            default: a :class:`~hmodel.backend.connection.Connector` to ``endpoint``.
 
     Raises:
         IllegalArgumentError: A count out of range, or a TLS file that cannot be loaded.
@@ -88,6 +93,7 @@ class PooledChannel:
         sleep: Callable[[float], None] = time.sleep,
         count: Callable[[], None] = lambda: None,
         autoconnect: bool = True,
+        connector: Any = None,
     ) -> None:
         for label, number, minimum in (
             ("pool_size", pool_size, 1),
@@ -99,7 +105,10 @@ class PooledChannel:
         self.endpoint = endpoint
         self.host = endpoint.host
         self.port = endpoint.port
-        self._connector = Connector(endpoint, self.service, decode_response=self.decode_response)
+        self._connector = connector or Connector(
+            endpoint, self.service, decode_response=self.decode_response
+        )
+        self._codec: WireCodec | None = self._connector.codec
         self._where = endpoint.url if endpoint.scheme != "thrift" else f"{self.host}:{self.port}"
         self._retries = retries
         self._backoff_ms = retry_backoff_ms
@@ -128,7 +137,7 @@ class PooledChannel:
                 where=self._where,
             )
 
-    def _open(self) -> Connection:
+    def _open(self) -> Any:
         """Open one connection (raising one of :attr:`transport_errors` if it cannot)."""
         return self._connector.open()
 
@@ -273,6 +282,15 @@ class PooledChannel:
     def _attempt(
         self, method: str, args: tuple[Any, ...], *, table: str | None, row: bytes | None
     ) -> Any:
+        request = None
+        codec = self._codec
+        if codec is not None:  # on the wire: encoded whole before a connection is borrowed
+            try:
+                request = codec.encode(method, args)
+            except self.server_errors:
+                raise  # a required argument missing, as thriftpy2's client answers it
+            except self.encoding_errors as exc:
+                raise self._unencodable(method, exc, table=table, row=row) from exc
         local = self._local
         # Busy from before the borrow until the connection is back: a finalizer the GC
         # runs on this thread meanwhile defers its scanner close instead of entering the
@@ -287,7 +305,7 @@ class PooledChannel:
         healthy = False
         stale = False
         try:
-            result = getattr(connection.client, method)(*args)
+            result = connection.call(method, args, request)
             healthy = True
             return result
         except self.server_errors:
@@ -305,15 +323,12 @@ class PooledChannel:
             stale = True
             raise DroppedError(exc, sent=True) from exc
         except self.encoding_errors as exc:
-            # An argument the protocol cannot encode (wrong type, out of range). Requests
-            # are flushed only once fully encoded, so nothing was sent, but the write
-            # buffer holds part of it: the connection is replaced.
+            # thriftpy2's client (SASL, a socket wrapper): an argument the protocol cannot
+            # encode (wrong type, out of range). Requests are flushed only once fully
+            # encoded, so nothing was sent, but the write buffer holds part of it: the
+            # connection is replaced.
             sent = False
-            raise IllegalArgumentError(
-                f"{method}: an argument cannot be encoded for Thrift: {exc}",
-                table=table,
-                row=row,
-            ) from exc
+            raise self._unencodable(method, exc, table=table, row=row) from exc
         except Exception as exc:
             # Anything else (a malformed answer) leaves the stream in an unknown state:
             # the connection is replaced.
@@ -335,6 +350,15 @@ class PooledChannel:
                     self._discard_idle()
             finally:
                 local.busy = False
+
+    @staticmethod
+    def _unencodable(
+        method: str, exc: BaseException, *, table: str | None, row: bytes | None
+    ) -> IllegalArgumentError:
+        """The error for an argument of ``method`` the protocol cannot encode (``exc``)."""
+        return IllegalArgumentError(
+            f"{method}: an argument cannot be encoded for Thrift: {exc}", table=table, row=row
+        )
 
     def _discard_idle(self) -> None:
         """Close every idle connection: one just dropped, and those idle as long may be dead.

@@ -113,11 +113,16 @@ class ThriftBackendBase(Backend):
             sleep=sleep,
             count=self._count_round_trip,
             autoconnect=autoconnect,
+            connector=self._connector(),
         )
         self._channel.jitter = retry_jitter
 
     def _before_connect(self, endpoint: Endpoint) -> None:
         """Called by the constructor once the options are checked, before connecting."""
+
+    def _connector(self) -> Any:
+        """Where the channel's connections come from; ``None``: connections of its own."""
+        return None
 
     def _count_round_trip(self) -> None:
         with self._lock:

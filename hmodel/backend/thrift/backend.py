@@ -6,6 +6,7 @@ import random
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from hmodel.backend.argument import (
     LONG_MAX,
@@ -46,6 +47,7 @@ from hmodel.backend.thrift.descriptor import (
     uncarried_options,
 )
 from hmodel.backend.thrift.error import server_error
+from hmodel.backend.thrift.handed import HappybaseConnections
 from hmodel.backend.thrift.idl import Mutation as TMutation
 from hmodel.backend.thrift.idl import TAppend, TIncrement
 from hmodel.backend.thrift.result import cell, in_column_order, row_result
@@ -70,6 +72,13 @@ class _FamiliesNeeded(Exception):  # noqa: N818 -- a signal, not an error
 
 def _families_not_read() -> tuple[bytes, ...]:
     raise _FamiliesNeeded
+
+
+class _Unset:
+    """The type of :data:`_UNSET`: an option not given (``None`` means no prefix)."""
+
+
+_UNSET = _Unset()
 
 
 class ThriftBackend(ThriftBackendBase):
@@ -230,6 +239,85 @@ class ThriftBackend(ThriftBackendBase):
                 table_prefix=self._table_prefix,
                 table_prefix_separator=self._table_prefix_separator,
             )
+
+    #: The happybase connection(s) of :meth:`from_happybase`; ``None``: hmodel's own.
+    _handed: HappybaseConnections | None = None
+
+    def _connector(self) -> HappybaseConnections | None:
+        return self._handed
+
+    @classmethod
+    def from_happybase(
+        cls,
+        source: Any,
+        *,
+        table_prefix: str | _Unset | None = _UNSET,
+        table_prefix_separator: str | None = None,
+        retries: int = 3,
+        retry_backoff_ms: int = 50,
+        lenient_ddl: bool = False,
+        admin: Admin | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        retry_jitter: Callable[[], float] = random.random,
+    ) -> ThriftBackend:
+        """A backend calling through an existing ``happybase.Connection`` or ``ConnectionPool``.
+
+        For a team moving from happybase: models and repositories run over the
+        connections its code already opens, with the same results as the default
+        backend. Calls then go through happybase's thriftpy2 client (its transport and
+        protocol, encoded field by field), not hmodel's wire, so they cost more client
+        CPU (``docs/thrift.md``); the rest is the same: retries with backoff, the
+        sent/not-sent classification of a dropped call, :attr:`round_trips`, errors
+        translated. A connection the server closed while idle is reopened before a call
+        is sent on it.
+
+        A ``Connection`` serves one call at a time (happybase's connections are not
+        thread-safe: concurrent calls wait for it); a ``ConnectionPool`` as many as its
+        size, each call taking one of its connections for the call's duration (the pool
+        replaces one whose call failed). :meth:`close` leaves the happybase
+        connections open: they are the caller's.
+
+        Args:
+            source: The ``happybase.Connection`` or ``happybase.ConnectionPool``.
+            table_prefix: Prepended to every table name (default: the happybase
+                connection's ``table_prefix``, so both name the same tables).
+            table_prefix_separator: Between prefix and name (default: the happybase
+                connection's).
+            retries: As for the constructor.
+            retry_backoff_ms: As for the constructor.
+            lenient_ddl: As for the constructor.
+            admin: As for the constructor.
+            sleep: As for the constructor.
+            retry_jitter: As for the constructor.
+
+        Raises:
+            IllegalArgumentError: ``source`` is neither a happybase ``Connection`` nor a
+                ``ConnectionPool``, or an option is out of range.
+        """
+        handed = HappybaseConnections(source)
+        backend = cls.__new__(cls)
+        backend._handed = handed
+        backend.__init__(  # type: ignore[misc]  # the constructor, on the handed connections
+            handed.host,
+            handed.port,
+            transport=handed.transport,
+            protocol=handed.protocol,
+            table_prefix=handed.table_prefix if isinstance(table_prefix, _Unset) else table_prefix,
+            table_prefix_separator=(
+                handed.table_prefix_separator
+                if table_prefix_separator is None
+                else table_prefix_separator
+            ),
+            pool_size=handed.size,
+            retries=retries,
+            retry_backoff_ms=retry_backoff_ms,
+            autoconnect=False,
+            lenient_ddl=lenient_ddl,
+            admin=admin,
+            sleep=sleep,
+            retry_jitter=retry_jitter,
+        )
+        return backend
 
     def _names_changed(self) -> None:
         if self._admin is not None and self._owns_admin:
