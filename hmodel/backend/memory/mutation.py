@@ -201,7 +201,7 @@ def apply_puts(table: MemoryTable, puts: Sequence[PlannedPut], *, now: int) -> N
     keeps = table.keeps
     orders = table.orders
     shapes = table.shapes
-    stored_rows = table.rows.data
+    lookup = table.rows.get
     last: bytes | None = None
     stored: StoredRow | None = None  # the open row ``last``, if it is a stored row
     fresh: list[bytes] = []  # the columns of the new row ``last``
@@ -224,7 +224,7 @@ def apply_puts(table: MemoryTable, puts: Sequence[PlannedPut], *, now: int) -> N
             stored = None
         if stored is None:
             last = row
-            data = stored_rows.get(row)
+            data = lookup(row)
             if data is None:
                 fresh.append(name)
                 fresh_versions.append(version)
