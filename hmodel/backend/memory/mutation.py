@@ -206,6 +206,7 @@ def apply_puts(table: MemoryTable, puts: Sequence[PlannedPut], *, now: int) -> N
     stored: StoredRow | None = None  # the open row ``last``, if it is a stored row
     fresh: list[bytes] = []  # the columns of the new row ``last``
     fresh_versions: list[Stored] = []
+    cells = True  # every version of ``fresh_versions`` is a plain Cell
     for row, name, value, timestamp, ttl in puts:
         version = (
             make_cell(value, now if timestamp is None else timestamp)
@@ -216,8 +217,10 @@ def apply_puts(table: MemoryTable, puts: Sequence[PlannedPut], *, now: int) -> N
             if row == last and orders[fresh[-1]] < orders[name]:
                 fresh.append(name)
                 fresh_versions.append(version)
+                if ttl is not None:
+                    cells = False
                 continue
-            table.add_row(last, tuple(fresh), fresh_versions)  # type: ignore[arg-type]
+            table.add_row(last, tuple(fresh), fresh_versions, cells=cells)  # type: ignore[arg-type]
             fresh, fresh_versions = [], []
         elif stored is not None and row != last:
             table.settle(last, stored)  # type: ignore[arg-type]
@@ -228,6 +231,7 @@ def apply_puts(table: MemoryTable, puts: Sequence[PlannedPut], *, now: int) -> N
             if data is None:
                 fresh.append(name)
                 fresh_versions.append(version)
+                cells = ttl is None
                 continue
             if (
                 type(data) is not StoredRow
@@ -238,7 +242,7 @@ def apply_puts(table: MemoryTable, puts: Sequence[PlannedPut], *, now: int) -> N
             stored = table.open_row(row)
         stored.put(name, version, keeps[name], orders, shapes)
     if fresh:
-        table.add_row(last, tuple(fresh), fresh_versions)  # type: ignore[arg-type]
+        table.add_row(last, tuple(fresh), fresh_versions, cells=cells)  # type: ignore[arg-type]
     elif stored is not None:
         table.settle(last, stored)  # type: ignore[arg-type]
 

@@ -201,9 +201,22 @@ class MemoryTable:
         else:
             self._plain(row, *plain)
 
-    def add_row(self, row: bytes, names: tuple[bytes, ...], versions: list[Stored]) -> None:
-        """Store the new row ``row``: one version of each of ``names``, in column order."""
-        if len(names) <= Shapes.WIDE and all(type(version) is Cell for version in versions):
+    def add_row(
+        self,
+        row: bytes,
+        names: tuple[bytes, ...],
+        versions: list[Stored],
+        *,
+        cells: bool | None = None,
+    ) -> None:
+        """Store the new row ``row``: one version of each of ``names``, in column order.
+
+        ``cells`` says whether every version is a plain :class:`Cell`, when the caller
+        knows (``None``: looked at here).
+        """
+        if cells is None:
+            cells = all(type(version) is Cell for version in versions)
+        if cells and len(names) <= Shapes.WIDE:
             self._plain(row, names, versions)  # type: ignore[arg-type]  # all Cells
         else:
             self.rows.set(row, None, StoredRow.of(names, versions, self.shapes))
