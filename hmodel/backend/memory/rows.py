@@ -31,8 +31,9 @@ class RowIndex:
       :class:`~hmodel.backend.base.Cell` (a plain one-column row, the commonest row of
       all) is stored as the cell's value in ``values`` and its timestamp in ``stamps``,
       an ``array("q")`` of 8 bytes a row, so it costs no object of its own; any other
-      ``data`` (any object but ``None``) is stored as it is, with the stamp ``-1``.
-      :meth:`get` and :meth:`range` hand out a new ``Cell`` equal to the one stored.
+      ``data`` (any object but ``None``) is stored as it is, with the stamp ``-1``, and
+      also in the dict ``objects`` by rowkey. :meth:`get` and :meth:`range` hand out a
+      new ``Cell`` equal to the one stored.
     * ``names[c]`` gives the ``names`` of the chunk's rows: either a list of one per
       row (a tuple or ``None``), or, when every row that has names has the very same
       tuple (``is``), that tuple alone: a *uniform* chunk. ``None`` means the row needs
@@ -43,21 +44,25 @@ class RowIndex:
 
     A plain one-column row therefore costs three list or array slots (24 bytes) beside
     its rowkey and its value: no dict entry (a dict costs 30 to 60 bytes a row with its
-    spare room) and no ``Cell``. Looking a row up is two bisections, of ``firsts`` (a
-    short list, warm in the cache) and of one chunk, with a shortcut for a key above the
-    last one (rows written in ascending order). A new row is inserted into one chunk,
+    spare room) and no ``Cell``. A row holding objects (several cells, versions,
+    markers) is looked up in ``objects``, one hash probe, its entry's cost shared by its
+    cells; a one-cell row (or an absent one) by two bisections, of ``firsts`` (a short
+    list, warm in the cache) and of one chunk, with a shortcut for a key above the last
+    one (rows written in ascending order). A new row is inserted into one chunk,
     split in two when it outgrows :attr:`CHUNK`, so no cost grows with the size of the
     table but bisections. The lists are public for the engine's hot read path; they are
     changed only through the methods here. The caller holds the table lock.
     """
 
-    __slots__ = ("_count", "firsts", "keys", "names", "stamps", "values")
+    __slots__ = ("_count", "firsts", "keys", "names", "objects", "stamps", "values")
 
     #: Most rows in one chunk; a chunk outgrowing it is split in two.
     CHUNK = 1024
 
     def __init__(self) -> None:
         self._count = 0
+        #: The ``data`` of every row that is not a ``Cell``, by rowkey (see the class).
+        self.objects: dict[bytes, object] = {}
         self.firsts: list[bytes] = []
         self.keys: list[list[bytes]] = []
         self.values: list[list[object]] = []
@@ -79,6 +84,7 @@ class RowIndex:
     def clear(self) -> None:
         """Drop every row."""
         self._count = 0
+        self.objects = {}
         self.firsts, self.keys, self.values, self.stamps, self.names = [], [], [], [], []
 
     def locate(self, key: bytes) -> tuple[int, int]:
@@ -97,6 +103,9 @@ class RowIndex:
 
     def get(self, key: bytes) -> object | None:
         """The ``data`` of ``key``, or ``None`` if it is not stored."""
+        data = self.objects.get(key)
+        if data is not None:
+            return data
         chunk, index = self.locate(key)
         if chunk < 0:
             return None
@@ -105,7 +114,10 @@ class RowIndex:
         return value if stamp < 0 else make_cell(value, stamp)  # type: ignore[arg-type]
 
     def entry(self, key: bytes) -> tuple[Names, object] | None:
-        """``(names, data)`` of ``key`` with one look-up, or ``None`` if it is not stored."""
+        """``(names, data)`` of ``key``, or ``None`` if it is not stored."""
+        data = self.objects.get(key)
+        if data is not None:
+            return self.names_of(key), data
         chunk, index = self.locate(key)
         if chunk < 0:
             return None
@@ -139,20 +151,25 @@ class RowIndex:
 
     def _put(self, chunk: int, index: int, data: object) -> None:
         """Store ``data`` in slot ``index`` of ``chunk``."""
+        key = self.keys[chunk][index]
         if type(data) is Cell:
             self.values[chunk][index] = data.value
             self.stamps[chunk][index] = data.timestamp
+            self.objects.pop(key, None)
         else:
             self.values[chunk][index] = data
             self.stamps[chunk][index] = _AS_GIVEN
+            self.objects[key] = data
 
     def set(self, key: bytes, names: Names, data: object) -> None:
         """Store ``(names, data)`` as the payload of ``key``, adding the row if it is new."""
         value: object
         if type(data) is Cell:
             value, stamp = data.value, data.timestamp
+            self.objects.pop(key, None)
         else:
             value, stamp = data, _AS_GIVEN
+            self.objects[key] = data
         firsts = self.firsts
         if not firsts:  # the first row of the table
             self._count = 1
@@ -219,6 +236,7 @@ class RowIndex:
         chunk, index = self.locate(key)
         if chunk < 0:
             return
+        self.objects.pop(key, None)
         self._count -= 1
         keys = self.keys[chunk]
         if len(keys) == 1:

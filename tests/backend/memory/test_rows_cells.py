@@ -49,6 +49,8 @@ def test_cells_and_other_data_read_back_equal(operations: list[tuple[bool, bytes
         (key, data) for key, _, data in index.range(b"", None, low_inclusive=True, reverse=False)
     ] == sorted(model.items())
     assert dict(index.data) == model
+    # Rows of objects are also in the hash index; Cell rows are not.
+    assert index.objects == {key: data for key, data in model.items() if type(data) is not Cell}
     for key in list(model)[:3]:
         index.replace(key, Cell(b"new", 7))
         assert index.get(key) == Cell(b"new", 7)
