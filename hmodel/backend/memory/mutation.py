@@ -194,9 +194,18 @@ def apply_put(table: MemoryTable, put: PlannedPut, *, now: int) -> None:
 def apply_puts(table: MemoryTable, puts: Sequence[PlannedPut], *, now: int) -> None:
     """Store ``puts`` in order, each stamped ``now`` if it has no timestamp.
 
+    The engine's one bulk-put entry point: :meth:`MemoryBackend.mutate` calls it with
+    what :func:`plan_mutations` checked, and a caller that builds rows without ``Put``
+    objects calls it the same way, under ``table.lock``, with tuples
+    ``(row, name, value, timestamp, ttl)`` (:data:`PlannedPut`) that meet the same
+    checks: ``row`` non-empty ``bytes`` of at most 32,767 bytes, ``name`` the object
+    :meth:`MemoryTable.registered` (or ``register``) returns for ``b"f:q"``, ``value``
+    ``bytes``, ``timestamp`` ``None`` or an ``int`` in ``[0, 2**63 - 1)``, ``ttl``
+    ``None`` or milliseconds in the same range. Nothing is checked here.
+
     A new row is built whole from its consecutive puts while their columns ascend
-    (:meth:`MemoryTable.add_row`); a stored row is opened once for its consecutive puts
-    and settled after them. The caller holds the lock.
+    (:meth:`MemoryTable.add_row`, told whether all its versions are plain cells); a
+    stored row is opened once for its consecutive puts and settled after them.
     """
     keeps = table.keeps
     orders = table.orders
