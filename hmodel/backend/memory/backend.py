@@ -465,23 +465,21 @@ class MemoryBackend(Backend):
             # RowIndex.get, inlined: a row of objects is one hash probe in ``objects``; a
             # one-cell row is found by two bisections, beside its names.
             index = stored.rows
-            firsts, all_keys, all_names = index.firsts, index.keys, index.names
-            all_values, all_stamps = index.values, index.stamps
             objects = index.objects.get
             for row in keys:
                 data = objects(row)
                 names: Names = None  # read only for a one-cell row
                 if data is None:
-                    chunk = bisect_right(firsts, row) - 1
+                    chunk = bisect_right(index.firsts, row) - 1
                     if chunk < 0:
                         continue
-                    chunk_keys = all_keys[chunk]
+                    chunk_keys = index.keys[chunk]
                     at = bisect_left(chunk_keys, row)
                     if at == len(chunk_keys) or chunk_keys[at] != row:
                         continue
-                    shared = all_names[chunk]
+                    shared = index.names[chunk]
                     names = shared if type(shared) is not list else shared[at]  # type: ignore[assignment]
-                    data = make_cell(all_values[chunk][at], all_stamps[chunk][at])  # type: ignore[arg-type]
+                    data = make_cell(index.values[chunk][at], index.stamps[chunk][at])  # type: ignore[arg-type]
                 if plain and type(data) is tuple:
                     # A plain row of several columns, its names last: nothing can hide a
                     # cell, every Cell is the newest. zip stops at the names' end (and its
