@@ -952,10 +952,12 @@ class RepositoryCore(Generic[M, B]):
         if not raw.items and not found:
             return None
         call.results += len(raw.items)
-        token_out = None
-        if raw.positions is not None:
-            token_out = self._tokens.encode(fingerprint, raw.positions)
-        return Page(raw.items, token_out, found)
+        positions = raw.positions
+        if positions is None:
+            return Page(raw.items, None, found)
+        encode = self._tokens.encode
+        # The token is made only if the caller reads it (most readers of pages() do not).
+        return Page(raw.items, None, found, resume=lambda: encode(fingerprint, positions))
 
     # --- partial writes, projections, versions, counters of many rows -----------------
 

@@ -7,7 +7,7 @@ import hashlib
 import hmac
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Generic, TypeVar
 
 import attrs
@@ -37,28 +37,71 @@ class Position:
     done: bool = False
 
 
-@attrs.frozen
 class Page(Generic[T]):
     """One page of results and the token that resumes right after it.
 
+    The token is made when :attr:`next_token` is first read, not when the page is: a
+    caller reading every page of ``pages()`` in one go, asking for no token, pays for
+    none (a token is a JSON payload and an HMAC over every span's position).
+
+    Args:
+        items: The models on this page, in scan order.
+        next_token: The token, when it is known already.
+        errors: Rows that did not decode and were skipped (see :attr:`errors`).
+        resume: Makes the token on first use instead (``next_token`` must then be
+            ``None``); called at most once.
+
     Attributes:
         items: The models on this page, in scan order.
-        next_token: Pass it back to get exactly the following rows; ``None`` when the scan
-            is exhausted.
         errors: Rows of the range that did not decode and were skipped (only with
             ``on_error="skip"``), one :class:`~hmodel.errors.DecodeError` each, naming the
             row and what it lacks.
     """
 
-    items: Sequence[T]
-    next_token: str | None
-    errors: Sequence[DecodeError] = ()
+    __slots__ = ("_resume", "_token", "errors", "items")
+
+    def __init__(
+        self,
+        items: Sequence[T],
+        next_token: str | None,
+        errors: Sequence[DecodeError] = (),
+        *,
+        resume: Callable[[], str] | None = None,
+    ) -> None:
+        self.items = items
+        self.errors = errors
+        self._token = next_token
+        self._resume = resume
+
+    @property
+    def next_token(self) -> str | None:
+        """Pass it back to get exactly the following rows; ``None`` when the scan is exhausted."""
+        resume = self._resume
+        if resume is not None:
+            self._token = resume()
+            self._resume = None
+        return self._token
 
     def __iter__(self) -> Iterator[T]:
         return iter(self.items)
 
     def __len__(self) -> int:
         return len(self.items)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Page):
+            return NotImplemented
+        return (self.items, self.next_token, self.errors) == (
+            other.items,
+            other.next_token,
+            other.errors,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.items, self.next_token, self.errors))
+
+    def __repr__(self) -> str:
+        return f"Page(items={self.items!r}, next_token={self.next_token!r}, errors={self.errors!r})"
 
 
 class TokenCodec:

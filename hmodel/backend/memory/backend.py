@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 
 from hmodel.backend.base import (
@@ -38,6 +38,7 @@ from hmodel.backend.memory.mutation import (
     plan_put,
     round_trip_groups,
 )
+from hmodel.backend.memory.rows import Names
 from hmodel.backend.memory.scanner import scan_rows
 from hmodel.backend.memory.selection import EVERYTHING, Selection
 from hmodel.backend.memory.store import (
@@ -49,7 +50,7 @@ from hmodel.backend.memory.store import (
     set_row,
 )
 from hmodel.backend.memory.table import MemoryTable
-from hmodel.backend.memory.version import Stored, as_cell, make_version, ttl_of
+from hmodel.backend.memory.version import Stored, as_cell, make_cell, make_version, ttl_of
 from hmodel.clock import Clock, system_clock
 from hmodel.errors import (
     ConnectionLostError,
@@ -461,13 +462,24 @@ class MemoryBackend(Backend):
         try:
             # The clock is read only if a row needs it (TTLs): see MemoryTable.latest_of.
             now: int | None = None if plain else self.clock()
-            index = stored.rows  # RowIndex.get and .names_of, MemoryTable.latest_of, inlined
-            found = index.data.get
-            firsts, chunk_names = index.firsts, index.names
+            # RowIndex.get, inlined: a row of objects is one hash probe in ``objects``; a
+            # one-cell row is found by two bisections, beside its names.
+            index = stored.rows
+            objects = index.objects.get
             for row in keys:
-                data = found(row)
+                data = objects(row)
+                names: Names = None  # read only for a one-cell row
                 if data is None:
-                    continue
+                    chunk = bisect_right(index.firsts, row) - 1
+                    if chunk < 0:
+                        continue
+                    chunk_keys = index.keys[chunk]
+                    at = bisect_left(chunk_keys, row)
+                    if at == len(chunk_keys) or chunk_keys[at] != row:
+                        continue
+                    shared = index.names[chunk]
+                    names = shared if type(shared) is not list else shared[at]  # type: ignore[assignment]
+                    data = make_cell(index.values[chunk][at], index.stamps[chunk][at])  # type: ignore[arg-type]
                 if plain and type(data) is tuple:
                     # A plain row of several columns, its names last: nothing can hide a
                     # cell, every Cell is the newest. zip stops at the names' end (and its
@@ -475,13 +487,10 @@ class MemoryBackend(Backend):
                     cells: dict[bytes, Cell] = dict(zip(data[-1], data))  # noqa: B905
                 elif plain and type(data) is Cell:
                     # A plain one-column row: its names are its chunk's (often uniform).
-                    shared = chunk_names[bisect_right(firsts, row) - 1]
-                    names = shared if type(shared) is tuple else index.names_of(row)
                     cells = {names[0]: data}  # type: ignore[index]
                 else:
                     if now is None:
                         now = self.clock()
-                    names = None if type(data) is not Cell else index.names_of(row)
                     cells = stored.latest_of(
                         names,
                         data,

@@ -194,18 +194,28 @@ def apply_put(table: MemoryTable, put: PlannedPut, *, now: int) -> None:
 def apply_puts(table: MemoryTable, puts: Sequence[PlannedPut], *, now: int) -> None:
     """Store ``puts`` in order, each stamped ``now`` if it has no timestamp.
 
+    The engine's one bulk-put entry point: :meth:`MemoryBackend.mutate` calls it with
+    what :func:`plan_mutations` checked, and a caller that builds rows without ``Put``
+    objects calls it the same way, under ``table.lock``, with tuples
+    ``(row, name, value, timestamp, ttl)`` (:data:`PlannedPut`) that meet the same
+    checks: ``row`` non-empty ``bytes`` of at most 32,767 bytes, ``name`` the object
+    :meth:`MemoryTable.registered` (or ``register``) returns for ``b"f:q"``, ``value``
+    ``bytes``, ``timestamp`` ``None`` or an ``int`` in ``[0, 2**63 - 1)``, ``ttl``
+    ``None`` or milliseconds in the same range. Nothing is checked here.
+
     A new row is built whole from its consecutive puts while their columns ascend
-    (:meth:`MemoryTable.add_row`); a stored row is opened once for its consecutive puts
-    and settled after them. The caller holds the lock.
+    (:meth:`MemoryTable.add_row`, told whether all its versions are plain cells); a
+    stored row is opened once for its consecutive puts and settled after them.
     """
     keeps = table.keeps
     orders = table.orders
     shapes = table.shapes
-    stored_rows = table.rows.data
+    lookup = table.rows.get
     last: bytes | None = None
     stored: StoredRow | None = None  # the open row ``last``, if it is a stored row
     fresh: list[bytes] = []  # the columns of the new row ``last``
     fresh_versions: list[Stored] = []
+    cells = True  # every version of ``fresh_versions`` is a plain Cell
     for row, name, value, timestamp, ttl in puts:
         version = (
             make_cell(value, now if timestamp is None else timestamp)
@@ -216,18 +226,21 @@ def apply_puts(table: MemoryTable, puts: Sequence[PlannedPut], *, now: int) -> N
             if row == last and orders[fresh[-1]] < orders[name]:
                 fresh.append(name)
                 fresh_versions.append(version)
+                if ttl is not None:
+                    cells = False
                 continue
-            table.add_row(last, tuple(fresh), fresh_versions)  # type: ignore[arg-type]
+            table.add_row(last, tuple(fresh), fresh_versions, cells=cells)  # type: ignore[arg-type]
             fresh, fresh_versions = [], []
         elif stored is not None and row != last:
             table.settle(last, stored)  # type: ignore[arg-type]
             stored = None
         if stored is None:
             last = row
-            data = stored_rows.get(row)
+            data = lookup(row)
             if data is None:
                 fresh.append(name)
                 fresh_versions.append(version)
+                cells = ttl is None
                 continue
             if (
                 type(data) is not StoredRow
@@ -238,7 +251,7 @@ def apply_puts(table: MemoryTable, puts: Sequence[PlannedPut], *, now: int) -> N
             stored = table.open_row(row)
         stored.put(name, version, keeps[name], orders, shapes)
     if fresh:
-        table.add_row(last, tuple(fresh), fresh_versions)  # type: ignore[arg-type]
+        table.add_row(last, tuple(fresh), fresh_versions, cells=cells)  # type: ignore[arg-type]
     elif stored is not None:
         table.settle(last, stored)  # type: ignore[arg-type]
 

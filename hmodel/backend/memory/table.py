@@ -38,8 +38,9 @@ class MemoryTable:
     * **plain**: the row's column names are a tuple in column order shared by the rows
       with the same columns (:class:`Shapes`, at most ``Shapes.WIDE`` of them), and each
       column's one version is the :class:`Cell` a read returns. For a one-column row,
-      ``data`` is that ``Cell`` and ``names`` the names tuple; for a wider one, ``data``
-      is the tuple ``(cell, ..., cell, names)`` (the names last, so that zipping the
+      ``data`` is that ``Cell`` (which :class:`RowIndex` keeps as its value and timestamp
+      alone, and hands out as a new ``Cell``) and ``names`` the names tuple; for a wider
+      one, ``data`` is the tuple ``(cell, ..., cell, names)`` (the names last, so that zipping the
       names with ``data`` pairs each name with its cell) and ``names`` is ``None``.
       A plain row has no delete marker, no second version of a column and no per-cell
       TTL, so without a family TTL or a time range a read pairs the two fields and
@@ -182,10 +183,11 @@ class MemoryTable:
 
         A plain row is stored rich from here on; call :meth:`settle` when done with it.
         """
-        stored = self.row(row)
-        if stored is None or stored is not self.rows.data[row]:  # absent, or a plain copy
-            stored = StoredRow() if stored is None else stored
-            self.rows.set(row, None, stored)
+        data = self.rows.get(row)
+        if type(data) is StoredRow:
+            return data
+        stored = StoredRow() if data is None else StoredRow.plain(*self.plain_parts(row, data))
+        self.rows.set(row, None, stored)
         return stored
 
     def settle(self, row: bytes, stored: StoredRow) -> None:
@@ -199,9 +201,22 @@ class MemoryTable:
         else:
             self._plain(row, *plain)
 
-    def add_row(self, row: bytes, names: tuple[bytes, ...], versions: list[Stored]) -> None:
-        """Store the new row ``row``: one version of each of ``names``, in column order."""
-        if len(names) <= Shapes.WIDE and all(type(version) is Cell for version in versions):
+    def add_row(
+        self,
+        row: bytes,
+        names: tuple[bytes, ...],
+        versions: list[Stored],
+        *,
+        cells: bool | None = None,
+    ) -> None:
+        """Store the new row ``row``: one version of each of ``names``, in column order.
+
+        ``cells`` says whether every version is a plain :class:`Cell`, when the caller
+        knows (``None``: looked at here).
+        """
+        if cells is None:
+            cells = all(type(version) is Cell for version in versions)
+        if cells and len(names) <= Shapes.WIDE:
             self._plain(row, names, versions)  # type: ignore[arg-type]  # all Cells
         else:
             self.rows.set(row, None, StoredRow.of(names, versions, self.shapes))
