@@ -18,6 +18,7 @@ from hmodel.backend.base import (
     Scan,
 )
 from hmodel.backend.forwarding import ForwardingBackend
+from hmodel.schema import Table
 
 __all__ = ["AsyncEdgeBackend", "TellingAsyncBackend", "async_backend_of", "pool_touch"]
 
@@ -54,16 +55,25 @@ class TellingAsyncBackend(AsyncBackend):
     """An :class:`AsyncBackend` that calls ``touch(method, table)`` before each data call.
 
     Everything else (capabilities, RPC names, round trips, other attributes) is the
-    wrapped backend's.
+    wrapped backend's; table administration goes to ``admin`` when given (the real
+    target's synchronous backend, which keeps the table pool's books: a table "created"
+    is one taken from the pool, emptied), in a worker thread.
 
     Args:
         inner: The asyncio backend serving the calls.
         touch: Told of each data call first (see :func:`pool_touch`).
+        admin: The synchronous backend making the DDL calls (``None``: ``inner``).
     """
 
-    def __init__(self, inner: AsyncBackend, touch: Callable[[str, str], None]) -> None:
+    def __init__(
+        self,
+        inner: AsyncBackend,
+        touch: Callable[[str, str], None],
+        admin: Backend | None = None,
+    ) -> None:
         self._inner = inner
         self._touch = touch
+        self._admin = admin
         self.capabilities = inner.capabilities
         self.rpc_names = inner.rpc_names
 
@@ -136,6 +146,29 @@ class TellingAsyncBackend(AsyncBackend):
         """Close the wrapped backend."""
         await self._inner.aclose()
 
+    async def _ddl(self, method: str, *args: Any) -> Any:
+        if self._admin is None:
+            return await getattr(self._inner, method)(*args)
+        return await asyncio.to_thread(getattr(self._admin, method), *args)
+
+    async def create_table(self, table: Table) -> None:
+        """Create ``table`` (through ``admin`` when given)."""
+        await self._ddl("create_table", table)
+
+    async def delete_table(self, name: str) -> None:
+        """Delete table ``name`` (through ``admin`` when given)."""
+        await self._ddl("delete_table", name)
+
+    async def table_exists(self, name: str) -> bool:
+        """Whether table ``name`` exists (through ``admin`` when given)."""
+        exists: bool = await self._ddl("table_exists", name)
+        return exists
+
+    async def list_tables(self) -> list[str]:
+        """The tables (through ``admin`` when given)."""
+        names: list[str] = await self._ddl("list_tables")
+        return names
+
 
 def async_backend_of(backend: Backend) -> AsyncBackend | None:
     """The asyncio backend reaching what the synchronous ``backend`` reaches, if any.
@@ -164,7 +197,7 @@ def async_backend_of(backend: Backend) -> AsyncBackend | None:
     else:
         return None
     touch = pool_touch(backend)
-    return made if touch is None else TellingAsyncBackend(made, touch)
+    return made if touch is None else TellingAsyncBackend(made, touch, backend)
 
 
 class _Rows(Iterator[RowResult]):
