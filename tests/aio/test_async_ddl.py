@@ -7,12 +7,22 @@ import warnings
 
 import pytest
 
-from hmodel.aio import AsyncIndexedRepository, AsyncRepository, AsyncStore
+from hmodel.aio import (
+    AsyncIdAllocator,
+    AsyncIndexedRepository,
+    AsyncRepository,
+    AsyncStore,
+    AsyncTimeSeries,
+)
 from hmodel.backend.aio import AsyncBackend, InProcessAsyncBackend
 from hmodel.backend.base import Backend
 from hmodel.errors import TableExistsError
+from hmodel.model import model_info
+from hmodel.patterns import id_table
 from hmodel.testing.async_edge import async_backend_of
 from tests.patterns.index_models import ACCOUNTS, ACCOUNTS_BY_EMAIL, Account, Item, email_index
+from tests.patterns.summary_models import DailyOrders, daily
+from tests.patterns.test_timebucket import TSDB, hourly
 
 
 def _async(backend: Backend) -> AsyncBackend:
@@ -88,3 +98,25 @@ def test_the_older_create_tables_with_a_sync_backend_warns_and_still_works(
 
 async def _await(done: object) -> None:
     await done  # type: ignore[misc]
+
+
+def test_the_other_async_facades_create_their_tables_K9_R9_I3(backend: Backend) -> None:
+    """AsyncIdAllocator, AsyncTimeSeries and AsyncSummary: ``await create_table()`` as the
+    synchronous ones (exist_ok by default for ids and series, not for a summary)."""
+    made = _async(backend)
+    ids_table = id_table("async_ddl_ids")
+
+    async def main() -> None:
+        await AsyncIdAllocator(made, ids_table, kind="host").create_table()
+        await AsyncIdAllocator(made, ids_table, kind="host").create_table()  # left alone
+        series = AsyncTimeSeries(hourly(), made)
+        await series.create_table()
+        summary = daily(AsyncStore(made))
+        await summary.create_table()
+        with pytest.raises(TableExistsError):
+            await summary.create_table()
+        await _close(made)
+
+    asyncio.run(main())
+    for table in (ids_table, TSDB, model_info(DailyOrders).table):
+        assert backend.table_exists(table.full_name)
