@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from hmodel.aio.store import AsyncStore
 from hmodel.backend.aio import AsyncBackend
-from hmodel.backend.op import arun
+from hmodel.backend.op import arun, create_tables_op
 from hmodel.clock import WriteStamps
 from hmodel.patterns.ids import IdAllocatorCore
 from hmodel.schema import Table
@@ -23,9 +23,7 @@ class AsyncIdAllocator(IdAllocatorCore[AsyncBackend]):
     allocator runs. The same promise under concurrency: tasks (or processes) asking for
     the same new name at once all get one id, the conditional write of its forward row
     deciding; no id is ever given to two names. Allocators of both edges may share a
-    table and a kind. No table administration: create the table with the synchronous
-    allocator's ``create_table`` (or :func:`~hmodel.patterns.id_table` and the
-    ``hmodel`` command line) before serving.
+    table and a kind. ``await allocator.create_table()`` creates the table.
 
     Cancellation: each request is applied whole or not at all, as after a dropped
     connection. A task cancelled between the counter's increment and the conditional
@@ -66,6 +64,14 @@ class AsyncIdAllocator(IdAllocatorCore[AsyncBackend]):
         )
 
     # --- reads --------------------------------------------------------------------------
+
+    async def create_table(self, *, exist_ok: bool = True) -> None:
+        """Create the lookup table (one ``create_table``), as the synchronous allocator's.
+
+        Raises:
+            TableExistsError: The table exists and ``exist_ok`` is false.
+        """
+        await arun(create_tables_op([self.table], exist_ok=exist_ok), self.backend)
 
     async def lookup(self, name: str) -> int | None:
         """The id of ``name``, or ``None``; never allocates (one get, none if cached)."""

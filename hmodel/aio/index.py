@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+import warnings
+from collections.abc import AsyncIterator, Awaitable, Generator, Mapping, Sequence
 from datetime import timedelta
 from typing import Any, TypeVar
 
 from hmodel.aio.repository import AsyncRepository
 from hmodel.backend.aio import AsyncBackend
 from hmodel.backend.base import Backend
-from hmodel.backend.op import aiterate, arun
+from hmodel.backend.op import aiterate, arun, run
 from hmodel.patterns.index import Entry, Index
 from hmodel.patterns.index_repository import IndexedRepositoryCore
 from hmodel.repository import Page
@@ -17,6 +18,17 @@ from hmodel.repository import Page
 __all__ = ["AsyncIndexedRepository"]
 
 M = TypeVar("M")
+
+
+class _Done:
+    """An awaitable already done (what the older ``create_tables(backend)`` returns)."""
+
+    def __await__(self) -> Generator[Any, None, None]:
+        return
+        yield
+
+
+_DONE = _Done()
 
 
 class AsyncIndexedRepository(IndexedRepositoryCore[M, AsyncBackend]):
@@ -34,8 +46,8 @@ class AsyncIndexedRepository(IndexedRepositoryCore[M, AsyncBackend]):
     the same tables and indexes are one protocol: they may write and read concurrently.
 
     The index jobs (``rebuild``, ``verify``: :func:`~hmodel.patterns.index_job.run_index_job`)
-    and table creation stay synchronous: :meth:`create_tables` takes a synchronous
-    backend.
+    stay synchronous; ``await indexed.create_tables()`` creates the tables through the
+    asyncio backend.
 
     Cancellation (``task.cancel()``, ``asyncio.timeout()``) is a writer dying at that
     point of the protocol, as after a dropped connection: a write cancelled before its
@@ -73,17 +85,31 @@ class AsyncIndexedRepository(IndexedRepositoryCore[M, AsyncBackend]):
     ) -> None:
         super().__init__(repository, indexes, token_secret=token_secret)
 
-    def create_tables(self, backend: Backend, *, exist_ok: bool = False) -> None:
-        """Create the data table and every index table through a **synchronous** ``backend``.
+    def create_tables(
+        self, backend: Backend | None = None, *, exist_ok: bool = False
+    ) -> Awaitable[None]:
+        """Create the data table and every index table: ``await indexed.create_tables()``.
 
-        DDL is not asynchronous: pass the synchronous backend of the same server (or
-        create the tables with the synchronous ``IndexedRepository`` or the ``hmodel``
-        command line before serving). One round trip each.
+        Through the repository's own asyncio backend, one ``create_table`` each (a Thrift
+        backend makes them from a worker thread: the loop is not blocked), as the
+        synchronous ``IndexedRepository.create_tables``.
+
+        Passing a synchronous ``backend`` is the older form: the tables are created through
+        it now (a ``DeprecationWarning``), and what is returned is already done.
 
         Raises:
             TableExistsError: A table exists and ``exist_ok`` is false.
         """
-        self._create_tables(backend, exist_ok=exist_ok)
+        if backend is None:
+            return arun(self._create_tables_op(exist_ok=exist_ok), self.backend)
+        warnings.warn(
+            "AsyncIndexedRepository.create_tables(sync_backend) is deprecated: "
+            "await indexed.create_tables() creates them through the asyncio backend",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        run(self._create_tables_op(exist_ok=exist_ok), backend)
+        return _DONE
 
     async def load_rows(self, rows: Sequence[bytes]) -> dict[bytes, M | None]:
         """The models stored at data rowkeys ``rows`` (as ``IndexedRepository.load_rows``).

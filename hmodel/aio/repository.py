@@ -7,7 +7,7 @@ from datetime import timedelta
 from typing import Any, Literal, TypeVar, overload
 
 from hmodel.backend.aio import AsyncBackend
-from hmodel.backend.op import aiterate, arun
+from hmodel.backend.op import aiterate, arun, create_tables_op
 from hmodel.repository import Condition, Page, Query
 from hmodel.repository.core import OnError, RepositoryCore
 
@@ -50,6 +50,14 @@ class AsyncRepository(RepositoryCore[M, AsyncBackend]):
         async for order in orders.scan({"customer_id": "c1"}, limit=10):
             ...
     """
+
+    async def create_table(self, *, exist_ok: bool = False) -> None:
+        """Create the model's table from its declaration (one ``create_table``).
+
+        Raises:
+            TableExistsError: The table exists and ``exist_ok`` is false.
+        """
+        await arun(create_tables_op([self.info.table], exist_ok=exist_ok), self.backend)
 
     # --- reads ----------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ from typing import Any, TypeVar
 from hmodel.aio.repository import AsyncRepository
 from hmodel.aio.unit_of_work import AsyncUnitOfWork
 from hmodel.backend.aio import AsyncBackend
+from hmodel.backend.op import arun, create_tables_op
 from hmodel.repository.store import StoreCore
 
 __all__ = ["AsyncStore"]
@@ -22,9 +23,8 @@ class AsyncStore(StoreCore[AsyncBackend]):
     :class:`~hmodel.aio.AsyncRepository` per model and new
     :class:`~hmodel.aio.AsyncUnitOfWork` objects, all with the same clock, write stamps
     (so their writes are ordered with each other and with a synchronous store's built on
-    the same stamps), listeners and page-token key. No I/O of its own: table
-    administration stays synchronous (create tables with a :class:`~hmodel.Store` or the
-    ``hmodel`` command line before serving).
+    the same stamps), listeners and page-token key. ``await store.create_tables(...)``
+    creates the models' tables through the asyncio backend, as ``Store.create_tables``.
 
     Example:
         >>> import asyncio
@@ -59,6 +59,14 @@ class AsyncStore(StoreCore[AsyncBackend]):
             self._repositories[model] = found
         result: AsyncRepository[M] = found
         return result
+
+    async def create_tables(self, *models: type, exist_ok: bool = True) -> None:
+        """Create the tables of ``models`` (each table once; one ``create_table`` each).
+
+        Raises:
+            TableExistsError: A table exists and ``exist_ok`` is false.
+        """
+        await arun(create_tables_op(self._tables_of(models), exist_ok=exist_ok), self.backend)
 
     def unit_of_work(self) -> AsyncUnitOfWork:
         """A new async unit of work on the store's backend, stamps and listeners."""

@@ -65,6 +65,14 @@ class AsyncSummary(SummaryCore[M, S, AsyncBackend]):
             samples=samples,
         )
 
+    async def create_table(self, *, exist_ok: bool = False) -> None:
+        """Create the summary table (one ``create_table``), as ``Summary.create_table``.
+
+        Raises:
+            TableExistsError: It exists and ``exist_ok`` is false.
+        """
+        await self.rows.create_table(exist_ok=exist_ok)
+
     async def apply(self, deltas: Mapping[bytes, Mapping[str, int]]) -> None:
         """Add ``deltas`` to the counters: one ``increment_many`` (none if empty).
 

@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 
 from hmodel.aio.store import AsyncStore
 from hmodel.backend.aio import AsyncBackend
-from hmodel.backend.op import arun
+from hmodel.backend.op import arun, create_tables_op
 from hmodel.clock import WriteStamps
 from hmodel.patterns.timebucket import Instant, Point, Points, TimeBuckets, TimeSeriesCore
 
@@ -23,9 +23,8 @@ class AsyncTimeSeries(TimeSeriesCore[V, AsyncBackend]):
     :class:`~hmodel.backend.aio.AsyncBackend` (or an :class:`~hmodel.aio.AsyncStore`:
     its backend and write stamps). The same arguments, methods, results, round trips and
     errors as the synchronous series, each I/O method a coroutine running the very
-    operation the synchronous one runs. No table administration: create the table with
-    ``declaration.on(sync_backend).create_table()`` (or the ``hmodel`` command line)
-    before serving.
+    operation the synchronous one runs. ``await series.create_table()`` creates the
+    table.
 
     Cancellation: an append is one ``mutate``; cancelled before it is sent, nothing is
     written; once sent, each bucket row's cells are applied whole or not at all (as
@@ -51,6 +50,15 @@ class AsyncTimeSeries(TimeSeriesCore[V, AsyncBackend]):
             stamps = backend.stamps if stamps is None else stamps
             backend = backend.backend
         super().__init__(buckets, backend, stamps=stamps, rows_per_get=rows_per_get)
+
+    async def create_table(self, *, exist_ok: bool = True) -> None:
+        """Create the table (one ``create_table``), as the synchronous series'.
+
+        Raises:
+            TableExistsError: The table exists and ``exist_ok`` is false.
+        """
+        tables = [self.declaration.table]
+        await arun(create_tables_op(tables, exist_ok=exist_ok), self.backend)
 
     async def append(self, entity: Mapping[str, Any], points: Points[V]) -> int:
         """Write events of one entity in one round trip; return the cells written."""

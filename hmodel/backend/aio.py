@@ -2,8 +2,9 @@
 
 :class:`AsyncBackend` mirrors the synchronous protocol's reads and writes, in bytes only,
 with the same arguments, results, errors and round trips; a scan is an async iterator.
-Table administration (create, delete, describe) is not part of it yet: use the
-synchronous backend of the same server for DDL.
+Of table administration it has what an application creating its tables needs
+(``create_table``, ``delete_table``, ``table_exists``, ``list_tables``); for the rest
+(families, regions, options) use the synchronous backend of the same server.
 
 :class:`InProcessAsyncBackend` serves the protocol from a synchronous backend that does no
 I/O (the memory engine, or a test wrapper around it): each call yields to the event loop
@@ -28,6 +29,7 @@ from hmodel.backend.base import (
     Scan,
 )
 from hmodel.errors import UnsupportedOperationError
+from hmodel.schema import Table
 
 __all__ = ["AsyncBackend", "AsyncScanner", "InProcessAsyncBackend"]
 
@@ -129,6 +131,31 @@ class AsyncBackend(abc.ABC):
         self, table: str, row: bytes, values: Mapping[bytes, bytes]
     ) -> dict[bytes, bytes]:
         """As :meth:`Backend.append <hmodel.backend.base.Backend.append>`."""
+
+    # --- admin: what an application creating its tables needs -----------------------
+
+    async def create_table(self, table: Table) -> None:
+        """As :meth:`Backend.create_table <hmodel.backend.base.Backend.create_table>`.
+
+        Raises:
+            TableExistsError: A table of that name exists.
+            UnsupportedOperationError: This backend has no DDL.
+        """
+        raise UnsupportedOperationError(
+            f"{type(self).__name__} cannot create tables", table=table.full_name
+        )
+
+    async def delete_table(self, name: str) -> None:
+        """As :meth:`Backend.delete_table <hmodel.backend.base.Backend.delete_table>`."""
+        raise UnsupportedOperationError(f"{type(self).__name__} cannot delete tables", table=name)
+
+    async def table_exists(self, name: str) -> bool:
+        """As :meth:`Backend.table_exists <hmodel.backend.base.Backend.table_exists>`."""
+        raise UnsupportedOperationError(f"{type(self).__name__} cannot list tables", table=name)
+
+    async def list_tables(self) -> list[str]:
+        """As :meth:`Backend.list_tables <hmodel.backend.base.Backend.list_tables>`."""
+        raise UnsupportedOperationError(f"{type(self).__name__} cannot list tables")
 
     async def check_and_delete(
         self, table: str, row: bytes, column: bytes, expected: bytes | None, delete: Delete
@@ -312,6 +339,26 @@ class InProcessAsyncBackend(AsyncBackend):
         """As ``Backend.append``, after yielding to the loop."""
         await asyncio.sleep(0)
         return self.backend.append(table, row, values)
+
+    async def create_table(self, table: Table) -> None:
+        """The wrapped backend's ``create_table``."""
+        await asyncio.sleep(0)
+        self.backend.create_table(table)
+
+    async def delete_table(self, name: str) -> None:
+        """The wrapped backend's ``delete_table``."""
+        await asyncio.sleep(0)
+        self.backend.delete_table(name)
+
+    async def table_exists(self, name: str) -> bool:
+        """The wrapped backend's ``table_exists``."""
+        await asyncio.sleep(0)
+        return self.backend.table_exists(name)
+
+    async def list_tables(self) -> list[str]:
+        """The wrapped backend's ``list_tables``."""
+        await asyncio.sleep(0)
+        return self.backend.list_tables()
 
     async def aclose(self) -> None:
         """Close the wrapped backend."""

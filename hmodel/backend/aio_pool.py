@@ -20,7 +20,10 @@ import asyncio
 import contextlib
 import random
 import select
-from collections.abc import Callable
+import threading
+import weakref
+from collections.abc import AsyncGenerator, Callable
+from socket import SHUT_RDWR
 from typing import Any, TypeVar
 
 from thriftpy2.transport import TTransportException
@@ -182,8 +185,18 @@ class _ProtocolSocket(asyncio.Protocol):
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        if self._transport is not None:
-            self._transport.close()
+        transport = self._transport
+        if transport is None:
+            return
+        if self._loop.is_closed():
+            # Its loop cannot run the transport's close: end the TCP connection now (the
+            # server sees it closed); the socket is released with the transport.
+            sock = transport.get_extra_info("socket")
+            if sock is not None:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(SHUT_RDWR)
+            return
+        transport.close()
 
     def stale(self) -> bool:
         """Whether the server closed this idle connection (end of stream, or bytes unasked).
@@ -210,11 +223,14 @@ class AsyncConnection:
     Attributes:
         client: The :class:`~hmodel.backend.aio_wire.WireClient`; ``call`` sends one
             encoded request and returns what its reply means.
+        pool: The event loop's pool it belongs to (``None`` until lent).
     """
 
     def __init__(self, socket: _ProtocolSocket | AsyncHttpTransport, client: WireClient) -> None:
         self._socket = socket
         self.client = client
+        #: The loop's pool the connection is counted in (set when the channel lends it).
+        self.pool: _LoopPool | None = None
 
     def stale(self) -> bool:
         """Whether this idle connection cannot serve a call (closed, or bytes unasked)."""
@@ -226,12 +242,51 @@ class AsyncConnection:
             self._socket.close()
 
 
+class _LoopPool:
+    """One event loop's connections: the idle ones and the free places."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, pool_size: int) -> None:
+        self.loop = loop
+        #: Open connections not lent; the last one is lent first.
+        self.idle: list[AsyncConnection] = []
+        #: Free places: ``pool_size`` minus the connections open.
+        self.slots = asyncio.Semaphore(pool_size)
+
+        #: Runs :meth:`discard_idle` when the loop shuts its async generators down
+        #: (``asyncio.run`` does before closing the loop), while the loop still runs.
+        self.keeper: AsyncGenerator[None, None] | None = None
+
+    async def keep(self) -> None:
+        """Register :attr:`keeper` with the running loop (its async generator hooks)."""
+        self.keeper = self._until_shutdown()
+        await self.keeper.__anext__()
+
+    async def _until_shutdown(self) -> AsyncGenerator[None, None]:
+        try:
+            yield
+        finally:
+            self.discard_idle()
+
+    def discard_idle(self) -> None:
+        idle, self.idle = self.idle, []
+        for connection in idle:
+            connection.close()
+
+
 class AsyncPooledChannel:
-    """Connections to one server, at most ``pool_size`` open, lent one call at a time.
+    """Connections to one server, at most ``pool_size`` open per event loop, lent one call each.
 
     The asyncio counterpart of :class:`~hmodel.backend.pool.PooledChannel` (same
     arguments, without ``sleep``'s type: here an awaitable pause). Subclasses set the
-    class attributes, as there. Used from one event loop.
+    class attributes, as there.
+
+    Any event loop may call (one ``asyncio.run`` after another, a loop per thread): an
+    asyncio connection belongs to the loop that opened it, so each loop has a pool of its
+    own, of at most ``pool_size`` connections, made at its first call. A loop's idle
+    connections are closed when it shuts its async generators down (``asyncio.run`` does,
+    before closing the loop); the pools of loops found closed are dropped when another
+    loop's pool is made and by :meth:`aclose` (a connection left there, its loop closed
+    without that shutdown, is shut), never lent again.
 
     Raises:
         IllegalArgumentError: A count out of range, an endpoint with SASL (not
@@ -296,10 +351,12 @@ class AsyncPooledChannel:
         self._backoff_ms = retry_backoff_ms
         self._sleep = sleep
         self._count = count
-        #: Open connections not lent; the last one is lent first.
-        self._idle: list[AsyncConnection] = []
-        #: Free places: ``pool_size`` minus the connections open.
-        self._slots = asyncio.Semaphore(pool_size)
+        self._pool_size = pool_size
+        #: Each event loop's pool, made at its first call.
+        self._pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopPool] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._pools_lock = threading.Lock()
         self._closed = False
 
     @property
@@ -309,8 +366,47 @@ class AsyncPooledChannel:
 
     @property
     def idle_connections(self) -> int:
-        """How many open connections wait in the pool (for tests and metrics)."""
-        return len(self._idle)
+        """How many open connections wait in the running loop's pool (for tests and metrics).
+
+        Outside a running loop: in every loop's pool.
+        """
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return sum(len(pool.idle) for pool in list(self._pools.values()))
+        pool = self._pools.get(loop)
+        return 0 if pool is None else len(pool.idle)
+
+    @property
+    def loops(self) -> int:
+        """How many event loops have a pool here (closed loops' pools not yet dropped)."""
+        return len(self._pools)
+
+    async def _pool(self) -> _LoopPool:
+        """The running loop's pool, made at its first call (dropping closed loops' pools).
+
+        A new pool registers an async generator with the loop, closed by the loop's
+        ``shutdown_asyncgens`` (``asyncio.run`` awaits it before closing the loop): that
+        closes the pool's idle connections while their loop can still close them.
+        """
+        loop = asyncio.get_running_loop()
+        pool = self._pools.get(loop)
+        if pool is None:
+            with self._pools_lock:
+                self._drop_closed_loops()
+                pool = self._pools.get(loop)
+                made = pool is None
+                if pool is None:
+                    pool = self._pools[loop] = _LoopPool(loop, self._pool_size)
+            if made:
+                await pool.keep()
+        return pool
+
+    def _drop_closed_loops(self) -> None:
+        for loop, pool in list(self._pools.items()):
+            if loop.is_closed():
+                del self._pools[loop]
+                pool.discard_idle()
 
     async def _open(self) -> AsyncConnection:
         """Open one connection (raising one of :attr:`transport_errors` if it cannot).
@@ -369,32 +465,38 @@ class AsyncPooledChannel:
             DroppedError: A new connection could not be opened (nothing was sent).
         """
         self._check_open()
-        await self._slots.acquire()  # cancelled here: nothing held, nothing sent
+        pool = await self._pool()
+        await pool.slots.acquire()  # cancelled here: nothing held, nothing sent
         try:
             self._check_open()
-            while self._idle:
-                idle = self._idle.pop()
+            while pool.idle:
+                idle = pool.idle.pop()
                 if not idle.stale():
                     return idle
                 idle.close()
             try:
-                return await self._open()
+                connection = await self._open()
             except self.transport_errors as exc:
                 raise DroppedError(exc, sent=False) from exc
+            connection.pool = pool
+            return connection
         except BaseException:
-            self._slots.release()
+            pool.slots.release()
             raise
 
     def _give_back(self, connection: AsyncConnection) -> None:
+        pool = connection.pool
+        assert pool is not None
         if self._closed:
             connection.close()
         else:
-            self._idle.append(connection)
-        self._slots.release()
+            pool.idle.append(connection)
+        pool.slots.release()
 
     def _discard(self, connection: AsyncConnection) -> None:
         connection.close()
-        self._slots.release()
+        assert connection.pool is not None
+        connection.pool.slots.release()
 
     async def _attempt(
         self, method: str, args: tuple[Any, ...], *, table: str | None, row: bytes | None
@@ -443,15 +545,26 @@ class AsyncPooledChannel:
                 self._discard_idle()
 
     def _discard_idle(self) -> None:
-        """Close every idle connection (one just dropped: those idle as long may be dead)."""
-        idle, self._idle = self._idle, []
-        for connection in idle:
-            connection.close()
+        """Close the loop's idle connections (one just dropped: those idle as long may be dead)."""
+        pool = self._pools.get(asyncio.get_running_loop())
+        if pool is not None:
+            pool.discard_idle()
 
     async def aclose(self) -> None:
         """Close the idle connections; later calls raise ``ConnectionLostError``.
 
-        A lent connection is closed when its call ends.
+        The running loop's are closed now, a closed loop's shut; another running loop's
+        (another thread's) are closed by that loop, soon. A lent connection is closed
+        when its call ends.
         """
         self._closed = True
-        self._discard_idle()
+        here = asyncio.get_running_loop()
+        with self._pools_lock:
+            pools = list(self._pools.items())
+            self._pools.clear()
+        for loop, pool in pools:
+            if loop is here or loop.is_closed():
+                pool.discard_idle()
+            else:
+                with contextlib.suppress(RuntimeError):  # closed meanwhile
+                    loop.call_soon_threadsafe(pool.discard_idle)

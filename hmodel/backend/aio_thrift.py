@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -22,6 +23,7 @@ from hmodel.backend.endpoint import Endpoint, HTTPOption, TLSOption, as_http, as
 from hmodel.backend.op import arun
 from hmodel.backend.retry import Retry
 from hmodel.errors import IllegalArgumentError
+from hmodel.schema import Table
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -147,6 +149,14 @@ class AsyncThriftBase(AsyncBackend):
             count=self._count_round_trip,
         )
         self._channel.jitter = retry_jitter
+        self._admin_options: dict[str, Any] = {
+            "table_prefix": table_prefix,
+            "table_prefix_separator": table_prefix_separator,
+            "retries": retries,
+            "retry_backoff_ms": retry_backoff_ms,
+        }
+        self._admin: Any = None
+        self._admin_lock = threading.Lock()
 
     @classmethod
     def from_url(
@@ -340,7 +350,61 @@ class AsyncThriftBase(AsyncBackend):
         )
         return values_now
 
+    # --- admin: the synchronous backend's calls, in a worker thread ----------------------
+
+    def _admin_backend(self) -> Any:
+        """The synchronous backend of this endpoint that makes the DDL calls.
+
+        Made once, in the worker thread (it connects when made).
+        """
+        with self._admin_lock:
+            if self._admin is None:
+                endpoint = self._channel.endpoint
+                self._admin = self.sync_backend(
+                    endpoint.host,
+                    endpoint.port,
+                    timeout_ms=endpoint.timeout_ms,
+                    transport=endpoint.transport,
+                    protocol=endpoint.protocol,
+                    tls=endpoint.tls,
+                    http=endpoint.http,
+                    pool_size=1,
+                    **self._admin_options,
+                )
+            return self._admin
+
+    async def _admin_call(self, method: str, *args: Any) -> Any:
+        """``method`` of the admin backend, run in a worker thread (DDL is rare and slow)."""
+        self._channel._check_open()
+        return await asyncio.to_thread(lambda: getattr(self._admin_backend(), method)(*args))
+
+    async def create_table(self, table: Table) -> None:
+        """As the synchronous backend's ``create_table``.
+
+        On one connection of its own, from a worker thread: the event loop is not
+        blocked while HBase creates the table.
+        """
+        await self._admin_call("create_table", table)
+
+    async def delete_table(self, name: str) -> None:
+        """As the synchronous backend's ``delete_table`` (as :meth:`create_table`)."""
+        await self._admin_call("delete_table", name)
+
+    async def table_exists(self, name: str) -> bool:
+        """As the synchronous backend's ``table_exists`` (as :meth:`create_table`)."""
+        exists: bool = await self._admin_call("table_exists", name)
+        return exists
+
+    async def list_tables(self) -> list[str]:
+        """As the synchronous backend's ``list_tables`` (as :meth:`create_table`)."""
+        names: list[str] = await self._admin_call("list_tables")
+        return names
+
     async def aclose(self) -> None:
         """Close the pooled connections; the backend is unusable afterwards."""
         await self._channel.aclose()
         self._ops.close()
+        with self._admin_lock:
+            admin, self._admin = self._admin, None
+        if admin is not None:
+            admin.close()

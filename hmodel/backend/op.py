@@ -32,11 +32,14 @@ Both drivers are the only per-edge code; everything an operation decides is deci
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Generator, Iterator, Mapping
+from collections.abc import AsyncIterator, Generator, Iterable, Iterator, Mapping
 from itertools import islice
 from typing import Any, TypeVar
 
 import attrs
+
+from hmodel.errors import TableExistsError
+from hmodel.schema import Table
 
 __all__ = [
     "Call",
@@ -47,6 +50,7 @@ __all__ = [
     "ScanNext",
     "aiterate",
     "arun",
+    "create_tables_op",
     "iterate",
     "rpc",
     "run",
@@ -329,3 +333,18 @@ async def aiterate(op: Op[None], target: Any) -> AsyncIterator[Any]:
         for handle in scans.values():
             await _close_async(handle)
         del error
+
+
+def create_tables_op(tables: Iterable[Table], *, exist_ok: bool) -> Op[None]:
+    """Create each of ``tables`` (one ``create_table`` each), on either edge.
+
+    Raises:
+        TableExistsError: A table exists and ``exist_ok`` is false (the tables before it
+            are created).
+    """
+    for table in tables:
+        try:
+            yield Call("create_table", (table,), {})
+        except TableExistsError:
+            if not exist_ok:
+                raise

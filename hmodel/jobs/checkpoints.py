@@ -23,6 +23,7 @@ __all__ = [
     "Checkpoint",
     "CheckpointStore",
     "DirectoryCheckpoints",
+    "Pending",
     "Plan",
     "TableCheckpoints",
 ]
@@ -46,6 +47,42 @@ def check_job_id(job: str) -> None:
 
 
 @attrs.frozen
+class Pending:
+    """A batch counted before its writes were made (a task's work with ``count``).
+
+    Attributes:
+        last: The batch's last row (inclusive).
+        counts: What the batch counts, ``"rows"`` included.
+        samples: Its samples by kind.
+        done: Whether the batch ended the shard's range.
+    """
+
+    last: bytes
+    counts: Mapping[str, int] = attrs.field(factory=dict)
+    samples: Mapping[str, tuple[bytes, ...]] = attrs.field(factory=dict)
+    done: bool = False
+
+    def encode(self) -> dict[str, Any]:
+        """The batch as JSON values (rows in hex)."""
+        return {
+            "last": self.last.hex(),
+            "counts": dict(sorted(self.counts.items())),
+            "samples": {k: [r.hex() for r in v] for k, v in sorted(self.samples.items())},
+            "done": self.done,
+        }
+
+    @classmethod
+    def decode(cls, raw: Mapping[str, Any]) -> Pending:
+        """Read what :meth:`encode` gave."""
+        return cls(
+            bytes.fromhex(raw["last"]),
+            dict(raw["counts"]),
+            {k: tuple(bytes.fromhex(r) for r in v) for k, v in raw["samples"].items()},
+            raw["done"],
+        )
+
+
+@attrs.frozen
 class Checkpoint:
     """One shard's progress as recorded: its counts and its last row, written together.
 
@@ -57,6 +94,9 @@ class Checkpoint:
         samples: Up to 10 rowkeys per kind.
         done: Whether the shard's range is exhausted.
         seq: How many times the record was advanced (``1`` for the first record).
+        pending: The batch after :attr:`last` whose counts were recorded before its
+            writes (``None``: none); a resumed run redoes its writes and takes its
+            counts from here (see :func:`~hmodel.jobs.run_shard`).
     """
 
     job: str
@@ -66,9 +106,11 @@ class Checkpoint:
     samples: Mapping[str, tuple[bytes, ...]] = attrs.field(factory=dict)
     done: bool = False
     seq: int = 0
+    pending: Pending | None = None
 
     def encode(self) -> bytes:
-        """The record as JSON bytes (rows in hex)."""
+        """The record as JSON bytes (rows in hex; ``pending`` only when set)."""
+        extra = {} if self.pending is None else {"pending": self.pending.encode()}
         return json.dumps(
             {
                 "job": self.job,
@@ -78,6 +120,7 @@ class Checkpoint:
                 "samples": {k: [r.hex() for r in v] for k, v in sorted(self.samples.items())},
                 "done": self.done,
                 "seq": self.seq,
+                **extra,
             },
             separators=(",", ":"),
         ).encode()
@@ -94,6 +137,7 @@ class Checkpoint:
             {k: tuple(bytes.fromhex(r) for r in v) for k, v in raw["samples"].items()},
             raw["done"],
             raw["seq"],
+            None if raw.get("pending") is None else Pending.decode(raw["pending"]),
         )
 
 

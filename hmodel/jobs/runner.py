@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import attrs
 
 from hmodel.backend.base import Backend, RowResult, Scan
-from hmodel.jobs.checkpoints import Checkpoint, CheckpointStore, Plan, check_job_id
+from hmodel.errors import ValidationError
+from hmodel.jobs.checkpoints import Checkpoint, CheckpointStore, Pending, Plan, check_job_id
 from hmodel.jobs.limit import RateLimit, TokenBucket
 from hmodel.jobs.model import (
     CheckpointConflictError,
@@ -29,8 +30,20 @@ __all__ = ["Hook", "Progress", "ShardCall", "job_status", "run_job", "run_shard"
 #: Called after every batch with the shard and its report so far (counts of every run).
 Progress = Callable[[Shard, ShardReport], None]
 #: Called with the shard and the rows this run of it has read, after each batch is read
-#: and before it is processed or counted (tests kill a worker there). Must pickle.
+#: and before it is processed or counted: a hook that raises (or kills its worker) there
+#: interrupts the job as a crash would, the batch unrecorded, so a test can run the job
+#: again with the same id and check it resumes (docs/jobs.md, "Interrupting a job in
+#: your own tests"). Must pickle for executors other than the inline one.
 Hook = Callable[[Shard, int], None]
+
+
+def _merge(tally: Tally, counts: Mapping[str, int], samples: Mapping[str, Sequence[bytes]]) -> None:
+    """Add a batch's counts and samples (as counted apart) to ``tally``."""
+    for kind, amount in counts.items():
+        tally.add(kind, amount=amount)
+    for kind, rows in samples.items():
+        for row in rows:
+            tally.add(kind, row, amount=0)
 
 
 def _report(shard: Shard, checkpoint: Checkpoint | None) -> ShardReport:
@@ -63,6 +76,15 @@ def run_shard(
     after some of its writes counts them as found made). A shard already done is not
     run.
 
+    A work whose writes take rows out of its own scan (a migration deleting the old
+    rows) defines ``count(rows, tally)``: what :meth:`~ShardWork.batch` will count for
+    ``rows``, written nowhere. Its batches are counted first and the counts recorded as
+    the record's :attr:`~hmodel.jobs.Checkpoint.pending` batch (one more
+    compare-and-set) before any write; a run resumed after a kill between the two
+    records redoes that batch's rows still there (``[after last, pending last]``) and
+    takes its counts from the record, so the report is an uninterrupted run's though
+    the rows the killed run had moved are no longer read.
+
     Args:
         backend: Where the shard's table is.
         task: What to do with the rows.
@@ -88,14 +110,59 @@ def run_shard(
     resume = getattr(work, "resume", None)
     if resume is not None:
         resume(previous.last if previous else None)
+    count: Callable[[Sequence[RowResult], Tally], None] | None = getattr(work, "count", None)
     tally = Tally(
         dict(previous.counts) if previous else {"rows": 0},
         {k: list(v) for k, v in previous.samples.items()} if previous else {},
     )
     tally.counts.setdefault("rows", 0)
+    columns = tuple(work.columns)
+
+    def advance(new: Checkpoint) -> Checkpoint:
+        if not store.advance(previous, new):
+            raise CheckpointConflictError(
+                f"shard {shard.number} of job {shard.job!r} was advanced by another "
+                "runner: run the job again to resume from its record",
+                table=shard.table,
+                row=new.last,
+            )
+        return new
+
+    def record(last: bytes | None, done: bool, pending: Pending | None = None) -> Checkpoint:
+        return Checkpoint(
+            shard.job,
+            shard.number,
+            last,
+            dict(tally.counts),
+            {k: tuple(v) for k, v in tally.samples.items()},
+            done,
+            (previous.seq if previous else 0) + 1,
+            pending,
+        )
+
     last = previous.last if previous else None
+    if previous is not None and previous.pending is not None:
+        # The batch a run was cut in after counting it: its writes made again (the rows
+        # it had already moved away are not read), its counts the recorded ones.
+        pending = previous.pending
+        start = shard.start if last is None else last + b"\x00"
+        redo = Scan(start=start, stop=pending.last + b"\x00", columns=columns)
+        rows = backend.scan(shard.table, redo)
+        try:
+            again = list(rows)
+        finally:
+            close = getattr(rows, "close", None)
+            if close is not None:
+                close()
+        if again:
+            work.batch(again, Tally())
+        _merge(tally, pending.counts, pending.samples)
+        last = pending.last
+        previous = advance(record(last, pending.done))
+        if pending.done:
+            return _report(shard, previous)
     start = shard.start if last is None else last + b"\x00"
-    scan = Scan(start=start, stop=shard.stop, columns=tuple(work.columns), batch_size=batch_size)
+    scan = Scan(start=start, stop=shard.stop, columns=columns, batch_size=batch_size)
     read = 0
     rows = backend.scan(shard.table, scan)
     try:
@@ -113,28 +180,25 @@ def run_shard(
                     hook(shard, read)
                 if limiter is not None:
                     limiter.acquire(len(chunk))
-                tally.counts["rows"] += len(chunk)
-                work.batch(chunk, tally)
+                if count is None:
+                    tally.counts["rows"] += len(chunk)
+                    work.batch(chunk, tally)
+                else:
+                    planned = Tally({"rows": len(chunk)})
+                    count(chunk, planned)
+                    intent = Pending(
+                        chunk[-1].row,
+                        planned.counts,
+                        {k: tuple(v) for k, v in planned.samples.items()},
+                        done,
+                    )
+                    previous = advance(record(last, False, intent))
+                    work.batch(chunk, Tally())
+                    _merge(tally, planned.counts, planned.samples)
                 last = chunk[-1].row
-            new = Checkpoint(
-                shard.job,
-                shard.number,
-                last,
-                dict(tally.counts),
-                {k: tuple(v) for k, v in tally.samples.items()},
-                done,
-                (previous.seq if previous else 0) + 1,
-            )
-            if not store.advance(previous, new):
-                raise CheckpointConflictError(
-                    f"shard {shard.number} of job {shard.job!r} was advanced by another "
-                    "runner: run the job again to resume from its record",
-                    table=shard.table,
-                    row=last,
-                )
-            previous = new
+            previous = advance(record(last, done))
             if progress is not None:
-                progress(shard, _report(shard, new))
+                progress(shard, _report(shard, previous))
     finally:
         close = getattr(rows, "close", None)
         if close is not None:
@@ -226,14 +290,26 @@ def run_job(
         progress: Called with every shard's report as it advances (after every batch
             inline, after every shard elsewhere); e.g. a
             :class:`~hmodel.ops.progress.JobProgress`.
-        hook: See :data:`Hook` (tests).
+        hook: Called after each batch is read, before it is processed (see
+            :data:`Hook`): raise there to interrupt the job at a chosen point in a test.
 
     Raises:
         JobError: A shard failed in a way its executor did not retry; the job's records
             stay, so running it again resumes.
+        ValidationError: ``task`` is not a :class:`~hmodel.jobs.Task` (an
+            :class:`~hmodel.patterns.Index`, say: its one-process jobs are
+            :func:`hmodel.patterns.run_index_job`'s, or wrap it in
+            :class:`~hmodel.jobs.IndexTask`), or ``job`` is not a job id.
     """
     from hmodel.jobs.executors import InlineExecutor
 
+    if not isinstance(task, Task):
+        raise ValidationError(
+            f"run_job takes a task (IndexTask(index, 'rebuild'), CopyTask, MigrationTask, ...), "
+            f"not a {type(task).__name__}; an index's one-process jobs are "
+            "hmodel.patterns.run_index_job(backend, index, job)",
+            field="task",
+        )
     check_job_id(job)
     runner = InlineExecutor() if executor is None else executor
     bound = store.bind(backend)

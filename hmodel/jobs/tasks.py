@@ -12,7 +12,15 @@ from hmodel.backend.base import Backend, RowResult
 from hmodel.clock import Clock, system_clock
 from hmodel.errors import DecodeError
 from hmodel.jobs.model import Shard, ShardWork, Tally, Target
-from hmodel.patterns import Copy, Index, IndexedRepository, Migrator, Relation, process_batch
+from hmodel.patterns import (
+    Copy,
+    Index,
+    IndexedRepository,
+    MigrationReport,
+    Migrator,
+    Relation,
+    process_batch,
+)
 from hmodel.patterns.index_job import COUNTS, Job
 from hmodel.repository import Repository
 
@@ -280,12 +288,23 @@ class _MigrationWork:
             for row in found.samples:
                 tally.add("samples", row, amount=0)
             return
-        done = self.migrator.migrate_rows(rows)
-        for kind in ("read", "written", "deleted", "dropped", "skipped"):
-            tally.add(kind, amount=getattr(done, kind))
-        tally.add("problems", amount=done.problems)
-        for row in done.samples:
-            tally.add("problems", row, amount=0)
+        _tally_moved(self.migrator.migrate_rows(rows), tally)
+
+
+def _tally_moved(done: MigrationReport, tally: Tally) -> None:
+    for kind in ("read", "written", "deleted", "dropped", "skipped"):
+        tally.add(kind, amount=getattr(done, kind))
+    tally.add("problems", amount=done.problems)
+    for row in done.samples:
+        tally.add("problems", row, amount=0)
+
+
+@attrs.frozen
+class _MovingWork(_MigrationWork):
+    """A migration deleting its old rows: each batch counted before it moves them."""
+
+    def count(self, rows: Sequence[RowResult], tally: Tally) -> None:
+        _tally_moved(self.migrator.count_rows(rows), tally)
 
 
 @attrs.frozen
@@ -300,8 +319,10 @@ class MigrationTask:
     :meth:`~hmodel.patterns.Migrator.verify_rows`: ``old_rows``, ``ok``, **``missing``**,
     **``differs``**, ``rewritten`` (newer application writes), **``duplicates``** (within a
     batch); samples under ``samples``. A batch run again after a killed worker is
-    idempotent: its copies land at the same stamps, and old rows it had deleted are no
-    longer read (so ``read`` counts them once, by the run that moved them).
+    idempotent: its copies land at the same stamps. A migration that deletes its old
+    rows counts each batch before moving it (the runner's pending batch, see
+    :func:`~hmodel.jobs.run_shard`), so the old rows a killed run had moved, no longer
+    read, are still counted once.
 
     Attributes:
         migrator_of: Builds the :class:`~hmodel.patterns.Migrator` on a worker's backend
@@ -329,4 +350,5 @@ class MigrationTask:
     def open(self, backend: Backend, shard: Shard) -> ShardWork:
         """The batch step over old rows."""
         migrator = self.migrator_of(backend)
-        return _MigrationWork(migrator, self.job, migrator.columns)
+        moves = self.job == "migrate" and migrator.delete_old
+        return (_MovingWork if moves else _MigrationWork)(migrator, self.job, migrator.columns)

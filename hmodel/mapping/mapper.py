@@ -16,6 +16,7 @@ from hmodel.errors import (
     DeclarationError,
     DecodeError,
     KeyEncodeError,
+    NotFoundError,
     ValidationError,
 )
 from hmodel.keys.compiled import CompiledKey
@@ -110,6 +111,7 @@ class Mapper(Generic[M]):
         self.cls = cls
         self.info: ModelInfo = model_info(cls)
         self._table = self.info.table.full_name
+        self._versioned = self.info.version_field is not None
         self._by_column: dict[bytes, StoredField] = {
             f.column: f for f in self.info.fields.values() if not isinstance(f, MapField)
         }
@@ -898,6 +900,18 @@ class Mapper(Generic[M]):
 
     # --- reads ------------------------------------------------------------------------------
 
+    def deleted(self, result: RowResult) -> bool:
+        """Whether ``result`` is a versioned model's row deleted over Thrift1: no row.
+
+        Thrift1 has no check-and-delete, so a versioned (optimistically locked) row is
+        deleted there by a check-and-put of ``b""`` into its version cell, and the cell
+        stays as that tombstone; whatever other cells the row holds, the repository's
+        reads treat it as absent, and so does :meth:`from_row`. Always ``False`` for a
+        model without a version field.
+        """
+        name = self.info.version_field
+        return name is not None and result.value(self.column_of(name)) == b""
+
     def from_row(self, result: RowResult, *, key_encoded_here: bool = False) -> M:
         """Return the instance stored in ``result``.
 
@@ -905,6 +919,12 @@ class Mapper(Generic[M]):
         missing ``Optional`` column is ``None``, a missing column with a default takes the
         default; map fields gather the cells of their family and prefix; counters and the
         version read as 0 when absent. Columns no field uses are ignored.
+
+        A row deleted over Thrift1 (a versioned model's version cell left as the tombstone
+        ``b""``, see :meth:`deleted`) is no row: :class:`~hmodel.errors.NotFoundError`, as
+        the repository's reads treat it as absent. Check :meth:`deleted` first (or read
+        with :meth:`Repository.load <hmodel.repository.Repository.load>`, ``None`` for it)
+        to tell without the exception.
 
         Args:
             result: The row.
@@ -915,7 +935,16 @@ class Mapper(Generic[M]):
             KeyDecodeError: The rowkey is not a key of this model.
             DecodeError: A cell does not decode (corrupt, or written by another codec), or
                 a required column is missing; the error names the column and the field.
+            NotFoundError: The row was deleted over Thrift1 (:meth:`deleted`), naming the
+                table and the row.
         """
+        if self._versioned and self.deleted(result):
+            raise NotFoundError(
+                f"{self.info.name} was deleted over Thrift1 (its version cell is the "
+                "tombstone b''): no row",
+                table=self._table,
+                row=result.row,
+            )
         reader = self._reader
         if reader is not None:
             try:

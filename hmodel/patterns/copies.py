@@ -226,8 +226,10 @@ class CopyCore(Generic[S, T]):
         """The writes that make the copy ``result`` show ``version``; none when it does.
 
         Each copied cell takes its source cell's stamp. A stored cell with the source's
-        bytes and a stamp at least the source's is left; one that differs at the source's
-        very stamp is rewritten at it (the later of two puts at one timestamp shows). With
+        bytes is left, whatever its stamp (a source saved again unchanged rewrites no
+        copy), and so is a cell the source deleted that is not stored; one that differs
+        at the source's very stamp is rewritten at it (the later of two puts at one
+        timestamp shows). With
         ``elevate`` a stored cell that differs and is strictly newer than the source's (a
         target save that raced a source change) is overwritten at a stamp after it;
         without, it is left. The stamps written are observed (the store's write stamps),
@@ -240,14 +242,16 @@ class CopyCore(Generic[S, T]):
             stamp = version.stamps[name]
             stored = result.cells.get(column)
             if value is None:
-                if stored is not None and stored.timestamp > stamp:
+                if stored is None:
+                    continue
+                if stored.timestamp > stamp:
                     if not elevate:
                         continue
                     stamp = self._after(row, stored.timestamp)
                 mutations.append(Delete(row, column, stamp))
                 continue
             data = self.target.mapper.encode_value(name, value)
-            if stored is not None and stored.timestamp >= stamp and stored.value == data:
+            if stored is not None and stored.value == data:
                 continue
             if stored is not None and stored.timestamp > stamp:
                 if not elevate:
@@ -386,14 +390,21 @@ class CopyCore(Generic[S, T]):
             located.close()
 
     def _sync_op(self, source: S, *, elevate: bool) -> Op[tuple[int, int, int]]:
-        """Sync the copies of ``source`` from its stored version; redo if it changes (locked)."""
+        """Sync the copies of ``source`` from its stored version; redo if it changed meanwhile.
+
+        A sync that wrote a copy reads the source again (one ``get``) and, if it changed
+        since, syncs again from the new version: copies equal to the source are left at
+        their older stamps, so a late sync's older value is not hidden under them; the
+        late sync itself puts the newer value back. A sync that wrote nothing (every
+        copy equal) is done without the read, unless the target is versioned.
+        """
         version = yield from self._read_source_op(source)
         for _ in range(ATTEMPTS):
             if version is None:
                 return 0, 0, 0
             pairs = self._versioned(self._located_op(source), version)
             counts = yield from self._rewrite_op(pairs, elevate=elevate)
-            if not self._locked:
+            if not self._locked and counts[1] == 0:
                 return counts
             again = yield from self._read_source_op(source)
             if again == version:
@@ -429,10 +440,24 @@ class CopyCore(Generic[S, T]):
             if getattr(copy, name) != value
         }
 
+    def _source_of(self, source: object) -> S:
+        """``source`` if it is an instance of the source model (an argument of ``sources``).
+
+        Raises:
+            ValidationError: It is not, naming the argument ``sources``.
+        """
+        if not isinstance(source, self.source.model):
+            raise ValidationError(
+                f"sources holds a {type(source).__name__}, not a {self.source.info.name}",
+                table=self.source.table,
+                field="sources",
+            )
+        return source
+
     def _verify_op(self, sources: Iterable[S]) -> Op[list[StaleCopy]]:
         """The operation of ``verify``."""
         stale: list[StaleCopy] = []
-        for source in sources:
+        for source in map(self._source_of, sources):
             wanted = self.values(source)
             copies = self._copies_op(source)
             while True:
@@ -448,7 +473,7 @@ class CopyCore(Generic[S, T]):
         """The operation of ``repair``."""
         before = self.store.backend.round_trips
         examined = touched = vanished = 0
-        for source in sources:
+        for source in map(self._source_of, sources):
             e, t, v = yield from self._sync_op(source, elevate=True)
             examined, touched, vanished = examined + e, touched + t, vanished + v
         return CopyReport(
@@ -725,6 +750,10 @@ class Copy(CopyCore[S, T]):
 
         Only copies that ``locate`` finds for one of ``sources`` are checked; a copy no
         source locates any more is found from the target side (:meth:`verify_targets`).
+
+        Raises:
+            ValidationError: ``sources`` holds something not a source instance
+                (``None``, say), naming the argument.
         """
         return run(self._verify_op(sources), self.store.backend)
 
@@ -733,6 +762,9 @@ class Copy(CopyCore[S, T]):
 
         As :meth:`sync`, and a copy whose cell is newer than its source's but differs (a
         target's save that raced a source change) is rewritten at a stamp after it.
+
+        Raises:
+            ValidationError: ``sources`` holds something not a source instance.
         """
         return run(self._repair_op(sources), self.store.backend)
 

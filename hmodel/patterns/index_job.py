@@ -11,7 +11,7 @@ import attrs
 
 from hmodel.backend.base import Backend, Put, RowResult, Scan
 from hmodel.clock import Clock, system_clock
-from hmodel.errors import DecodeError
+from hmodel.errors import DecodeError, ValidationError
 from hmodel.patterns.index import Entry, Index
 from hmodel.patterns.index_repository import IndexedRepository, parse_result
 from hmodel.repository import Repository
@@ -353,7 +353,21 @@ def run_index_job(
         runner: Runs the shards elsewhere, e.g. ``lambda shards: pool.map(partial(
             run_shard_with, factory), shards)`` with a process pool; default: one after the
             other here. A ``rebuild`` runs its data shards before its index shards.
+
+    Raises:
+        ValidationError: ``index`` is not an :class:`Index` (a task, say: tasks run on
+            :func:`hmodel.jobs.run_job`), or ``job`` is not one of the three.
     """
+    if not isinstance(index, Index):
+        raise ValidationError(
+            f"run_index_job takes an Index, not a {type(index).__name__}: a task "
+            "(IndexTask, CopyTask, ...) runs on hmodel.jobs.run_job(backend, task, store, job=...)",
+            field="index",
+        )
+    if job not in ("verify", "backfill", "rebuild"):
+        raise ValidationError(
+            "an index job is 'verify', 'backfill' or 'rebuild'", field="job", value=job
+        )
     shards = plan_shards(backend, index, job, clock=clock, lock_lease=lock_lease)
     reports: list[ShardReport] = []
     for side in ("data", "index"):

@@ -12,7 +12,7 @@ import attrs
 
 from hmodel.backend.argument import MAX_ROW_LENGTH
 from hmodel.backend.base import Backend, Delete, Mutation, Put, RowResult, prefix_stop
-from hmodel.backend.op import Call, Op, iterate, run
+from hmodel.backend.op import Call, Op, create_tables_op, iterate, run
 from hmodel.errors import (
     ClaimLostError,
     ConflictError,
@@ -21,7 +21,6 @@ from hmodel.errors import (
     LeaseExpiredError,
     NotFoundError,
     QueryError,
-    TableExistsError,
     UniqueViolationError,
     ValidationError,
 )
@@ -190,20 +189,14 @@ class IndexedRepositoryCore(Generic[M, B]):
         """Whether an entry tagged ``tag`` is older than the index's grace (not in flight)."""
         return self.stamps.clock() - tag > index.grace_ms
 
-    def _create_tables(self, backend: Backend, *, exist_ok: bool) -> None:
-        """Create the data table and every index table through a synchronous ``backend``.
-
-        DDL is synchronous on both edges. One round trip each.
+    def _create_tables_op(self, *, exist_ok: bool) -> Op[None]:
+        """Create the data table and every index table (one ``create_table`` each).
 
         Raises:
             TableExistsError: A table exists and ``exist_ok`` is false.
         """
-        for table in [self.repository.info.table, *(i.table for i in self.indexes.values())]:
-            try:
-                backend.create_table(table)
-            except TableExistsError:
-                if not exist_ok:
-                    raise
+        tables = [self.repository.info.table, *(i.table for i in self.indexes.values())]
+        return create_tables_op(tables, exist_ok=exist_ok)
 
     def _unique(self) -> list[Index[M]]:
         return [i for i in self.indexes.values() if i.unique]
@@ -1135,7 +1128,7 @@ class IndexedRepository(IndexedRepositoryCore[M, Backend]):
         Raises:
             TableExistsError: A table exists and ``exist_ok`` is false.
         """
-        self._create_tables(self.backend, exist_ok=exist_ok)
+        run(self._create_tables_op(exist_ok=exist_ok), self.backend)
 
     def load_rows(self, rows: Sequence[bytes]) -> dict[bytes, M | None]:
         """The models stored at data rowkeys ``rows`` (``None``: missing or undecodable).

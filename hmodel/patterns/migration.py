@@ -654,6 +654,17 @@ class Migrator(Generic[O, N]):
         A job runner's batch step (``hmodel.jobs.MigrationTask``). Round trips: one write
         per new row, one delete per old row.
         """
+        return self._move_rows(rows, write=True)
+
+    def count_rows(self, rows: Iterable[RowResult]) -> MigrationReport:
+        """What :meth:`migrate_rows` would report for ``rows``, writing nothing.
+
+        The job runner records a batch's counts with it before the batch's writes, so a
+        resumed job counts the old rows a killed run had already moved (no longer read).
+        """
+        return self._move_rows(rows, write=False)
+
+    def _move_rows(self, rows: Iterable[RowResult], *, write: bool) -> MigrationReport:
         counts = dict.fromkeys(("read", "written", "deleted", "dropped", "skipped", "problems"), 0)
         samples: list[bytes] = []
         last: bytes | None = None
@@ -672,13 +683,15 @@ class Migrator(Generic[O, N]):
             lands_here = self._lands_here(produced, result.row)
             stamp = _copy_stamp(self.old, result, self._shared if lands_here else frozenset())
             for new_obj in produced:
-                self.store.repository(type(new_obj)).save(new_obj, write_stamp=stamp)
+                if write:
+                    self.store.repository(type(new_obj)).save(new_obj, write_stamp=stamp)
                 counts["written"] += 1
             if self.delete_old and not lands_here:
-                self.store.backend.mutate(
-                    self.old.table,
-                    [Delete(result.row, column=f, timestamp=stamp) for f in self._families],
-                )
+                if write:
+                    self.store.backend.mutate(
+                        self.old.table,
+                        [Delete(result.row, column=f, timestamp=stamp) for f in self._families],
+                    )
                 counts["deleted"] += 1
         return MigrationReport(**counts, last_row=last, samples=tuple(samples))
 

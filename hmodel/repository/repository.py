@@ -7,8 +7,7 @@ from datetime import timedelta
 from typing import Any, Literal, TypeVar, overload
 
 from hmodel.backend.base import Backend
-from hmodel.backend.op import iterate, run
-from hmodel.errors import TableExistsError
+from hmodel.backend.op import create_tables_op, iterate, run
 from hmodel.repository.condition import Condition
 from hmodel.repository.core import OnError, RepositoryCore
 from hmodel.repository.explain import Explanation, RecordingBackend, explain_result
@@ -53,11 +52,7 @@ class Repository(RepositoryCore[M, Backend]):
         Raises:
             TableExistsError: The table exists and ``exist_ok`` is false.
         """
-        try:
-            self.backend.create_table(self.info.table)
-        except TableExistsError:
-            if not exist_ok:
-                raise
+        run(create_tables_op([self.info.table], exist_ok=exist_ok), self.backend)
 
     def explain(self, call: Callable[[Repository[M]], object]) -> Explanation:
         """The backend calls ``call`` would make on this repository, without making them.

@@ -7,12 +7,13 @@ from datetime import timedelta
 from typing import Any, Generic, TypeVar
 
 from hmodel.backend.base import Backend
+from hmodel.backend.op import create_tables_op, run
 from hmodel.clock import Clock, WriteStamps, stamps_for, system_clock
-from hmodel.errors import TableExistsError
 from hmodel.model import model_info
 from hmodel.repository.event import Listener, QueryEvent
 from hmodel.repository.repository import Repository
 from hmodel.repository.unit_of_work import UnitOfWork
+from hmodel.schema import Table
 
 __all__ = ["Store", "StoreCore"]
 
@@ -66,6 +67,15 @@ class StoreCore(Generic[B]):
             "listeners": [self._tell],
             **self._options,
         }
+
+    @staticmethod
+    def _tables_of(models: tuple[type, ...]) -> list[Table]:
+        """The tables of ``models``, each once, in order."""
+        tables: dict[str, Table] = {}
+        for cls in models:
+            table = model_info(cls).table
+            tables.setdefault(table.full_name, table)
+        return list(tables.values())
 
 
 class Store(StoreCore[Backend]):
@@ -128,14 +138,4 @@ class Store(StoreCore[Backend]):
         Raises:
             TableExistsError: A table exists and ``exist_ok`` is false.
         """
-        done: set[str] = set()
-        for cls in models:
-            table = model_info(cls).table
-            if table.full_name in done:
-                continue
-            done.add(table.full_name)
-            try:
-                self.backend.create_table(table)
-            except TableExistsError:
-                if not exist_ok:
-                    raise
+        run(create_tables_op(self._tables_of(models), exist_ok=exist_ok), self.backend)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 from hmodel.backend.aio import AsyncBackend, AsyncScanner
+from hmodel.backend.aio_forwarding import AsyncForwardingBackend
 from hmodel.backend.base import (
     Backend,
     Cell,
@@ -25,6 +26,8 @@ T = TypeVar("T")
 
 
 _READS = frozenset({"get", "get_versions", "scan"})
+#: The table administration calls (no table pool's books to tell: ``admin`` keeps them).
+_DDL = frozenset({"create_table", "delete_table", "table_exists", "list_tables"})
 
 
 def pool_touch(backend: Backend) -> Callable[[str, str], None] | None:
@@ -50,97 +53,56 @@ def pool_touch(backend: Backend) -> Callable[[str, str], None] | None:
     return touch
 
 
-class TellingAsyncBackend(AsyncBackend):
+class TellingAsyncBackend(AsyncForwardingBackend):
     """An :class:`AsyncBackend` that calls ``touch(method, table)`` before each data call.
 
     Everything else (capabilities, RPC names, round trips, other attributes) is the
-    wrapped backend's.
+    wrapped backend's; table administration goes to ``admin`` when given (the real
+    target's synchronous backend, which keeps the table pool's books: a table "created"
+    is one taken from the pool, emptied), in a worker thread. An
+    :class:`~hmodel.backend.aio_forwarding.AsyncForwardingBackend`: only its
+    ``_forward`` is its own.
 
     Args:
         inner: The asyncio backend serving the calls.
         touch: Told of each data call first (see :func:`pool_touch`).
+        admin: The synchronous backend making the DDL calls (``None``: ``inner``).
     """
 
-    def __init__(self, inner: AsyncBackend, touch: Callable[[str, str], None]) -> None:
-        self._inner = inner
+    def __init__(
+        self,
+        inner: AsyncBackend,
+        touch: Callable[[str, str], None],
+        admin: Backend | None = None,
+    ) -> None:
+        super().__init__(inner)
         self._touch = touch
-        self.capabilities = inner.capabilities
-        self.rpc_names = inner.rpc_names
+        self._admin = admin
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
+        return getattr(self.inner, name)
 
     def __repr__(self) -> str:
-        return repr(self._inner)
+        return repr(self.inner)
 
-    @property
-    def round_trips(self) -> int:  # type: ignore[override]
-        """The wrapped backend's."""
-        return self._inner.round_trips
-
-    async def get(self, table: str, *args: Any, **kwargs: Any) -> list[RowResult]:
-        """The wrapped backend's call, the pool told first."""
-        self._touch("get", table)
-        return await self._inner.get(table, *args, **kwargs)
-
-    async def get_versions(self, table: str, *args: Any, **kwargs: Any) -> list[Cell]:
-        """The wrapped backend's call, the pool told first."""
-        self._touch("get_versions", table)
-        return await self._inner.get_versions(table, *args, **kwargs)
-
-    async def scan(self, table: str, scan: Scan) -> AsyncScanner:
-        """The wrapped backend's call, the pool told first."""
-        self._touch("scan", table)
-        return await self._inner.scan(table, scan)
-
-    async def mutate(self, table: str, mutations: Sequence[Mutation]) -> None:
-        """The wrapped backend's call, the pool told first."""
-        self._touch("mutate", table)
-        await self._inner.mutate(table, mutations)
+    async def _forward(
+        self, method: str, call: Callable[..., Awaitable[T]], /, *args: Any, **kwargs: Any
+    ) -> T:
+        """Tell the pool of a data call first; send the DDL calls to ``admin`` if given."""
+        if method in _DDL:
+            if self._admin is None:
+                return await call(*args, **kwargs)
+            done: T = await asyncio.to_thread(getattr(self._admin, method), *args, **kwargs)
+            return done
+        if args:
+            self._touch(method, args[0])
+        return await call(*args, **kwargs)
 
     async def write_rows(self, table: str, batch: Any) -> None:
-        """The wrapped backend's call, the pool told first (a write, as ``mutate``)."""
+        """The wrapped backend's optional batched save (``RowBatch``), told as a ``mutate``."""
         self._touch("mutate", table)
-        inner: Any = self._inner  # an optional method beyond the protocol (RowBatch)
+        inner: Any = self.inner  # an optional method beyond the protocol
         await inner.write_rows(table, batch)
-
-    async def increment(self, table: str, *args: Any, **kwargs: Any) -> int:
-        """The wrapped backend's call, the pool told first."""
-        self._touch("increment", table)
-        return await self._inner.increment(table, *args, **kwargs)
-
-    async def increment_many(self, table: str, increments: Sequence[Increment]) -> None:
-        """The wrapped backend's call, the pool told first."""
-        self._touch("increment_many", table)
-        await self._inner.increment_many(table, increments)
-
-    async def check_and_put(self, table: str, *args: Any, **kwargs: Any) -> bool:
-        """The wrapped backend's call, the pool told first."""
-        self._touch("check_and_put", table)
-        return await self._inner.check_and_put(table, *args, **kwargs)
-
-    async def append(self, table: str, *args: Any, **kwargs: Any) -> dict[bytes, bytes]:
-        """The wrapped backend's call, the pool told first."""
-        self._touch("append", table)
-        return await self._inner.append(table, *args, **kwargs)
-
-    async def check_and_delete(self, table: str, *args: Any, **kwargs: Any) -> bool:
-        """The wrapped backend's call, the pool told first."""
-        self._touch("check_and_delete", table)
-        return await self._inner.check_and_delete(table, *args, **kwargs)
-
-    async def check_and_mutate(self, table: str, *args: Any, **kwargs: Any) -> bool:
-        """The wrapped backend's call, the pool told first."""
-        self._touch("check_and_mutate", table)
-        return await self._inner.check_and_mutate(table, *args, **kwargs)
-
-    def mutate_round_trips(self, mutations: Sequence[Mutation]) -> int:
-        """The wrapped backend's."""
-        return self._inner.mutate_round_trips(mutations)
-
-    async def aclose(self) -> None:
-        """Close the wrapped backend."""
-        await self._inner.aclose()
 
 
 def async_backend_of(backend: Backend) -> AsyncBackend | None:
@@ -170,7 +132,7 @@ def async_backend_of(backend: Backend) -> AsyncBackend | None:
     else:
         return None
     touch = pool_touch(backend)
-    return made if touch is None else TellingAsyncBackend(made, touch)
+    return made if touch is None else TellingAsyncBackend(made, touch, backend)
 
 
 class _Rows(Iterator[RowResult]):

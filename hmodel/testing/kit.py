@@ -242,12 +242,5 @@ def _real_target(target: str, request: pytest.FixtureRequest) -> Iterator[Backen
         options = servers.client_options(transport)
     pool = request.getfixturevalue(f"hmodel_real_{base}_pool")
     kind = ReusingThriftBackend if base == "hbase" else ReusingThrift2Backend
-    backend = kind(pool, host, port, table_prefix=real_prefix(target), **options)
-    pool.begin()
-    try:
+    with pool.for_test(kind, host, port, table_prefix=real_prefix(target), **options) as backend:
         yield backend
-    finally:
-        try:
-            pool.end()
-        finally:
-            backend.close()

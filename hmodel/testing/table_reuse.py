@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 import warnings
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
@@ -234,6 +235,80 @@ class TablePool:
         self._lock = threading.Lock()
         self._seconds = dict(_DEFAULT_SECONDS)
         self._executor = ThreadPoolExecutor(workers, thread_name_prefix="hmodel-table-pool")
+        #: What :meth:`for_test` opens without arguments (set by :meth:`thrift2`).
+        self._serves: tuple[Callable[..., Backend], str, int, dict[str, Any]] | None = None
+
+    # --- for an application's own fixtures ---------------------------------------------
+
+    @classmethod
+    def thrift2(
+        cls,
+        host: str,
+        port: int,
+        *,
+        prefix: str,
+        copies: int = 5,
+        workers: int = 4,
+        max_parked: int = 64,
+        timeout_ms: int = 120_000,
+        **options: Any,
+    ) -> TablePool:
+        """A pool of a real HBase's tables, reached through its Thrift2 server.
+
+        What the kit's ``hbase2`` target uses, for an application's own fixtures (see
+        ``docs/testing.md``): tables are emptied with ``truncateTable``. Its own
+        backends wait ``timeout_ms`` for a call (a truncation on a loaded machine);
+        ``options`` are :class:`~hmodel.backend.thrift2.Thrift2Backend`'s (``tls=``,
+        ``http=``...), for them and for :meth:`for_test`'s backends.
+        """
+
+        def open_raw(table_prefix: str) -> Backend:
+            return Thrift2Backend(
+                host, port, table_prefix=table_prefix, timeout_ms=timeout_ms, **options
+            )
+
+        pool = cls(open_raw, prefix, copies=copies, workers=workers, max_parked=max_parked)
+        pool._serves = (ReusingThrift2Backend, host, port, options)
+        return pool
+
+    @contextlib.contextmanager
+    def for_test(
+        self, backend: Callable[..., Backend] | None = None, *args: Any, **kwargs: Any
+    ) -> Iterator[Backend]:
+        """One test's backend: its tables taken from the pool, parked again at its end.
+
+        The test sees what it would see on a fresh cluster: a table it creates has no
+        rows and no delete markers, and no table an earlier test made is visible unless
+        the test creates it. Without arguments, a backend of the server the pool was
+        made for (:meth:`thrift2`); else ``backend(self, *args, **kwargs)``, a
+        :class:`ReusingThrift2Backend` or :class:`ReusingThriftBackend` (the
+        Thrift1 server of the same cluster).
+
+        Raises:
+            ValueError: No backend is given and the pool was not made by :meth:`thrift2`.
+        """
+        if backend is None:
+            if self._serves is None:
+                raise ValueError(
+                    "name the backend: TablePool.for_test(ReusingThrift2Backend, host, port)"
+                )
+            backend, host, port, options = self._serves
+            args, kwargs = (host, port), {**options, **kwargs}
+        made = backend(self, *args, **kwargs)
+        self.begin()
+        try:
+            yield made
+        finally:
+            try:
+                self.end()
+            finally:
+                made.close()
+
+    def __enter__(self) -> TablePool:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
     # --- the test's life --------------------------------------------------------------
 

@@ -284,3 +284,18 @@ def test_a_job_forgotten_and_planned_again_in_one_millisecond_keeps_its_new_reco
     assert store.plan("again") is None
     rows = [r.row for r in backend.scan(JOBS_TABLE, Scan())]
     assert rows == [b"again\x00"]  # the plan row, marked forgotten; shard rows deleted
+
+
+def test_the_job_runner_and_the_index_jobs_refuse_each_others_arguments_I3() -> None:
+    """hmodel.jobs.run_job given an Index, and hmodel.patterns.run_index_job given a task,
+    each raise a ValidationError naming the other function, before anything runs."""
+    backend = MemoryBackend()
+    by_colour = colour_index()
+    with pytest.raises(ValidationError, match="run_index_job") as found:
+        run_job(backend, by_colour, TableCheckpoints(), job="j")  # type: ignore[arg-type]
+    assert found.value.field == "task"
+    with pytest.raises(ValidationError, match=r"hmodel\.jobs\.run_job") as found:
+        index_job.run_index_job(backend, IndexTask(by_colour, "verify"), "verify")  # type: ignore[arg-type]
+    assert found.value.field == "index"
+    with pytest.raises(ValidationError, match="'verify', 'backfill' or 'rebuild'"):
+        index_job.run_index_job(backend, by_colour, "repair")  # type: ignore[arg-type]

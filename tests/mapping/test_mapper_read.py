@@ -11,7 +11,7 @@ import pytest
 from hmodel import Family, Key, Str, Table, field, model
 from hmodel.backend.base import Cell, RowResult
 from hmodel.codecs import DateTime, DecimalCodec, Long
-from hmodel.errors import DecodeError, KeyDecodeError
+from hmodel.errors import DecodeError, KeyDecodeError, NotFoundError
 from hmodel.mapping import mapper_for
 
 from .rows import row_after
@@ -137,3 +137,43 @@ def test_a_stored_json_list_in_a_dict_field_is_a_decode_error_naming_the_field()
     assert listed.value.field == "tags"
     good = {b"d:a": Cell(b'{"k":[1]}', 1), b"d:t": Cell(b'["a"]', 1)}
     assert mapper.from_row(RowResult(row, good)) == Doc(name="x", attrs={"k": [1]}, tags=["a"])
+
+
+def test_from_row_treats_a_thrift1_locked_deletes_tombstone_as_no_row(backend: Any) -> None:
+    """A versioned row deleted (over Thrift1: its version cell left as b"", other cells
+    may stay): from_row raises NotFoundError naming the row, ``deleted`` says so first,
+    and the repository's load gives None; elsewhere the row is gone whole."""
+    from hmodel import Repository
+
+    repository = Repository(Order, backend)
+    repository.create_table()
+    order = Order(
+        order_id="o-del",
+        status="new",
+        total=Decimal("1.50"),
+        placed_at=datetime(2026, 1, 1, tzinfo=timezone.utc),
+        lines={},
+    )
+    saved = repository.save(order)
+    repository.delete(saved)
+    [result] = backend.get(repository.table, [repository.mapper.rowkey(saved)]) or [None]
+    mapper = mapper_for(Order)
+    if result is None:  # a check-and-delete removed the row
+        assert (
+            "check_and_delete" in backend.capabilities or "check_and_mutate" in backend.capabilities
+        )
+        return
+    assert mapper.deleted(result)
+    with pytest.raises(NotFoundError, match="deleted over Thrift1") as found:
+        mapper.from_row(result)
+    assert found.value.row == result.row and found.value.table == repository.table
+    assert repository.load(result) is None
+
+
+def test_deleted_is_false_for_live_rows_and_unversioned_models() -> None:
+    """Only a version cell holding exactly b"" is a tombstone."""
+    tombstone = RowResult(b"o1", {b"o:_v": Cell(b"", 1), b"o:s": Cell(b"new", 1)})
+    assert mapper_for(Order).deleted(tombstone)
+    live = RowResult(b"o1", {b"o:_v": Cell(Long().encode(3), 1)})
+    assert not mapper_for(Order).deleted(live)
+    assert not mapper_for(User).deleted(tombstone)

@@ -122,8 +122,9 @@ def indexed(
     repo: Any
     if edge.is_async:
         repo = AsyncIndexedRepository(AsyncRepository(model, used, **options), indexes)
-        if create:
-            repo.create_tables(edge.backend, exist_ok=True)
+        if create:  # on the target, past any fault-injecting backend ``used`` may be
+            sync = IndexedRepository(Repository(model, edge.backend), indexes)
+            sync.create_tables(exist_ok=True)
     else:
         repo = IndexedRepository(Repository(model, used, **options), indexes)
         if create:

@@ -10,7 +10,7 @@ from hmodel import Family, Key, Query, Store, Str, Table, map_field, model
 from hmodel.aio import AsyncCopy, AsyncRelation
 from hmodel.backend.base import Backend
 from hmodel.clock import ManualClock
-from hmodel.errors import ConnectionLostError, DeclarationError, NotFoundError
+from hmodel.errors import ConnectionLostError, DeclarationError, NotFoundError, ValidationError
 from hmodel.patterns import Copy, Relation
 from hmodel.testing.fault import FaultyBackend
 from tests.edges import Edge
@@ -67,9 +67,9 @@ def test_a_source_change_rewrites_every_copy_in_batches_R3(
     assert (report.examined, report.touched) == (250, 250)
     assert report.round_trips <= edge.round_trips - before
     if "check_and_mutate" in backend.capabilities:  # the save, the source's get, the scan
-        assert report.round_trips <= 1 + 1 + 4 + 250  # and one check_and_mutate per copy
-    else:  # the save, the source's get, the scan, then 3 x (mutate + get back)
-        assert report.round_trips <= 1 + 1 + 4 + 3 * 2
+        assert report.round_trips <= 1 + 1 + 4 + 250 + 1  # a check_and_mutate per copy, a get
+    else:  # the save, the source's get, the scan, then 3 x (mutate + get back), a get
+        assert report.round_trips <= 1 + 1 + 4 + 3 * 2 + 1
     cities = {x.ship_city for x in store.repository(Line).scan({"order_id": "o1", "ship": 1})}
     assert cities == {"Rome"}
     assert store.repository(Line).get(order_id="o1", ship=2, line=1) == other  # untouched
@@ -104,6 +104,39 @@ def test_a_source_saved_in_its_copies_millisecond_still_rewrites_them_R3(
     cities = {x.ship_city for x in store.repository(Line).scan({"order_id": "o-tie", "ship": 1})}
     assert cities == {"Rome"}
     assert edge.call(copy.verify([shipping])) == []
+
+
+def test_a_source_saved_again_unchanged_rewrites_no_copy_R3(
+    backend: Backend, store: Store, edge: Edge
+) -> None:
+    """A second save of a source with the same values finds every copy equal by value
+    (their stamps older than the source's new ones): 0 touched, no write sent."""
+    copy = _edge_ship_to(edge, store)
+    shipping = Shipping(order_id="o-same", ship=1, city="Paris")
+    assert edge.call(copy.save(shipping)).touched == 0  # no copies yet
+    lines = [
+        copy.fill(Line(order_id="o-same", ship=1, line=n, item="i", ship_city=""), shipping)
+        for n in range(3)
+    ]
+    store.repository(Line).save_many(lines)
+    store.clock.advance(5)  # type: ignore[attr-defined]
+    before = edge.round_trips
+    report = edge.call(copy.save(shipping))
+    assert (report.examined, report.touched) == (3, 0)
+    writes = 1 if "check_and_mutate" in backend.capabilities else 0  # only the source's save
+    assert report.round_trips <= edge.round_trips - before <= 1 + 1 + 4 + writes
+    assert edge.call(copy.verify([shipping])) == []
+
+
+def test_verify_and_repair_refuse_what_is_not_a_source_R3(store: Store, edge: Edge) -> None:
+    """verify([None]) and repair([a line]) raise a ValidationError naming ``sources``."""
+    copy = _edge_ship_to(edge, store)
+    with pytest.raises(ValidationError, match="Shipping") as found:
+        edge.call(copy.verify([None]))
+    assert found.value.field == "sources"
+    line = Line(order_id="o", ship=1, line=1, item="i", ship_city="")
+    with pytest.raises(ValidationError, match="Shipping"):
+        edge.call(copy.repair([line]))
 
 
 def test_verify_finds_stale_copies_and_repair_fixes_them(store: Store, edge: Edge) -> None:

@@ -67,14 +67,16 @@ def test_copies_and_relations_keep_their_promises_under_faults(backend: Backend)
     def items(ship: int) -> dict[int, str]:
         return {x.line: x.item for x in lines.scan({"order_id": "o", "ship": ship})}
 
-    def check_save(ship: int, floor: int, before: dict[int, str]) -> None:
-        """Every line there before and after (not re-created) holds a copy newer than floor."""
+    def check_save(ship: int, floor: int, before: dict[int, str], city: str) -> None:
+        """Every line there before and after (not re-created) holds the saved city or a copy
+        newer than floor (a copy already equal is left at its older stamp)."""
+        wanted = lines.mapper.encode_value("ship_city", city)
         for line in lines.scan({"order_id": "o", "ship": ship}):
             if before.get(line.line) != line.item:
                 continue  # created or re-created meanwhile: a target save, its own stamp
             row = lines.mapper.rowkey(line)
             cells = backend.get_versions(lines.table, row, b"o:c", max_versions=1)
-            if cells and cells[0].timestamp <= floor:
+            if cells and cells[0].timestamp <= floor and cells[0].value != wanted:
                 broken.append(f"line {ship}/{line.line}: copy older than the save")
 
     started: dict[tuple[str, str], int] = {}
@@ -104,8 +106,17 @@ def test_copies_and_relations_keep_their_promises_under_faults(backend: Backend)
                     row = store.repository(Shipping).mapper.key_of(order_id="o", ship=ship)
                     before = items(ship)
                     floor = store.stamps.next(rows=(row,))
-                    copy.save(Shipping(order_id="o", ship=ship, city=chance.choice(CITIES)))
-                    check_save(ship, floor, before)
+                    city = chance.choice(CITIES)
+                    # A save overlapping another's on the ship may find its copies equal
+                    # and leave them while the other's late write lands: that one puts
+                    # the newer city back itself, after; only a save alone is checked.
+                    seen = begin(("ship", str(ship)))
+                    try:
+                        copy.save(Shipping(order_id="o", ship=ship, city=city))
+                    finally:
+                        checked = alone(("ship", str(ship)), seen)
+                    if checked:
+                        check_save(ship, floor, before, city)
                 elif what < 0.5:
                     number = chance.randrange(3)
                     old = lines.get(order_id="o", ship=ship, line=number)

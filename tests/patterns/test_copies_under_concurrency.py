@@ -107,6 +107,22 @@ def test_a_late_sync_never_overwrites_a_newer_copy_at_write(backend: Backend) ->
     assert copy.verify_targets() == []
 
 
+def test_a_late_sync_past_copies_left_equal_syncs_again_R3(backend: Backend) -> None:
+    """B sets the source back to the copies' value right before A's copy write lands: B's
+    sync leaves the equal copies at their older stamps, so A's older value shows until A,
+    having written, reads the source again and syncs the newer version back."""
+    faulty, store, copy = _setup(backend)
+    back = Shipping(order_id="o1", ship=1, city="Paris")  # what the copies hold
+    method, nth = _write_call(backend)
+    seen: list[int] = []
+    faulty.on(method, nth=nth, before=lambda *_: seen.append(copy.save(back).touched))
+    copy.save(Shipping(order_id="o1", ship=1, city="Lyon"))
+    assert seen == [0]  # B's sync found every copy equal
+    assert store.repository(Shipping).get(order_id="o1", ship=1) == back
+    assert _cities(store) == ["Paris", "Paris"]
+    assert copy.verify([back]) == [] and copy.verify_targets() == []
+
+
 def test_a_sync_never_brings_back_a_copy_deleted_by_a_writer_whose_clock_is_behind(
     backend: Backend,
 ) -> None:

@@ -241,10 +241,7 @@ def test_a_save_cancelled_mid_protocol_never_gives_a_wrong_answer_and_is_repaire
 def test_load_rows_put_status_if_resolve_and_repair(edge: Edge) -> None:
     clock = ManualClock(T0)
     users = indexed(edge, User, [nick()], clock=clock)
-    if edge.is_async:  # DDL stays synchronous: the async edge takes a sync backend
-        users.create_tables(edge.backend, exist_ok=True)
-    else:
-        users.create_tables(exist_ok=True)
+    edge.call(users.create_tables(exist_ok=True))  # awaited on the async edge
     index = users.index("user_by_nick")
     edge.call(users.save(User(user_id="u1", nickname="bob")))
     u1 = users.repository.info.key.encode({"user_id": "u1"})

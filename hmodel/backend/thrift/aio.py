@@ -16,7 +16,7 @@ __all__ = ["AsyncThriftBackend"]
 
 
 class AsyncChannel(AsyncPooledChannel):
-    """Calls to a Thrift1 server from one event loop over at most ``pool_size`` connections."""
+    """Calls to a Thrift1 server from any event loop, at most ``pool_size`` connections per loop."""
 
     service: Any = Hbase
     decode_response = False  # strings stay bytes, as happybase keeps them

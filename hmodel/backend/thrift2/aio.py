@@ -19,7 +19,7 @@ __all__ = ["AsyncThrift2Backend"]
 
 
 class AsyncChannel(AsyncPooledChannel):
-    """Calls to a Thrift2 server from one event loop over at most ``pool_size`` connections."""
+    """Calls to a Thrift2 server from any event loop, at most ``pool_size`` connections per loop."""
 
     service: Any = HBASE2.THBaseService
     decode_response = True
