@@ -22,19 +22,19 @@ import hashlib
 import heapq
 import itertools
 import struct
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from bench.harness import Result, Scale, paired_with_cpu, summary
-from bench.servers import servers
+from bench.servers import drop_tables, servers
 from hmodel import Family, Key, ReverseTimestamp, Salt, Str, Table, counter, field, model
 from hmodel.backend.base import Scan
 from hmodel.backend.thrift import ThriftBackend
 from hmodel.backend.thrift2 import Thrift2Backend
 from hmodel.repository import Repository
 
-__all__ = ["HandSale", "Sale", "run"]
+__all__ = ["HandSale", "Sale", "check_identical", "run"]
 
 BUCKETS = 16
 LONG_MAX = 2**63 - 1
@@ -187,10 +187,10 @@ def run(scale: Scale) -> list[Result]:
             **options,
         )
         try:
-            _drop(connection)
+            drop_tables(server, TABLES)
             return _measure(backend, backend2, connection, scale, pairs, rows)
         finally:
-            _drop(connection)
+            drop_tables(server, TABLES)
             backend.close()
             backend2.close()
             connection.close()
@@ -198,14 +198,6 @@ def run(scale: Scale) -> list[Result]:
 
 #: The tables the group makes (under the server's table prefix), dropped before and after.
 TABLES = ("bench_hand_model", "bench_hand_raw", "bench_hand_trips")
-
-
-def _drop(connection: Any) -> None:
-    """Drop this group's tables left by an earlier run (a real HBase keeps them)."""
-    existing = {name.decode() for name in connection.tables()}
-    for name in TABLES:
-        if name in existing:
-            connection.delete_table(name, disable=True)
 
 
 def _hmodel_ops(  # noqa: PLR0917  # the workloads' inputs, passed as they are
@@ -279,7 +271,7 @@ def _measure(  # noqa: PLR0917  # one workload table, built in one place
     with hand.batch(batch_size=1000) as batch:
         for sale in data:
             batch.put(hand_key(sale.user, sale.ts, sale.product), hand_cells(sale))
-    _check_identical(repo, hand, data)
+    check_identical(repo, hand, data)
 
     prefixes = [bytes((bucket,)) for bucket in range(BUCKETS)]
     keys: list[dict[str, Any]] = [
@@ -482,7 +474,7 @@ def _hand_trips(  # noqa: PLR0917  # the workloads' inputs, passed as they are
         connection.client = counting._client
 
 
-def _check_identical(repo: Repository[Sale], hand: Any, data: list[Sale]) -> None:
+def check_identical(repo: Repository[Any], hand: Any, data: Sequence[object]) -> None:
     """Both tables hold the same rowkeys and the same cell values (timestamps aside)."""
     ours = {
         row: {column: cell.value for column, cell in result.cells.items()}

@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-__all__ = ["SERVER_VARIABLE", "Servers", "fake_servers", "servers"]
+__all__ = ["SERVER_VARIABLE", "Servers", "drop_tables", "fake_servers", "servers"]
 
 #: ``HMODEL_BENCH_SERVER=fake`` runs on the fake server even where a real HBase is at hand;
 #: ``real`` refuses to fall back to the fake (an error without Java or a kit address).
@@ -126,3 +126,22 @@ def servers() -> Iterator[Servers]:
             )
     with fake_servers() as fake:
         yield fake
+
+
+def drop_tables(server: Servers, names: Iterable[str]) -> None:
+    """Drop those of ``names`` (under ``server.prefix``) that exist, over a fresh connection.
+
+    A real HBase keeps a benchmark's tables after the run (and after a crashed one): a
+    benchmark drops its own before it starts and after it ends. The connection is its
+    own because a server closes one left idle for 60 s (HBase's socket read timeout).
+    """
+    import happybase
+
+    connection = happybase.Connection(*server.thrift1, timeout=10_000, table_prefix=server.prefix)
+    try:
+        existing = {name.decode() for name in connection.tables()}
+        for name in names:
+            if name in existing:
+                connection.delete_table(name, disable=True)
+    finally:
+        connection.close()
