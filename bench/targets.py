@@ -99,6 +99,15 @@ TARGETS: dict[str, Target] = {
         )
     },
     "handwritten.thrift2_pages": _at_most(1.0),
+    # YCSB's core workloads (issue 29): hmodel's throughput / the hand-written code's, on
+    # every workload with 1 and 8 clients: Repository against happybase (threads),
+    # AsyncRepository against aiohappybase (tasks of one event loop).
+    **{
+        f"ycsb.{edge}{workload}_{clients}": _at_least(1.0)
+        for edge in ("", "async_")
+        for workload in "abcef"
+        for clients in (1, 8)
+    },
     # Client CPU per row, no I/O, hmodel / hand-written (issue 11: <= 1.5).
     "client.rowkey": _at_most(1.5),
     "client.thrift_row": _at_most(1.5),
