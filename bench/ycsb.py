@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import gc
 import random
 import statistics
-import string
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -173,7 +173,7 @@ class Operations:
     The kind by YCSB's order of proportions (read, update, insert, scan, rmw); the key
     from a :class:`ScrambledZipfian` over the loaded records plus twice the inserts
     expected in ``expected`` operations, drawn again while above the last inserted key;
-    the field uniformly; values of :data:`FIELD_LENGTH` random letters and digits.
+    the field uniformly; values of :data:`FIELD_LENGTH` random printable characters.
     Inserted keys count on from :data:`RECORDS` across every :meth:`take`.
     """
 
@@ -186,7 +186,7 @@ class Operations:
 
     def value(self) -> str:
         """A field's new value."""
-        return "".join(self.random.choices(_LETTERS, k=FIELD_LENGTH))
+        return _value(self.random)
 
     def _key(self) -> str:
         while True:
@@ -220,7 +220,9 @@ class Operations:
         return f"field{self.random.randrange(FIELDS)}", self.value()
 
 
-_LETTERS = string.ascii_letters + string.digits
+def _value(draw: random.Random) -> str:
+    """:data:`FIELD_LENGTH` random printable characters (base64 of random bytes)."""
+    return base64.b64encode(draw.randbytes(FIELD_LENGTH * 3 // 4)).decode()
 
 
 @model(Table("bench_ycsb_model", [Family("f")]), key=Key(Str("key")))
@@ -259,11 +261,8 @@ def _fields(cells: dict[bytes, bytes]) -> dict[str, str]:
 
 def records(count: int = RECORDS, *, seed: int = 7) -> list[UserRecord]:
     """The load phase's records: keys ``build_key_name(0 .. count-1)``, random values."""
-    draw = random.Random(seed).choices
-    return [
-        _record(build_key_name(i), ["".join(draw(_LETTERS, k=FIELD_LENGTH)) for _ in _NAMES])
-        for i in range(count)
-    ]
+    draw = random.Random(seed)
+    return [_record(build_key_name(i), [_value(draw) for _ in _NAMES]) for i in range(count)]
 
 
 def load(repo: Repository[UserRecord], hand: Any, data: Sequence[UserRecord]) -> None:
