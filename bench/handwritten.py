@@ -377,6 +377,7 @@ def _measure(  # noqa: PLR0917  # one workload table, built in one place
     results = []
     for name, theirs, note, once in workloads:
         ours = thrift1[name]
+        _reopen(connection)
         walls, cpus = paired_with_cpu(theirs, ours, pairs=pairs)
         before = backend.round_trips
         once()
@@ -413,6 +414,7 @@ def _measure(  # noqa: PLR0917  # one workload table, built in one place
             )
         )
         if name == "pages":
+            _reopen(connection)
             walls, _ = paired_with_cpu(theirs, thrift2[name], pairs=pairs)
             results.append(
                 _ratio(
@@ -423,6 +425,12 @@ def _measure(  # noqa: PLR0917  # one workload table, built in one place
                 )
             )
     return results
+
+
+def _reopen(connection: Any) -> None:
+    """Reconnect happybase (untimed): the server closes a connection idle for 60 s."""
+    connection.close()
+    connection.open()
 
 
 def _ratio(name: str, ratios: list[float], unit: str, note: str) -> Result:
