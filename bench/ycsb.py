@@ -316,7 +316,7 @@ def _hand_op(table: Any, operation: Operation) -> None:
     else:
         [
             (row[:-2].decode(), _fields(cells))
-            for row, cells in table.scan(row_start=_row(key), limit=argument)
+            for row, cells in table.scan(row_start=_row(key), limit=argument, batch_size=argument)
         ]
 
 
@@ -350,7 +350,9 @@ async def _hand_aop(table: Any, operation: Operation) -> None:
     else:
         [
             (row[:-2].decode(), _fields(cells))
-            async for row, cells in table.scan(row_start=_row(key), limit=argument)
+            async for row, cells in table.scan(
+                row_start=_row(key), limit=argument, batch_size=argument
+            )
         ]
 
 
