@@ -27,13 +27,12 @@ process's (the client's) CPU ratio, same direction.
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from bench.harness import Result, Scale, paired, paired_with_cpu, summary
+from bench.servers import fake_servers
 from hmodel import Family, Key, Str, Table, field, model
 from hmodel.aio import AsyncRepository
 from hmodel.backend.thrift import AsyncThriftBackend, ThriftBackend
@@ -67,49 +66,13 @@ def _key(i: int) -> str:
     return f"u{i:04d}"
 
 
-class _Server:
-    """``hmodel fake-hbase`` serving Thrift1 and Thrift2, in a child process, stopped on exit."""
-
-    def __enter__(self) -> _Server:
-        self.process = subprocess.Popen(
-            [
-                *(sys.executable, "-m", "hmodel.cli", "fake-hbase"),
-                *("--host", "127.0.0.1", "--port", "0", "--thrift2-port", "0"),
-            ],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert self.process.stdout is not None
-        ports: dict[str, tuple[str, int]] = {}
-        for _ in range(2):
-            line = self.process.stdout.readline()
-            for api in ("Thrift1", "Thrift2"):
-                if f"{api} server listening on" in line:
-                    address = line.split("listening on ", 1)[1].split()[0]
-                    host, port = address.rsplit(":", 1)
-                    ports[api] = (host, int(port))
-        if len(ports) != 2:
-            self.process.kill()
-            raise RuntimeError("hmodel fake-hbase did not report its Thrift1 and Thrift2 ports")
-        self.thrift1, self.thrift2 = ports["Thrift1"], ports["Thrift2"]
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-
-
 def run(scale: Scale) -> list[Result]:
     """Measure gets, scans and saves: loop against threads (Thrift2, Thrift1), and aiohappybase."""
     pairs = 5 if scale.repeat < 5 else 7
     gets = scale.count(2000, multiple=32)
     saves = scale.count(1000, multiple=32)
     results = _wire(scale)
-    with _Server() as server:
+    with fake_servers() as server:
         admin = Thrift2Backend(*server.thrift2)
         admin.create_table(profiles)
         Repository(Profile, admin).save_many(

@@ -22,19 +22,19 @@ import hashlib
 import heapq
 import itertools
 import struct
-import subprocess
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from bench.harness import Result, Scale, paired_with_cpu, summary
+from bench.servers import drop_tables, servers
 from hmodel import Family, Key, ReverseTimestamp, Salt, Str, Table, counter, field, model
 from hmodel.backend.base import Scan
 from hmodel.backend.thrift import ThriftBackend
+from hmodel.backend.thrift2 import Thrift2Backend
 from hmodel.repository import Repository
 
-__all__ = ["HandSale", "Sale", "run"]
+__all__ = ["HandSale", "Sale", "check_identical", "run"]
 
 BUCKETS = 16
 LONG_MAX = 2**63 - 1
@@ -159,43 +159,6 @@ class _Counting:
         return call
 
 
-class _Server:
-    """``hmodel fake-hbase --port 0`` in a child process, stopped on exit."""
-
-    def __enter__(self) -> _Server:
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "hmodel.cli",
-                "fake-hbase",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                "0",
-            ],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        if "listening on" not in line:
-            self.process.kill()
-            raise RuntimeError(f"hmodel fake-hbase did not start: {line!r}")
-        address = line.split("listening on ", 1)[1].split()[0]
-        self.host, port = address.rsplit(":", 1)
-        self.port = int(port)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-
-
 def _merged(table: Any, prefixes: list[bytes], batch_size: int = 1000) -> Iterator[Any]:
     """Every row of the salted table in natural-key order: one scanner per bucket, merged."""
     scanners = [table.scan(row_prefix=prefix, batch_size=batch_size) for prefix in prefixes]
@@ -208,27 +171,95 @@ def run(scale: Scale) -> list[Result]:
 
     pairs = 5 if scale.repeat < 5 else 9
     rows = scale.count(5000, multiple=100)
-    with _Server() as server:
-        backend = ThriftBackend(server.host, server.port, transport="buffered", protocol="binary")
+    with servers() as server:
+        print(f"  handwritten: against {server.what}", flush=True)
+        options: dict[str, Any] = {"table_prefix": server.prefix}
+        backend = ThriftBackend(*server.thrift1, transport="buffered", protocol="binary", **options)
+        backend2 = Thrift2Backend(*server.thrift2, **options)
         # A careful engineer sets a socket timeout, as hmodel's backend does (10 s): an
         # unbounded wait on a dead region server is a hung request thread.
         connection = happybase.Connection(
-            server.host,
-            server.port,
+            *server.thrift1,
             transport="buffered",
             protocol="binary",
             autoconnect=True,
             timeout=10_000,
+            **options,
         )
         try:
-            return _measure(backend, connection, scale, pairs, rows)
+            drop_tables(server, TABLES)
+            return _measure(backend, backend2, connection, scale, pairs, rows)
         finally:
+            drop_tables(server, TABLES)
             backend.close()
+            backend2.close()
             connection.close()
 
 
-def _measure(
-    backend: ThriftBackend, connection: Any, scale: Scale, pairs: int, rows: int
+#: The tables the group makes (under the server's table prefix), dropped before and after.
+TABLES = ("bench_hand_model", "bench_hand_raw", "bench_hand_trips")
+
+
+def _hmodel_ops(  # noqa: PLR0917  # the workloads' inputs, passed as they are
+    repo: Repository[Sale],
+    gets: list[dict[str, Any]],
+    groups: list[list[dict[str, Any]]],
+    total: int,
+    batches: list[list[Sale]],
+    saves: list[Sale],
+) -> dict[str, Callable[[int], object]]:
+    """hmodel's side of each workload, by name, through ``repo``; ``batches[i]``: run i's rows."""
+
+    def save(_: int) -> None:
+        for sale in saves:
+            repo.save(sale)
+
+    def save_many(index: int) -> None:
+        repo.save_many(batches[index])
+
+    def get(_: int) -> None:
+        for key in gets:
+            repo.get(**key)
+
+    def get_many(_: int) -> None:
+        for group in groups:
+            repo.get_many(group)
+
+    def prefix(_: int) -> None:
+        if sum(1 for _ in repo.scan({"user": "user-heavy"})) != HEAVY:
+            raise AssertionError("the prefix scan should return every heavy user's row")
+
+    def pages(_: int) -> None:
+        if sum(len(page) for page in repo.pages(GROUP)) != total:
+            raise AssertionError("the paged read should return every row")
+
+    def merged(_: int) -> None:
+        if sum(1 for _ in repo.scan()) != total:
+            raise AssertionError("the merged read should return every row")
+
+    def increment(_: int) -> None:
+        for key in gets[:GROUP]:
+            repo.increment(key, views=1)
+
+    return {
+        "get": get,
+        "get_many": get_many,
+        "scan_prefix": prefix,
+        "pages": pages,
+        "merged": merged,
+        "increment": increment,
+        "save": save,
+        "save_many": save_many,
+    }
+
+
+def _measure(  # noqa: PLR0917  # one workload table, built in one place
+    backend: ThriftBackend,
+    backend2: Thrift2Backend,
+    connection: Any,
+    scale: Scale,
+    pairs: int,
+    rows: int,
 ) -> list[Result]:
     repo = Repository(Sale, backend)
     repo.create_table()
@@ -240,7 +271,7 @@ def _measure(
     with hand.batch(batch_size=1000) as batch:
         for sale in data:
             batch.put(hand_key(sale.user, sale.ts, sale.product), hand_cells(sale))
-    _check_identical(repo, hand, data)
+    check_identical(repo, hand, data)
 
     prefixes = [bytes((bucket,)) for bucket in range(BUCKETS)]
     keys: list[dict[str, Any]] = [
@@ -249,51 +280,45 @@ def _measure(
     gets = keys[:: max(1, rows // scale.count(500, multiple=10))]
     groups = [keys[i : i + GROUP] for i in range(0, min(len(keys), 1000), GROUP)]
     heavy_prefix = hand_key("user-heavy", EPOCH, "x")[: 1 + len(_text("user-heavy"))]
+    total = len(data)
 
-    # save_many runs last (the reads see only the rows above), fresh rows in every run.
+    # save and save_many run last (the reads see only the rows above). save overwrites
+    # the same rows in every run; save_many writes fresh rows in every run, and each
+    # hmodel side (Thrift1 against the hand-written code, Thrift1 against Thrift2) its own.
     writes = scale.count(5000, multiple=100)
-    batches = [sales(writes, start=10**6 + run * writes) for run in range(pairs + 1)]
+    saves = sales(scale.count(200, multiple=10), start=5 * 10**6)
 
-    def hm_save(index: int) -> None:
-        repo.save_many(batches[index])
+    def fresh(base: int) -> list[list[Sale]]:
+        return [sales(writes, start=base + run * writes) for run in range(pairs + 1)]
 
-    def hw_save(index: int) -> None:
+    thrift1 = _hmodel_ops(repo, gets, groups, total, fresh(10**6), saves)
+    thrift1_again = _hmodel_ops(repo, gets, groups, total, fresh(2 * 10**6), saves)
+    thrift2 = _hmodel_ops(Repository(Sale, backend2), gets, groups, total, fresh(3 * 10**6), saves)
+    hand_batches = fresh(10**6)
+
+    def hw_save(_: int) -> None:
+        for sale in saves:
+            hand.put(hand_key(sale.user, sale.ts, sale.product), hand_cells(sale))
+
+    def hw_save_many(index: int) -> None:
         with hand.batch(batch_size=1000) as batch:
-            for sale in batches[index]:
+            for sale in hand_batches[index]:
                 batch.put(hand_key(sale.user, sale.ts, sale.product), hand_cells(sale))
-
-    def hm_get(_: int) -> None:
-        for key in gets:
-            repo.get(**key)
 
     def hw_get(_: int) -> None:
         for key in gets:
             row = hand_key(key["user"], key["ts"], key["product"])
             hand_decode(row, hand.row(row))
 
-    def hm_get_many(_: int) -> None:
-        for group in groups:
-            repo.get_many(group)
-
     def hw_get_many(_: int) -> None:
         for group in groups:
             wanted = [hand_key(k["user"], k["ts"], k["product"]) for k in group]
             [hand_decode(row, cells) for row, cells in hand.rows(wanted)]
 
-    def hm_prefix(_: int) -> None:
-        if sum(1 for _ in repo.scan({"user": "user-heavy"})) != HEAVY:
-            raise AssertionError("the prefix scan should return every heavy user's row")
-
     def hw_prefix(_: int) -> None:
         found = [hand_decode(row, cells) for row, cells in hand.scan(row_prefix=heavy_prefix)]
         if len(found) != HEAVY:
             raise AssertionError("the prefix scan should return every heavy user's row")
-
-    total = len(data)
-
-    def hm_pages(_: int) -> None:
-        if sum(len(page) for page in repo.pages(GROUP)) != total:
-            raise AssertionError("the paged read should return every row")
 
     def hw_pages(_: int) -> None:
         merged = (hand_decode(row, cells) for row, cells in _merged(hand, prefixes))
@@ -303,109 +328,115 @@ def _measure(
         if count != total:
             raise AssertionError("the paged read should return every row")
 
-    def hm_merged(_: int) -> None:
-        if sum(1 for _ in repo.scan()) != total:
-            raise AssertionError("the merged read should return every row")
-
     def hw_merged(_: int) -> None:
         if sum(1 for _ in (hand_decode(r, c) for r, c in _merged(hand, prefixes))) != total:
             raise AssertionError("the merged read should return every row")
 
-    counters = gets[:GROUP]
-
-    def hm_increment(_: int) -> None:
-        for key in counters:
-            repo.increment(key, views=1)
-
     def hw_increment(_: int) -> None:
-        for key in counters:
+        for key in gets[:GROUP]:
             hand.counter_inc(hand_key(key["user"], key["ts"], key["product"]), b"p:v")
 
-    workloads: list[tuple[str, Callable[[int], object], Callable[[int], object], str, Any]] = [
-        ("get", hm_get, hw_get, f"get by key, {len(gets)} calls", lambda: repo.get(**keys[0])),
-        (
-            "get_many",
-            hm_get_many,
-            hw_get_many,
-            f"get_many of {GROUP} keys",
-            lambda: repo.get_many(groups[0]),
-        ),
+    workloads: list[tuple[str, Callable[[int], object], str, Any]] = [
+        ("get", hw_get, f"get by key, {len(gets)} calls", lambda: repo.get(**keys[0])),
+        ("get_many", hw_get_many, f"get_many of {GROUP} keys", lambda: repo.get_many(groups[0])),
         (
             "scan_prefix",
-            hm_prefix,
             hw_prefix,
             f"prefix scan of {HEAVY} rows of one user",
             lambda: list(repo.scan({"user": "user-heavy"})),
         ),
         (
             "pages",
-            hm_pages,
             hw_pages,
             f"full read of {total} salted rows in pages of {GROUP}",
             lambda: sum(1 for _ in repo.pages(GROUP)),
         ),
         (
             "merged",
-            hm_merged,
             hw_merged,
             f"full read of {total} salted rows, scan() merged",
             lambda: sum(1 for _ in repo.scan()),
         ),
         (
             "increment",
-            hm_increment,
             hw_increment,
-            f"{len(counters)} counter increments",
+            f"{GROUP} counter increments",
             lambda: repo.increment(keys[0], views=1),
         ),
+        ("save", hw_save, f"save of one row, {len(saves)} calls", lambda: repo.save(saves[0])),
         (
             "save_many",
-            hm_save,
-            hw_save,
+            hw_save_many,
             f"save_many of {writes} vs batch(batch_size=1000)",
             lambda: repo.save_many(sales(writes, start=10**8)),
         ),
     ]
     hand_trips = _hand_trips(connection, hand, keys, groups, prefixes, heavy_prefix, writes)
+    hand_trips["save"] = 1
+    timing = f"{pairs} interleaved pairs"
     results = []
-    for name, ours, theirs, note, once in workloads:
+    for name, theirs, note, once in workloads:
+        ours = thrift1[name]
+        _reopen(connection)
         walls, cpus = paired_with_cpu(theirs, ours, pairs=pairs)
         before = backend.round_trips
         once()
         calls = backend.round_trips - before
-        timing = f"{pairs} interleaved pairs"
-        median, spread = summary(walls)
-        results.append(
-            Result(
+        results += [
+            _ratio(
                 f"handwritten.{name}",
-                median,
+                walls,
                 "x time",
-                "lower",
                 f"{note}; hmodel time / hand-written time, {timing}",
-                spread,
-            )
-        )
-        median, spread = summary(cpus)
-        results.append(
-            Result(
+            ),
+            _ratio(
                 f"handwritten.cpu_{name}",
-                median,
+                cpus,
                 "x CPU",
-                "lower",
                 f"{note}; client CPU (this process), hmodel / hand-written, {timing}",
-                spread,
-            )
-        )
-        results.append(
+            ),
             Result(
                 f"handwritten.calls_{name}",
                 calls / hand_trips[name],
                 "x calls",
                 "lower",
                 f"Thrift calls of one call: hmodel {calls}, hand-written {hand_trips[name]}",
+            ),
+        ]
+        # The same hmodel work over Thrift2 (a struct per cell on the wire) against Thrift1.
+        _, cpus = paired_with_cpu(thrift1_again[name], thrift2[name], pairs=pairs)
+        results.append(
+            _ratio(
+                f"handwritten.thrift2_cpu_{name}",
+                cpus,
+                "x CPU",
+                f"{note}; client CPU, hmodel over Thrift2 / hmodel over Thrift1, {timing}",
             )
         )
+        if name == "pages":
+            _reopen(connection)
+            walls, _ = paired_with_cpu(theirs, thrift2[name], pairs=pairs)
+            results.append(
+                _ratio(
+                    "handwritten.thrift2_pages",
+                    walls,
+                    "x time",
+                    f"{note}; hmodel over Thrift2 time / hand-written (Thrift1) time, {timing}",
+                )
+            )
     return results
+
+
+def _reopen(connection: Any) -> None:
+    """Reconnect happybase (untimed): the server closes a connection idle for 60 s."""
+    connection.close()
+    connection.open()
+
+
+def _ratio(name: str, ratios: list[float], unit: str, note: str) -> Result:
+    """A ratio result (lower is better): the median of ``ratios`` and their spread."""
+    median, spread = summary(ratios)
+    return Result(name, median, unit, "lower", note, spread)
 
 
 def _hand_trips(  # noqa: PLR0917  # the workloads' inputs, passed as they are
@@ -451,7 +482,7 @@ def _hand_trips(  # noqa: PLR0917  # the workloads' inputs, passed as they are
         connection.client = counting._client
 
 
-def _check_identical(repo: Repository[Sale], hand: Any, data: list[Sale]) -> None:
+def check_identical(repo: Repository[Any], hand: Any, data: Sequence[object]) -> None:
     """Both tables hold the same rowkeys and the same cell values (timestamps aside)."""
     ours = {
         row: {column: cell.value for column, cell in result.cells.items()}

@@ -13,7 +13,18 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: import ``bench.*`` from the project root
     sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
-from bench import async_calls, client, codec, engine, handwritten, key, mock, repository, thrift
+from bench import (
+    async_calls,
+    client,
+    codec,
+    engine,
+    handwritten,
+    key,
+    mock,
+    repository,
+    thrift,
+    ycsb,
+)
 from bench.harness import FULL, QUICK, Result, Scale
 from bench.report import as_json, misses, table
 from bench.targets import TARGETS
@@ -31,6 +42,7 @@ GROUPS: dict[str, Callable[[Scale], list[Result]]] = {
     "handwritten": handwritten.run,
     "client": client.run,
     "async": async_calls.run,
+    "ycsb": ycsb.run,
 }
 
 
