@@ -104,8 +104,9 @@ class WriteCalls(HandlerBase):
                 puts.append(row_puts)
             if row_deletes:
                 deletes.append(row_deletes)
-        if puts and not self.backend.table_exists(table):
-            raise _missing_table_put(table, len(puts))
+        if (puts or deletes) and not self.backend.table_exists(table):
+            # The puts fail first and end the call; a batch of deletes alone fails so too.
+            raise _missing_table_put(table, len(puts) or len(deletes))
         for actions in (puts, deletes):
             failed: list[HModelError] = []
             for action in actions:
