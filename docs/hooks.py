@@ -13,6 +13,7 @@ is left too, so MkDocs' own link validation reports it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import unquote
@@ -73,6 +74,21 @@ def rewrite_markdown(markdown: str, page_dir: Path, docs_dir: Path, root: Path, 
         target = rewrite_target(match.group(2), page_dir, docs_dir, root, base)
         return match.group(1) + target + match.group(3)
 
+    def prose(line: str) -> str:
+        parts = []
+        last = 0
+        for span in _CODE_SPAN.finditer(line):
+            parts.append(_INLINE_LINK.sub(rewrite, line[last : span.start()]))
+            parts.append(span.group(0))
+            last = span.end()
+        parts.append(_INLINE_LINK.sub(rewrite, line[last:]))
+        return _REFERENCE.sub(rewrite, "".join(parts))
+
+    return _prose_lines(markdown, prose)
+
+
+def _prose_lines(markdown: str, change: Callable[[str], str]) -> str:
+    """``markdown`` with ``change`` applied to each line outside fenced code blocks."""
     out: list[str] = []
     fence: str | None = None
     for line in markdown.split("\n"):
@@ -82,14 +98,7 @@ def rewrite_markdown(markdown: str, page_dir: Path, docs_dir: Path, root: Path, 
         elif fence is not None and line.strip().startswith(fence):
             fence = None
         elif fence is None:
-            parts = []
-            last = 0
-            for span in _CODE_SPAN.finditer(line):
-                parts.append(_INLINE_LINK.sub(rewrite, line[last : span.start()]))
-                parts.append(span.group(0))
-                last = span.end()
-            parts.append(_INLINE_LINK.sub(rewrite, line[last:]))
-            out.append(_REFERENCE.sub(rewrite, "".join(parts)))
+            out.append(change(line))
             continue
         out.append(line)
     return "\n".join(out)
@@ -123,20 +132,11 @@ def unlink_markdown(markdown: str, page_dir: Path, docs_dir: Path, root: Path) -
         plain = text.strip("`")
         return text if plain in (path, PurePosixPath(path).name) else f"{text} (`{path}`)"
 
-    out: list[str] = []
-    fence: str | None = None
-    for line in markdown.split("\n"):
-        opening = _FENCE.match(line)
-        if fence is None and opening:
-            fence = opening.group(1)[0] * len(opening.group(1))
-        elif fence is not None and line.strip().startswith(fence):
-            fence = None
-        elif fence is None:
-            spans = [(m.start(), m.end()) for m in _CODE_SPAN.finditer(line)]
-            out.append(_WHOLE_LINK.sub(lambda m, spans=spans: unlink(m, spans), line))
-            continue
-        out.append(line)
-    return "\n".join(out)
+    def prose(line: str) -> str:
+        spans = [(m.start(), m.end()) for m in _CODE_SPAN.finditer(line)]
+        return _WHOLE_LINK.sub(lambda m: unlink(m, spans), line)
+
+    return _prose_lines(markdown, prose)
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
