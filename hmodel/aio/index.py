@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import AsyncIterator, Awaitable, Generator, Mapping, Sequence
+from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
 from datetime import timedelta
 from typing import Any, TypeVar
 
@@ -20,15 +20,8 @@ __all__ = ["AsyncIndexedRepository"]
 M = TypeVar("M")
 
 
-class _Done:
-    """An awaitable already done (what the older ``create_tables(backend)`` returns)."""
-
-    def __await__(self) -> Generator[Any, None, None]:
-        return
-        yield
-
-
-_DONE = _Done()
+async def _done() -> None:
+    """Nothing left to do (what the older ``create_tables(backend)`` returns to await)."""
 
 
 class AsyncIndexedRepository(IndexedRepositoryCore[M, AsyncBackend]):
@@ -87,7 +80,7 @@ class AsyncIndexedRepository(IndexedRepositoryCore[M, AsyncBackend]):
 
     def create_tables(
         self, backend: Backend | None = None, *, exist_ok: bool = False
-    ) -> Awaitable[None]:
+    ) -> Coroutine[Any, Any, None]:
         """Create the data table and every index table: ``await indexed.create_tables()``.
 
         Through the repository's own asyncio backend, one ``create_table`` each (a Thrift
@@ -109,7 +102,7 @@ class AsyncIndexedRepository(IndexedRepositoryCore[M, AsyncBackend]):
             stacklevel=2,
         )
         run(self._create_tables_op(exist_ok=exist_ok), backend)
-        return _DONE
+        return _done()
 
     async def load_rows(self, rows: Sequence[bytes]) -> dict[bytes, M | None]:
         """The models stored at data rowkeys ``rows`` (as ``IndexedRepository.load_rows``).
