@@ -11,6 +11,7 @@ from typing import Any
 from hmodel.backend.base import Backend
 from hmodel.errors import InputError
 from hmodel.ops.inspection import Inspection, inspect_table
+from hmodel.ops.options import add_output_format
 
 __all__ = ["configure", "run_inspect"]
 
@@ -128,13 +129,9 @@ def configure(commands: Any) -> None:
     parser.add_argument(
         "--output", "-o", type=Path, help="write the module to this file (text format)"
     )
-    parser.add_argument(
-        "--output-format",
-        "--format",
-        dest="output_format",
-        choices=("text", "json"),
-        default="text",
-        help="text: the module on stdout, the check on stderr; json: one document with "
+    add_output_format(
+        parser,
+        help_text="text: the module on stdout, the check on stderr; json: one document with "
         "both (default: text)",
     )
     parser.set_defaults(run=run_inspect)
