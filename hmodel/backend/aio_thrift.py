@@ -33,6 +33,17 @@ if TYPE_CHECKING:
 __all__ = ["AsyncScannerEdge", "AsyncThriftBase"]
 
 
+def _endpoint_options(endpoint: Endpoint) -> dict[str, Any]:
+    """The constructor options of a backend that reaches ``endpoint`` (SASL aside)."""
+    return {
+        "timeout_ms": endpoint.timeout_ms,
+        "transport": endpoint.transport,
+        "protocol": endpoint.protocol,
+        "tls": endpoint.tls,
+        "http": endpoint.http,
+    }
+
+
 class AsyncScannerEdge(AsyncScanner):
     """The asyncio edge of a Thrift ``ScannerCore`` (mixed in before the core).
 
@@ -200,11 +211,7 @@ class AsyncThriftBase(AsyncBackend):
         return cls(
             endpoint.host,
             endpoint.port,
-            timeout_ms=endpoint.timeout_ms,
-            transport=endpoint.transport,
-            protocol=endpoint.protocol,
-            tls=endpoint.tls,
-            http=endpoint.http,
+            **_endpoint_options(endpoint),
             sasl=endpoint.sasl,
             **options,
         )
@@ -363,11 +370,7 @@ class AsyncThriftBase(AsyncBackend):
                 self._admin = self.sync_backend(
                     endpoint.host,
                     endpoint.port,
-                    timeout_ms=endpoint.timeout_ms,
-                    transport=endpoint.transport,
-                    protocol=endpoint.protocol,
-                    tls=endpoint.tls,
-                    http=endpoint.http,
+                    **_endpoint_options(endpoint),
                     pool_size=1,
                     **self._admin_options,
                 )
