@@ -66,17 +66,24 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return where
 
 
-def _hmodel(venv_dir: Path, project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _in_venv(
+    venv_dir: Path, program: str, *args: str, cwd: Path, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """Run the venv's ``program`` in ``cwd``, with none of this process's PYTHON* settings."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("PYTHON")}
     return subprocess.run(
-        [str(venv_dir / "bin" / "hmodel"), *args],
-        cwd=project,
+        [str(venv_dir / "bin" / program), *args],
+        cwd=cwd,
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=timeout,
         check=False,
     )
+
+
+def _hmodel(venv_dir: Path, project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return _in_venv(venv_dir, "hmodel", *args, cwd=project)
 
 
 @pytest.fixture(scope="module")
@@ -230,16 +237,7 @@ def test_getting_started_runs_as_pasted_in_a_new_directory(base_venv: Path, tmp_
     assert len(blocks) >= 3
     script = tmp_path / "pasted.py"
     script.write_text("".join(blocks))
-    env = {key: value for key, value in os.environ.items() if not key.startswith("PYTHON")}
-    ran = subprocess.run(
-        [base_venv / "bin" / "python", script.name],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    ran = _in_venv(base_venv, "python", script.name, cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr
     (tmp_path / "shop.py").write_text(blocks[0])  # "put the declarations in shop.py"
     check = _hmodel(base_venv, tmp_path, "check", "shop")
@@ -269,14 +267,7 @@ def test_getting_started_runs_as_pasted_on_a_real_hbase(
     from hmodel.backend.thrift2 import Thrift2Backend
 
     try:
-        ran = subprocess.run(
-            [base_venv / "bin" / "python", script.name],
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
+        ran = _in_venv(base_venv, "python", script.name, cwd=tmp_path, timeout=300)
         assert ran.returncode == 0, ran.stderr
     finally:
         with Thrift2Backend(host, port, table_prefix=prefix) as admin:
