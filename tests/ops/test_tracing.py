@@ -145,11 +145,12 @@ def test_a_backend_error_gives_an_error_span_too(repo: Repository[Customer]) -> 
     assert (span.attributes or {})["error.type"] == "hmodel.errors.TableNotFoundError"
 
 
-def test_spans_over_thrift_name_the_server(fake_hbase_server: Any) -> None:
+def _span_of_a_save_over_thrift(server: Any, **options: Any) -> Any:
+    """The one span of a traced ``save`` through a ``ThriftBackend`` with ``options``."""
     from hmodel.backend.thrift import ThriftBackend
 
-    server = fake_hbase_server
-    backend = ThriftBackend(server.host, server.port, admin=f"{server.host}:{server.thrift2_port}")
+    admin = f"{server.host}:{server.thrift2_port}"
+    backend = ThriftBackend(server.host, server.port, admin=admin, **options)
     repo = Repository(Customer, backend)
     repo.create_table()
     exporter, _ = _tracing(repo)
@@ -158,8 +159,12 @@ def test_spans_over_thrift_name_the_server(fake_hbase_server: Any) -> None:
     finally:
         backend.delete_table("customer")
         backend.close()
-
     (span,) = exporter.get_finished_spans()
+    return span
+
+
+def test_spans_over_thrift_name_the_server(fake_hbase_server: Any) -> None:
+    span = _span_of_a_save_over_thrift(fake_hbase_server)
     attributes = span.attributes or {}
     assert attributes["server.address"] == fake_hbase_server.host
     assert attributes["server.port"] == fake_hbase_server.port
@@ -285,24 +290,7 @@ def test_a_retry_of_a_thrift_error_names_its_qualified_type() -> None:
 
 
 def test_spans_name_the_table_the_server_knows(fake_hbase_server: Any) -> None:
-    from hmodel.backend.thrift import ThriftBackend
-
-    server = fake_hbase_server
-    backend = ThriftBackend(
-        server.host,
-        server.port,
-        table_prefix="tenant7",
-        admin=f"{server.host}:{server.thrift2_port}",
-    )
-    repo = Repository(Customer, backend)
-    repo.create_table()
-    exporter, _ = _tracing(repo)
-    try:
-        repo.save(ANN)
-    finally:
-        backend.delete_table("customer")
-        backend.close()
-    (span,) = exporter.get_finished_spans()
+    span = _span_of_a_save_over_thrift(fake_hbase_server, table_prefix="tenant7")
     attributes = span.attributes or {}
     assert span.name == "save tenant7_customer"
     assert attributes["db.collection.name"] == "tenant7_customer"
