@@ -433,10 +433,11 @@ class AsyncPooledChannel:
         retry: Retry,
         table: str | None = None,
         row: bytes | None = None,
+        request: bytes | None = None,
     ) -> Any:
-        """Send one call and return its result (as ``PooledChannel.call``)."""
+        """Send one call and return its result (as ``PooledChannel.call``, ``request`` too)."""
         return await asend(
-            lambda: self._attempt(method, args, table=table, row=row),
+            lambda: self._attempt(method, args, table=table, row=row, request=request),
             method=method,
             retry=retry,
             retries=self._retries,
@@ -493,16 +494,28 @@ class AsyncPooledChannel:
             pool.idle.append(connection)
         pool.slots.release()
 
+    @property
+    def codec(self) -> WireCodec:
+        """The codec of the wire the calls travel on."""
+        return self._codec
+
     def _discard(self, connection: AsyncConnection) -> None:
         connection.close()
         assert connection.pool is not None
         connection.pool.slots.release()
 
     async def _attempt(
-        self, method: str, args: tuple[Any, ...], *, table: str | None, row: bytes | None
+        self,
+        method: str,
+        args: tuple[Any, ...],
+        *,
+        table: str | None,
+        row: bytes | None,
+        request: bytes | None = None,
     ) -> Any:
         try:
-            request = self._codec.encode(method, args)
+            if request is None or self._codec.compact:
+                request = self._codec.encode(method, args)
         except self.server_errors:
             raise  # a required argument missing, as thriftpy2's client answers it
         except self.encoding_errors as exc:  # before any connection is borrowed

@@ -160,6 +160,7 @@ class AsyncThriftBase(AsyncBackend):
             count=self._count_round_trip,
         )
         self._channel.jitter = retry_jitter
+        self._ops.binary_requests = not self._channel.codec.compact
         self._admin_options: dict[str, Any] = {
             "table_prefix": table_prefix,
             "table_prefix_separator": table_prefix_separator,
@@ -269,10 +270,16 @@ class AsyncThriftBase(AsyncBackend):
         row: bytes | None = None,
         column: bytes | None = None,
         filter_given: bool = False,
+        request: bytes | None = None,
     ) -> Any:
-        """Send one call; translate the server's errors as the synchronous backend does."""
+        """Send one call; translate the server's errors as the synchronous backend does.
+
+        ``request``: the call written already (as the synchronous ``_rpc`` takes it).
+        """
         try:
-            return await self._channel.call(method, *args, retry=retry, table=table, row=row)
+            return await self._channel.call(
+                method, *args, retry=retry, table=table, row=row, request=request
+            )
         except self._channel.server_errors as exc:
             raise self._ops.server_error(
                 exc, method=method, table=table, row=row, column=column, filter_given=filter_given

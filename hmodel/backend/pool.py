@@ -146,6 +146,11 @@ class PooledChannel:
         connection.close()
 
     @property
+    def codec(self) -> WireCodec | None:
+        """The codec of the wire the calls travel on; ``None`` through thriftpy2's client."""
+        return self._codec
+
+    @property
     def retries(self) -> int:
         """How many times a failed call may be sent again."""
         return self._retries
@@ -161,6 +166,7 @@ class PooledChannel:
         retry: Retry,
         table: str | None = None,
         row: bytes | None = None,
+        request: bytes | None = None,
     ) -> Any:
         """Send one call and return its result.
 
@@ -170,11 +176,16 @@ class PooledChannel:
         budget is spent) :class:`~hmodel.errors.ConnectionLostError` is raised, the last
         transport error as its cause. An argument thriftpy2 cannot encode raises
         :class:`~hmodel.errors.IllegalArgumentError` at once (nothing was sent).
+
+        ``request``: the call's whole message, encoded already (a
+        :class:`~hmodel.backend.template.MessageTemplate` filled in), which a channel on
+        the wire sends as it is; ``args`` must be the same call's arguments, which a
+        channel through thriftpy2's client (SASL, a socket wrapper) encodes instead.
         """
         # The first attempt is made here (most calls need no other): the retry loop, and
         # the closure it calls, only after a drop.
         try:
-            return self._attempt(method, args, table=table, row=row)
+            return self._attempt(method, args, table=table, row=row, request=request)
         except DroppedError as dropped:
             pause = after_drop(
                 dropped,
@@ -190,7 +201,7 @@ class PooledChannel:
             )
         self._sleep(pause)
         return send(
-            lambda: self._attempt(method, args, table=table, row=row),
+            lambda: self._attempt(method, args, table=table, row=row, request=request),
             method=method,
             retry=retry,
             retries=self._retries,
@@ -280,11 +291,18 @@ class PooledChannel:
                 self._returned.notify()
 
     def _attempt(
-        self, method: str, args: tuple[Any, ...], *, table: str | None, row: bytes | None
+        self,
+        method: str,
+        args: tuple[Any, ...],
+        *,
+        table: str | None,
+        row: bytes | None,
+        request: bytes | None = None,
     ) -> Any:
-        request = None
         codec = self._codec
-        if codec is not None:  # on the wire: encoded whole before a connection is borrowed
+        if codec is None:
+            request = None  # thriftpy2's client encodes ``args`` itself
+        elif request is None or codec.compact:  # encoded whole before a borrow
             try:
                 request = codec.encode(method, args)
             except self.server_errors:

@@ -15,6 +15,7 @@ from hmodel.backend.endpoint import Endpoint, HTTPOption, TLSOption, as_http, as
 from hmodel.backend.pool import PooledChannel
 from hmodel.backend.retry import Retry
 from hmodel.backend.sasl import Sasl
+from hmodel.backend.template import MessageTemplate
 from hmodel.backend.thrift_scanner import ScannerEdge
 from hmodel.errors import (
     BackendError,
@@ -116,6 +117,11 @@ class ThriftBackendBase(Backend):
             connector=self._connector(),
         )
         self._channel.jitter = retry_jitter
+        codec = self._channel.codec
+        #: Whether the calls travel as binary-protocol messages, so an operation may hand
+        #: its call over written already (``request=``) instead of as structs; set by the
+        #: asyncio backend on the backend whose operations it awaits, for its own channel.
+        self.binary_requests = codec is not None and not codec.compact
 
     def _before_connect(self, endpoint: Endpoint) -> None:
         """Called by the constructor once the options are checked, before connecting."""
@@ -230,16 +236,35 @@ class ThriftBackendBase(Backend):
         row: bytes | None = None,
         column: bytes | None = None,
         filter_given: bool = False,
+        request: bytes | None = None,
     ) -> Any:
-        """Send one call; translate the server's errors with the call's context."""
+        """Send one call; translate the server's errors with the call's context.
+
+        ``request``: the call encoded already (see :meth:`PooledChannel.call
+        <hmodel.backend.pool.PooledChannel.call>`), ``args`` being its arguments.
+        """
         if self._deferred_closes:
             self._close_deferred()
         try:
-            return self._channel.call(method, *args, retry=retry, table=table, row=row)
+            return self._channel.call(
+                method, *args, retry=retry, table=table, row=row, request=request
+            )
         except self._channel.server_errors as exc:
             raise self.server_error(
                 exc, method=method, table=table, row=row, column=column, filter_given=filter_given
             ) from exc
+
+    def _template(
+        self, method: str, arguments: Callable[..., tuple[Any, ...]], *kinds: str
+    ) -> MessageTemplate | None:
+        """A template of ``method``'s message on this backend's wire, or ``None``.
+
+        See :meth:`MessageTemplate.build <hmodel.backend.template.MessageTemplate.build>`.
+        ``None`` off the wire (thriftpy2's client: SASL, a socket wrapper) and on the
+        compact protocol: each call is then encoded from its arguments.
+        """
+        codec = self._channel.codec
+        return None if codec is None else MessageTemplate.build(codec, method, arguments, *kinds)
 
     def server_error(
         self,

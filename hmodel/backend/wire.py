@@ -71,6 +71,22 @@ class WireCodec:
         self.service = service
         self._compact = protocol == "compact"
         self._decode_response = decode_response
+        #: Per method name: its arguments' struct, its result's struct, whether one-way.
+        self._methods: dict[str, tuple[Any, Any, bool]] = {}
+
+    def _method(self, method: str) -> tuple[Any, Any, bool]:
+        """``method``'s arguments struct, result struct and one-way flag (looked up once)."""
+        found = self._methods.get(method)
+        if found is None:
+            result = getattr(self.service, method + "_result")
+            found = (getattr(self.service, method + "_args"), result, bool(result.oneway))
+            self._methods[method] = found
+        return found
+
+    @property
+    def compact(self) -> bool:
+        """Whether the codec speaks the compact protocol (else the binary one)."""
+        return self._compact
 
     def _protocol(self, transport: Any) -> Any:
         if self._compact:
@@ -86,7 +102,8 @@ class WireCodec:
 
     def oneway(self, method: str) -> bool:
         """Whether ``method`` is a one-way call (no reply to read)."""
-        return bool(getattr(self.service, method + "_result").oneway)
+        found = self._methods.get(method)
+        return (found or self._method(method))[2]
 
     def encode(self, method: str, args: tuple[Any, ...]) -> bytes:
         """The whole ``method`` call message with the positional ``args`` (sequence id 0).
@@ -96,7 +113,7 @@ class WireCodec:
             TDecodeException, TypeError, ValueError, OverflowError, struct.error: An
                 argument cannot be encoded (nothing is sent).
         """
-        args_type = getattr(self.service, method + "_args")
+        args_type, _, oneway = self._methods.get(method) or self._method(method)
         try:
             values = args_to_kwargs(args_type.thrift_spec, *args)
         except ValueError as exc:
@@ -104,7 +121,7 @@ class WireCodec:
                 TApplicationException.UNKNOWN_METHOD,
                 f"missing required argument {exc.args[0]} for {self.service.__name__}.{method}",
             ) from None
-        message_type = TMessageType.ONEWAY if self.oneway(method) else TMessageType.CALL
+        message_type = TMessageType.ONEWAY if oneway else TMessageType.CALL
         buffer = TCyMemoryBuffer()
         protocol = self._protocol(buffer)
         protocol.write_message_begin(method, message_type, 0)
@@ -202,7 +219,7 @@ class WireCodec:
         result = (
             TApplicationException()
             if message_type == TMessageType.EXCEPTION
-            else getattr(self.service, method + "_result")()
+            else (self._methods.get(method) or self._method(method))[1]()
         )
         protocol.read_struct(result)
         protocol.read_message_end()
