@@ -207,8 +207,9 @@ class RepositoryCore(Generic[M, B]):
             KeyDecodeError: The rowkey is not this model's.
             DecodeError: A cell does not decode or a required field is missing.
         """
-        newest = newest_timestamp(result.cells, self._skip)
-        if newest and newest >= self._clock():  # else observe() has nothing to do
+        # A timestamp the clock has passed needs no observe(): it is looked for only above.
+        newest = newest_timestamp(result.cells, self._skip, at_least=self._clock())
+        if newest:
             self._stamps.observe(newest, rows=(result.row,))
         if self._locking is None:
             obj = self.mapper.from_row(result, key_encoded_here=key_encoded_here)
@@ -595,13 +596,18 @@ class RepositoryCore(Generic[M, B]):
                 },
             )
             call.results = len(results)
-            obj = (
-                self._load(results[0], partial=fields is not None, key_encoded_here=True)
-                if results
-                else None
+            obj = self._got(
+                results[0] if results else None, row, required=required, partial=fields is not None
             )
-            if obj is None and required:
-                raise NotFoundError("no such row", table=self.table, row=row)
+        return obj
+
+    def _got(
+        self, result: RowResult | None, row: bytes, *, required: bool, partial: bool
+    ) -> M | None:
+        """The model a ``get`` of ``row`` read (``result``: its row, ``None`` if none)."""
+        obj = None if result is None else self._load(result, partial=partial, key_encoded_here=True)
+        if obj is None and required:
+            raise NotFoundError("no such row", table=self.table, row=row)
         return obj
 
     def _get_many_op(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import timedelta
-from typing import Any, Literal, TypeVar, overload
+from typing import Any, Literal, TypeVar, cast, overload
 
 from hmodel.backend.base import Backend
 from hmodel.backend.op import create_tables_op, iterate, run
@@ -12,6 +12,7 @@ from hmodel.repository.condition import Condition
 from hmodel.repository.core import OnError, RepositoryCore
 from hmodel.repository.explain import Explanation, RecordingBackend, explain_result
 from hmodel.repository.page import Page
+from hmodel.repository.prepared import PreparedCalls
 from hmodel.repository.query import Query
 
 __all__ = ["OnError", "Repository"]
@@ -45,6 +46,23 @@ class Repository(RepositoryCore[M, Backend]):
         lock_lease: Over Thrift1 only: how long a half-finished locked save blocks other
             writers (see :meth:`save`).
     """
+
+    _prepared: PreparedCalls | None = None
+
+    def _calls(self) -> PreparedCalls:
+        """This repository's prepared calls on its backend (a new set if it was swapped).
+
+        ``get`` of a whole row, ``increment`` of one counter and ``save`` of an unlocked
+        model run their operation's steps directly when no listener hears the
+        repository (an event nobody hears is not built): the same requests and results
+        as the operation run by :func:`~hmodel.backend.op.run`, with the backend's
+        prepared calls where it has them (:class:`~hmodel.repository.prepared.PreparedCalls`)
+        and no generator in between.
+        """
+        prepared = self._prepared
+        if prepared is None or prepared.backend is not self.backend:
+            prepared = self._prepared = PreparedCalls(self.backend, self.table, self._all_columns)
+        return prepared
 
     def create_table(self, *, exist_ok: bool = False) -> None:
         """Create the model's table from its declaration (one round trip).
@@ -126,6 +144,10 @@ class Repository(RepositoryCore[M, Backend]):
                 (inclusive).
             **key: Every key field, e.g. ``user_id="u1"``.
         """
+        if fields is None and as_of is None and not self._instrument.listeners:
+            row = self.mapper.key_of_values(key)
+            result = self._calls().reader()(row)
+            return self._got(result, row, required=required, partial=False)
         return run(
             self._get_op(required=required, fields=fields, as_of=as_of, key=key), self.backend
         )
@@ -338,6 +360,18 @@ class Repository(RepositoryCore[M, Backend]):
                 locked save), or over Thrift1 a stalled save was taken over: read the row
                 before retrying.
         """
+        if write_stamp is None and self._locking is None and not self._instrument.listeners:
+            # _save_op's steps for an unlocked model, run directly (see _calls)
+            row = self._checked_row(obj)
+            ttl_ms = self.mapper.ttl_of(ttl)
+            timestamp = self._write_stamp((row,))
+            batch = self._batch([obj], [row], timestamp, ttl_ms)
+            if batch is None:  # the mapper's mutations (maps with a prefix read first)
+                write_stamp = timestamp
+            else:
+                cast(Any, self.backend).write_rows(self.table, batch[0])  # with row_batch
+                self._identity.remember(obj, row, None)
+                return obj
         return run(self._save_op(obj, ttl=ttl, write_stamp=write_stamp), self.backend)
 
     def save_many(self, objs: Sequence[M], *, ttl: timedelta | None = None) -> None:
@@ -411,6 +445,12 @@ class Repository(RepositoryCore[M, Backend]):
         counter: one round trip. Several: one round trip for the increments and one to
         read the values back; the values read may include concurrent increments by others.
         """
+        if len(amounts) == 1 and not self._instrument.listeners:
+            # _increment_op's one-counter steps, run directly (see _calls)
+            ((name, amount),) = amounts.items()
+            row = self.mapper.key_of_values(key)
+            column = self.mapper.counter_column(name, amount)
+            return {name: self._calls().incrementer(column)(row, amount)}
         return run(self._increment_op(key, amounts), self.backend)
 
     def increment_many(self, items: Sequence[tuple[Mapping[str, Any], Mapping[str, int]]]) -> None:

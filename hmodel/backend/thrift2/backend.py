@@ -32,6 +32,7 @@ from hmodel.backend.base import (
 from hmodel.backend.endpoint import HTTPOption, TLSOption
 from hmodel.backend.op import Op, rpc, run
 from hmodel.backend.sasl import Sasl
+from hmodel.backend.template import I64, STRING
 from hmodel.backend.thrift2.admin import RegionLocation, Thrift2Admin
 from hmodel.backend.thrift2.channel import Channel, Retry
 from hmodel.backend.thrift2.descriptor import table_name as tname
@@ -63,6 +64,7 @@ from hmodel.errors import (
     BackendError,
     ColumnFamilyNotFoundError,
     CounterError,
+    HModelError,
     IllegalArgumentError,
     UnsupportedOperationError,
 )
@@ -339,6 +341,50 @@ class Thrift2Backend(Thrift2Admin):
                     found.append(result)
         return found
 
+    def prepare_get(
+        self, table: str, columns: Sequence[bytes] = ()
+    ) -> Callable[[bytes], RowResult | None] | None:
+        """A reader of one row of ``table`` by rowkey: :meth:`get` of ``[row]``, prepared.
+
+        The ``getMultiple`` message of one ``TGet`` is encoded once (a
+        :class:`~hmodel.backend.template.MessageTemplate` with the rowkey as its hole),
+        so a read joins bytes and sends them: the same bytes, the same result and the
+        same errors as ``get(table, [row], columns=columns)``. ``None`` when a subclass
+        overrides :meth:`get` (its reads must go through it).
+
+        Raises:
+            IllegalArgumentError: A column is not bytes (at once).
+        """
+        if type(self).get is not Thrift2Backend.get:
+            return None
+        tcols = tcolumns([require_bytes("columns", c, table=table) for c in columns])
+        trange = _time_range(None)
+        server_name = self._data_name(table)
+        method = "getMultiple"
+        template = self._template(
+            method, lambda row: (server_name, [TGet(row, tcols, None, trange, 1)]), STRING
+        )
+        fill = None if template is None else template.fill
+        call = self._rpc
+
+        def get_row(row: bytes) -> RowResult | None:
+            if type(row) is not bytes or not 0 < len(row) <= MAX_ROW_LENGTH:
+                require_row(row, table=table, argument="rows")  # raises, or a bytes subclass
+                row = bytes(row)
+            request = None if fill is None else fill(row)
+            tgets = [TGet(row, tcols, None, trange, 1)] if fill is None else None
+            results = call(
+                method, server_name, tgets, retry=Retry.IDEMPOTENT, table=table, request=request
+            )
+            for tresult in results:
+                if tresult is not None:
+                    result = row_result(tresult)
+                    if result is not None:
+                        return result
+            return None
+
+        return get_row
+
     def get_versions(
         self,
         table: str,
@@ -549,6 +595,65 @@ class Thrift2Backend(Thrift2Admin):
         if column not in values:
             raise BackendError("increment answered no value", table=table, row=row, column=column)
         return values[column]
+
+    def prepare_increment(self, table: str, column: bytes) -> Callable[[bytes, int], int] | None:
+        """An incrementer of one counter column of ``table``: :meth:`increment`, prepared.
+
+        ``increment_row(row, amount)`` sends the same ``increment`` bytes as
+        ``increment(table, row, column, amount)`` (a
+        :class:`~hmodel.backend.template.MessageTemplate` with the rowkey and the amount
+        as its holes), with the same result and errors; never retried once sent. ``None``
+        when a subclass overrides :meth:`increment`, or for a column that is not
+        ``family:qualifier`` (each ``increment`` raises that, as on the general path).
+        """
+        if type(self).increment is not Thrift2Backend.increment:
+            return None
+        try:
+            family, qualifier = require_cell_column(
+                column, table=table, row=None, what="an increment"
+            )
+        except HModelError:
+            return None
+        server_name = self._data_name(table)
+        method = "increment"
+
+        def tincrement(row: bytes, amount: int) -> Any:
+            return TIncrement(
+                row=row,
+                columns=[TColumnIncrement(family=family, qualifier=qualifier, amount=amount)],
+                returnResults=True,
+            )
+
+        template = self._template(
+            method, lambda row, amount: (server_name, tincrement(row, amount)), STRING, I64
+        )
+        fill = None if template is None else template.fill
+        call = self._rpc
+
+        def increment_row(row: bytes, amount: int) -> int:
+            require_row(row, table=table)
+            if type(amount) is not int or not -LONG_MAX - 1 <= amount <= LONG_MAX:
+                require_int(
+                    "amount", amount, table=table, row=row, minimum=-LONG_MAX - 1, maximum=LONG_MAX
+                )
+            request = (
+                fill(row, amount)
+                if fill is not None and type(row) is bytes and type(amount) is int
+                else None
+            )
+            structure = None if request is not None else tincrement(row, amount)
+            result = call(
+                method, server_name, structure,
+                retry=Retry.UNSENT, table=table, row=row, column=column, request=request,
+            )  # fmt: skip
+            values = self._increment_result(result, table=table, row=row)
+            if column not in values:
+                raise BackendError(
+                    "increment answered no value", table=table, row=row, column=column
+                )
+            return values[column]
+
+        return increment_row
 
     def increment_many(self, table: str, increments: Sequence[Increment]) -> None:
         """Apply the increments in order: one ``increment`` per run of one row's increments.
