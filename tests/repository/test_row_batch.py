@@ -17,7 +17,6 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-import thriftpy2.utils
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -38,6 +37,7 @@ from hmodel.backend.base import RowBatch, Scan
 from hmodel.backend.memory import MemoryBackend
 from hmodel.backend.thrift import ThriftBackend
 from hmodel.backend.thrift2 import Thrift2Backend
+from hmodel.backend.wire import WireCodec
 from hmodel.clock import ManualClock, WriteStamps
 from hmodel.codecs import Json
 from hmodel.errors import HModelError
@@ -115,17 +115,6 @@ CLEAN_WIDES = _wides(clean=True)
 USERS = st.builds(User, user_id=st.text(min_size=1, max_size=4), nickname=st.text(max_size=4))
 
 
-def _encoded(value: Any) -> Any:
-    """Thrift structs as their binary encoding (lists and dicts of them, recursively)."""
-    if isinstance(value, list | tuple):
-        return [_encoded(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _encoded(v) for k, v in value.items()}
-    if hasattr(value, "thrift_spec"):
-        return thriftpy2.utils.serialize(value)
-    return value
-
-
 class _Sent:
     """What a Thrift backend below would send: its calls recorded, none made (no server).
 
@@ -136,7 +125,12 @@ class _Sent:
     fast: bool
 
     def _rpc(self, method: str, *args: Any, **context: Any) -> Any:
-        self.sent.append((method, _encoded(args), context.get("row")))
+        # The whole message, as the wire sends it: the one written already, else encoded.
+        request = context.get("request")
+        if request is None:
+            codec = WireCodec(self.channel_class.service, protocol="binary", decode_response=False)  # type: ignore[attr-defined]
+            request = codec.encode(method, args)
+        self.sent.append((method, request, context.get("row")))
 
     def row_batch(self, *args: Any) -> RowBatch | None:
         return super().row_batch(*args) if self.fast else None  # type: ignore[misc]

@@ -20,7 +20,14 @@ from hmodel.backend.thrift.idl import BatchMutation
 from hmodel.backend.thrift.idl import Mutation as TMutation
 from hmodel.errors import IllegalArgumentError
 
-__all__ = ["TTL_ATTRIBUTE", "MutationBatch", "Thrift1RowBatch", "plan_batches", "ttl_attribute"]
+__all__ = [
+    "TTL_ATTRIBUTE",
+    "MutationBatch",
+    "Thrift1RowBatch",
+    "plan_batches",
+    "row_batches",
+    "ttl_attribute",
+]
 
 #: The operation attribute HBase's ``Mutation.setTTL`` sets: the TTL in milliseconds as an
 #: 8-byte big-endian signed long.
@@ -66,68 +73,89 @@ class MutationBatch:
 
 
 class Thrift1RowBatch(RowBatch):
-    """A :class:`~hmodel.backend.base.RowBatch` kept as Thrift1 ``Mutation`` structs.
+    """A :class:`~hmodel.backend.base.RowBatch` kept as Thrift1 calls' cells, row by row.
 
-    Each added cell becomes its ``Mutation`` at once (``isDelete`` false with the value,
-    or true for a column delete), appended to its row's list in order of arrival (a row
-    added again extends its list): the structs :func:`plan_batches` builds for
-    ``batch.mutations()``, without a ``Put`` per cell or a check of each. Deletes carry
-    no TTL, so with a ttl they travel in a call of their own after the puts' (as
-    :func:`plan_batches` orders them); without one, in the puts' call.
+    Each added cell is kept as its ``(column, value)`` pair (``value`` ``None``: a column
+    delete), appended to its row's list in order of arrival (a row added again extends
+    its list): the mutations :func:`plan_batches` orders for ``batch.mutations()``,
+    without a ``Put`` per cell or a check of each. A call is sent either as its whole
+    binary message written from the pairs (:func:`~hmodel.backend.thrift.request.mutate_rows_ts`)
+    or as ``Mutation`` structs (:func:`row_batches`) for another protocol; the same
+    bytes on the binary protocol. Deletes carry no TTL, so with a ttl they travel in a
+    call of their own after the puts' (as :func:`plan_batches` orders them); without
+    one, in the puts' call.
     """
 
     __slots__ = ("deletes", "has_deletes", "has_puts", "rows")
 
     def __init__(self, timestamp: int, ttl: int | None, families: frozenset[bytes]) -> None:
         super().__init__(timestamp, ttl, families)
-        #: Per row, its puts' structs (and its deletes' when the batch has no ttl).
-        self.rows: dict[bytes, list[Any]] = {}
-        #: Per row, its deletes' structs when the batch has a ttl (another call).
-        self.deletes: dict[bytes, list[Any]] = self.rows if ttl is None else {}
+        #: Per row, its puts' pairs (and its deletes' when the batch has no ttl).
+        self.rows: dict[bytes, list[tuple[bytes, bytes | None]]] = {}
+        #: Per row, its deletes' pairs when the batch has a ttl (another call).
+        self.deletes: dict[bytes, list[tuple[bytes, bytes | None]]] = (
+            self.rows if ttl is None else {}
+        )
         self.has_puts = False
         self.has_deletes = False
 
     def add_row(self, row: bytes, cells: list[tuple[bytes, bytes | None]]) -> None:
-        """Add a row's cells as ``Mutation`` structs (see the class docstring)."""
-        structs: list[Any] | None = None
-        deleted: list[Any] | None = None
-        for column, value in cells:
-            if value is None:
+        """Add a row's cells (see the class docstring)."""
+        if self.deletes is self.rows:  # no ttl: every cell in the row's one list
+            if not cells:
+                return
+            kept = self.rows.get(row)
+            if kept is None:
+                self.rows[row] = kept = []
+            kept.extend(cells)
+            if not (self.has_puts and self.has_deletes):
+                for _, value in cells:
+                    if value is None:
+                        self.has_deletes = True
+                    else:
+                        self.has_puts = True
+            return
+        puts: list[tuple[bytes, bytes | None]] | None = None
+        deleted: list[tuple[bytes, bytes | None]] | None = None
+        for cell in cells:
+            if cell[1] is None:
                 if deleted is None:
                     deleted = self.deletes.get(row)
                     if deleted is None:
                         deleted = self.deletes[row] = []
                     self.has_deletes = True
-                deleted.append(TMutation(True, column))  # isDelete, column
+                deleted.append(cell)
                 continue
-            if structs is None:
-                structs = self.rows.get(row)
-                if structs is None:
-                    structs = self.rows[row] = []
+            if puts is None:
+                puts = self.rows.get(row)
+                if puts is None:
+                    puts = self.rows[row] = []
                 self.has_puts = True
-            structs.append(TMutation(False, column, value))  # isDelete, column, value
+            puts.append(cell)
 
     def mutations(self) -> list[Mutation]:
         """The batch's puts and deletes (row by row, each call's in turn)."""
         timestamp, ttl = self.timestamp, self.ttl
         groups = [self.rows] if self.deletes is self.rows else [self.rows, self.deletes]
         return [
-            Delete(row, m.column, timestamp)
-            if m.isDelete
-            else Put(row, m.column, m.value, timestamp, ttl)
+            Delete(row, column, timestamp)
+            if value is None
+            else Put(row, column, value, timestamp, ttl)
             for group in groups
-            for row, structs in group.items()
-            for m in structs
+            for row, cells in group.items()
+            for column, value in cells
         ]
 
-    def calls(self) -> list[tuple[list[Any], dict[bytes, bytes]]]:
-        """Per ``mutateRowsTs`` call, in order: its ``list<BatchMutation>`` and attributes."""
+    def calls(
+        self,
+    ) -> list[tuple[dict[bytes, list[tuple[bytes, bytes | None]]], dict[bytes, bytes]]]:
+        """Per ``mutateRowsTs`` call, in order: its rows' cells and its attributes."""
         calls = []
         if self.rows:
             attributes = {} if self.ttl is None else ttl_attribute(self.ttl)
-            calls.append((_row_batches(self.rows), attributes))
+            calls.append((self.rows, attributes))
         if self.deletes is not self.rows and self.deletes:
-            calls.append((_row_batches(self.deletes), {}))
+            calls.append((self.deletes, {}))
         return calls
 
     @property
@@ -141,9 +169,21 @@ class Thrift1RowBatch(RowBatch):
         return len(self.rows) > 1 or (self.has_puts and self.has_deletes)
 
 
-def _row_batches(rows: dict[bytes, list[Any]]) -> list[Any]:
-    """The ``list<BatchMutation>`` argument: one ``BatchMutation`` per row."""
-    return [BatchMutation(row=row, mutations=ms) for row, ms in rows.items()]
+def row_batches(rows: dict[bytes, list[tuple[bytes, bytes | None]]]) -> list[Any]:
+    """The ``list<BatchMutation>`` argument of a call of these rows' cells.
+
+    A pair's value ``None`` is a column delete (``isDelete`` true, no value).
+    """
+    return [
+        BatchMutation(
+            row=row,
+            mutations=[
+                TMutation(True, column) if value is None else TMutation(False, column, value)
+                for column, value in cells
+            ],
+        )
+        for row, cells in rows.items()
+    ]
 
 
 #: No timestamp or ttl seen yet (``None`` is one).
