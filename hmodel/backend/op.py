@@ -160,6 +160,9 @@ def _perform(request: Any, target: Any, scans: dict[int, Any]) -> Any:
     if kind is Call:
         return getattr(target, request.method)(*request.args, **request.kwargs)
     if kind is ScanNext:
+        take = getattr(request.handle, "take", None)  # a batch at once (Thrift scanners)
+        if take is not None:
+            return take(request.count)
         return list(islice(request.handle, request.count))
     if kind is OpenScan:
         handle = target.scan(request.table, request.scan)

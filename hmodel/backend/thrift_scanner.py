@@ -155,6 +155,28 @@ class ScannerEdge(ScannerState, Iterator[RowResult]):
             run(self.fetch_op(), self._rpc)
         return self._buffer.popleft()
 
+    def take(self, count: int) -> list[RowResult]:
+        """The next at most ``count`` rows: ``list(islice(self, count))``, a batch at a time.
+
+        The same rows and the same fetches (one when the buffer runs out before ``count``
+        rows are taken and the scan is not finished), without a ``__next__`` per row.
+        """
+        rows: list[RowResult] = []
+        buffer = self._buffer
+        while len(rows) < count:
+            if not buffer:
+                if self._finished:
+                    break
+                run(self.fetch_op(), self._rpc)
+                continue
+            wanted = count - len(rows)
+            if wanted >= len(buffer):
+                rows.extend(buffer)
+                buffer.clear()
+            else:
+                rows.extend([buffer.popleft() for _ in range(wanted)])
+        return rows
+
     def close(self) -> None:
         """Release the server-side scanner; the iterator then yields nothing more.
 

@@ -123,6 +123,8 @@ class Mapper(Generic[M]):
         self._rowkey_of = self._key.attribute_encoder(dict(self._key_types))
         self._read_plan = read_plan(self.info)
         self._counters = {name: f.column for name, f in self.info.counters.items()}
+        #: Whether a write of every field clears a family (a map owning its family).
+        self._clears_all = any(m.owns_family for m in self.info.maps.values())
         self._write_steps, self._written = write_plan(self.info)
         builder = instance_builder(self.info)
         self._build = builder or (lambda values: cls(**values))
@@ -430,7 +432,7 @@ class Mapper(Generic[M]):
         that stamp too (see :meth:`hmodel.clock.WriteStamps.next`).
         """
         if field_names is None:
-            return any(m.owns_family for m in self.info.maps.values())
+            return self._clears_all
         return any(
             isinstance(stored := self.info.fields.get(name), MapField) and stored.owns_family
             for name in field_names
