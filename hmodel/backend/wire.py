@@ -8,7 +8,13 @@ from typing import Any
 
 from thriftpy2.protocol import TCompactProtocol, TCyBinaryProtocol
 from thriftpy2.protocol.exc import TProtocolException
-from thriftpy2.thrift import TApplicationException, TMessageType, TType, args_to_kwargs
+from thriftpy2.thrift import (
+    TApplicationException,
+    TMessageType,
+    TPayload,
+    TType,
+    args_to_kwargs,
+)
 from thriftpy2.transport import TCyBufferedTransport, TCyMemoryBuffer, TTransportException
 
 __all__ = [
@@ -75,11 +81,17 @@ class WireCodec:
         self._methods: dict[str, tuple[Any, Any, bool]] = {}
 
     def _method(self, method: str) -> tuple[Any, Any, bool]:
-        """``method``'s arguments struct, result struct and one-way flag (looked up once)."""
+        """``method``'s arguments struct, result struct and one-way flag (looked up once).
+
+        The result struct is the service's own, its rows and cells decoded into the
+        slotted look-alikes of :func:`lean_spec`.
+        """
         found = self._methods.get(method)
         if found is None:
             result = getattr(self.service, method + "_result")
-            found = (getattr(self.service, method + "_args"), result, bool(result.oneway))
+            spec = {fid: _lean_field(field) for fid, field in result.thrift_spec.items()}
+            decoded = result if spec == result.thrift_spec else _subclass(result, spec)
+            found = (getattr(self.service, method + "_args"), decoded, bool(result.oneway))
             self._methods[method] = found
         return found
 
@@ -224,6 +236,113 @@ class WireCodec:
         protocol.read_struct(result)
         protocol.read_message_end()
         return result
+
+
+#: The reply structs a read returns one of per row and per cell (Thrift1 ``TRowResult`` and
+#: ``TCell``, Thrift2 ``TResult`` and ``TColumnValue``): decoded into slotted look-alikes.
+LEAN_STRUCTS = frozenset({"TRowResult", "TCell", "TResult", "TColumnValue"})
+
+_LEAN: dict[type, type] = {}
+_ORIGINAL: dict[type, type] = {}
+
+
+class _LeanStruct:
+    """The base of a decoded row or cell struct: slots, no ``__init__`` of its own.
+
+    thriftpy2's decoders make a nested struct by calling its class and set each field
+    the message holds; thriftpy2's own structs run a generated ``__init__`` that sets
+    every field to its default first. A look-alike is made in C and has only the fields
+    set that were sent; reading one that was not gives its default (``None`` for most),
+    as on the original.
+    """
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        defaults: dict[str, Any] = type(self)._defaults  # type: ignore[attr-defined]
+        if name in defaults:
+            return defaults[name]  # a field the message did not hold: its default
+        raise AttributeError(name)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _LeanStruct | TPayload):
+            return NotImplemented
+        names = [name for name, _ in self.default_spec]
+        return [getattr(self, n) for n in names] == [getattr(other, n, None) for n in names]
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as thriftpy2's structs
+
+    def __repr__(self) -> str:
+        names = [name for name, _ in self.default_spec]
+        fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in names)
+        return f"{type(self).__name__}({fields})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as the struct it stands for and its fields (the class is made at run time)."""
+        names = [name for name, _ in self.default_spec]
+        return (_revive, (_ORIGINAL[type(self)], tuple(getattr(self, n) for n in names)))
+
+
+def lean_spec(struct: type) -> type:
+    """The slotted look-alike of a row or cell struct (its nested ones lean too), once."""
+    found = _LEAN.get(struct)
+    if found is not None:
+        return found
+    names = tuple(name for name, _ in struct.default_spec)  # type: ignore[attr-defined]
+    lean = type(
+        struct.__name__,
+        (_LeanStruct,),
+        {
+            "__slots__": names,
+            "default_spec": struct.default_spec,  # type: ignore[attr-defined]
+            "_defaults": dict(struct.default_spec),  # type: ignore[attr-defined]
+            "__module__": __name__,
+        },
+    )
+    _LEAN[struct] = lean
+    _ORIGINAL[lean] = struct
+    lean.thrift_spec = {  # type: ignore[attr-defined]
+        fid: _lean_field(field)
+        for fid, field in struct.thrift_spec.items()  # type: ignore[attr-defined]
+    }
+    return lean
+
+
+def _revive(struct: type, values: tuple[Any, ...]) -> Any:
+    """A lean struct of ``struct`` with these field values (in ``default_spec`` order)."""
+    lean = lean_spec(struct)()
+    for (name, _), value in zip(struct.default_spec, values, strict=True):  # type: ignore[attr-defined]
+        if value is not None:
+            setattr(lean, name, value)
+    return lean
+
+
+def _lean_type(ttype: int, spec: Any) -> Any:
+    """A field's (or an element's) type spec with row and cell structs made lean."""
+    if ttype == TType.STRUCT and isinstance(spec, type) and spec.__name__ in LEAN_STRUCTS:
+        return lean_spec(spec)
+    if ttype in (TType.LIST, TType.SET) and isinstance(spec, tuple):
+        return (spec[0], _lean_type(spec[0], spec[1]))
+    if ttype == TType.MAP and isinstance(spec, tuple):
+        key, value = spec
+        return (
+            key if not isinstance(key, tuple) else (key[0], _lean_type(key[0], key[1])),
+            value if not isinstance(value, tuple) else (value[0], _lean_type(value[0], value[1])),
+        )
+    return spec
+
+
+def _lean_field(field: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A ``thrift_spec`` entry ``(type, name[, spec], required)`` with its structs lean."""
+    if len(field) <= 3:
+        return field
+    ttype, name, spec, required = field
+    return (ttype, name, _lean_type(ttype, spec), required)
+
+
+def _subclass(result: type, spec: dict[int, Any]) -> type:
+    """A subclass of a result struct decoding with ``spec`` (its rows and cells lean)."""
+    return type(result.__name__, (result,), {"thrift_spec": spec, "__module__": result.__module__})
 
 
 #: The read buffer of :meth:`WireCodec.decode_stream` past its first bytes.
