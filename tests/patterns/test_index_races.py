@@ -213,6 +213,97 @@ def test_a_claim_lost_after_the_last_check_is_reported_as_written(
     assert report.counts["duplicates"] == 1  # what verify shows the operator
 
 
+def emails(edge: Edge, backend: Any, clock: ManualClock) -> Any:
+    """The edge's indexed repository of accounts (versioned) by unique email."""
+    return indexed(edge, Account, [email_index()], backend=backend, clock=clock)
+
+
+def before_data_write(faulty: Any, hook: Callable[[str, tuple[Any, ...]], Any]) -> None:
+    """Run ``hook`` once, before the first conditional write of the account data table.
+
+    That is the data write of a versioned save: a ``check_and_mutate``, or over Thrift1
+    the claim of the version cell (a ``check_and_put``).
+    """
+    fired: list[bool] = []
+
+    def once(name: str, args: tuple[Any, ...]) -> Any:
+        if args[0] != "account" or fired:
+            return None
+        fired.append(True)
+        return hook(name, args)
+
+    for method in ("check_and_mutate", "check_and_put"):
+        faulty.on(method, nth=0, before=once)
+
+
+def takes_bob_over(clock: ManualClock, other: Any) -> Callable[[str, tuple[Any, ...]], Any]:
+    """A hook: the clock passes the grace, then ``other`` saves a2 with "bob@x" (either edge)."""
+
+    def run(name: str, args: tuple[Any, ...]) -> Any:
+        clock.advance(seconds=GRACE.total_seconds() + 1)
+        return other.save(Account(account_id="a2", email="bob@x"))
+
+    return run
+
+
+def test_a_stalled_insert_whose_claim_was_taken_over_is_fenced_and_writes_nothing(
+    edge: Edge, clock: ManualClock
+) -> None:
+    """A versioned insert in transit past the grace loses its claim to another row, whose
+    writer fences the insert's row first: the insert fails its check, nothing of it is
+    written, one row holds the value (I1); the fenced row reads as absent, and takes a
+    later insert.
+    """
+    faulty = hooked(edge)
+    slow, other = emails(edge, faulty, clock), emails(edge, plain(edge), clock)
+    before_data_write(faulty, takes_bob_over(clock, other))
+    with pytest.raises(UniqueViolationError, match="fencing this write"):
+        edge.call(slow.save(Account(account_id="a1", email="bob@x")))
+    faulty.hooks.clear()
+    row = other.repository.mapper.key_of_values({"account_id": "a1"})
+    (fenced,) = edge.backend.get("account", [row], columns=[b"a:v"])
+    raw = fenced.value(b"a:v") or b""
+    assert raw[:1] == b"F" and len(raw) == 9  # the fence: b"F" + an 8-byte tag
+    assert edge.call(other.repository.get(account_id="a1")) is None
+    assert edge.call(other.repository.get_many([{"account_id": "a1"}])) == [None]
+    holder = edge.call(other.get_unique("account_by_email", email="bob@x"))
+    assert holder is not None and holder.account_id == "a2"
+    assert run_index_job(edge.backend, email_index(), "verify").problems == 0
+    again = edge.call(other.save(Account(account_id="a1", email="carl@x")))
+    assert again.version > 0
+    stored = edge.call(other.repository.get(account_id="a1"))
+    assert stored is not None and stored.email == "carl@x"
+    assert run_index_job(edge.backend, email_index(), "verify").problems == 0
+
+
+def test_a_stalled_update_whose_claim_was_taken_over_is_fenced_and_writes_nothing(
+    edge: Edge, clock: ManualClock
+) -> None:
+    """A versioned update in transit past the grace loses its claim to another row, whose
+    writer first saves the updated row again at a version past the claim's tag: the
+    update fails its version check and writes nothing; one row holds the value (I1).
+    """
+    setup = emails(edge, plain(edge), clock)
+    edge.call(setup.save(Account(account_id="a1", email="amy@x")))
+    faulty = hooked(edge)
+    slow, other = emails(edge, faulty, clock), emails(edge, plain(edge), clock)
+    mine = edge.call(slow.repository.get(account_id="a1"))
+    assert mine is not None
+    before = mine.version
+    mine.email = "bob@x"
+    before_data_write(faulty, takes_bob_over(clock, other))
+    with pytest.raises(UniqueViolationError, match="fencing this write"):
+        edge.call(slow.save(mine))
+    faulty.hooks.clear()
+    stored = edge.call(other.repository.get(account_id="a1"))
+    assert stored is not None and stored.email == "amy@x" and stored.version > before
+    holder = edge.call(other.get_unique("account_by_email", email="bob@x"))
+    assert holder is not None and holder.account_id == "a2"
+    kept = edge.call(other.get_unique("account_by_email", email="amy@x"))
+    assert kept is not None and kept.account_id == "a1"
+    assert run_index_job(edge.backend, email_index(), "verify").problems == 0
+
+
 def test_a_row_whose_claim_was_lost_is_found_again_once_saved_again(
     edge: Edge, clock: ManualClock
 ) -> None:
