@@ -20,7 +20,6 @@ from hmodel.errors import (
     ValidationError,
 )
 from hmodel.keys.compiled import CompiledKey
-from hmodel.mapping.tombstone import no_row
 from hmodel.mapping.fast import (
     ANY_TYPE,
     FULL,
@@ -32,6 +31,7 @@ from hmodel.mapping.fast import (
     row_writer,
     write_plan,
 )
+from hmodel.mapping.tombstone import no_row
 from hmodel.mapping.value import decode_value, encode_value
 from hmodel.model import (
     ColumnField,
@@ -924,10 +924,10 @@ class Mapper(Generic[M]):
         version read as 0 when absent. Columns no field uses are ignored.
 
         A row deleted over Thrift1 (a versioned model's version cell left as the tombstone
-        ``b""``) or fenced (see :meth:`deleted`) is no row: :class:`~hmodel.errors.NotFoundError`, as
-        the repository's reads treat it as absent. Check :meth:`deleted` first (or read
-        with :meth:`Repository.load <hmodel.repository.Repository.load>`, ``None`` for it)
-        to tell without the exception.
+        ``b""``) or fenced (see :meth:`deleted`) is no row:
+        :class:`~hmodel.errors.NotFoundError`, as the repository's reads treat it as absent.
+        Check :meth:`deleted` first (or read with :meth:`Repository.load
+        <hmodel.repository.Repository.load>`, ``None`` for it) to tell without the exception.
 
         Args:
             result: The row.

@@ -801,9 +801,14 @@ class IndexedRepositoryCore(Generic[M, B]):
                 continue
             # A read repair verifies it at this write's tag once the data row has landed:
             # the claim is then still this write's.
-            if (yield from self._read_status_op(index, claim.entry_row)) != owned:
-                self.stats.add("guard_refused")
-                lost = claim
+            status = yield from self._read_status_op(index, claim.entry_row)
+            if status == owned:
+                continue
+            self.stats.add("guard_refused")
+            holder = index.parse(claim.entry_row, {index.status_column: status}) if status else None
+            if holder is not None and holder.data_row == row:
+                continue  # another write of this row took it over: the value stays this row's
+            lost = claim
         if lost is not None:
             raise ClaimLostError(
                 f"unique index {lost.index.name!r}: this write stalled past the grace after "
@@ -1389,7 +1394,8 @@ class IndexedRepository(IndexedRepositoryCore[M, Backend]):
         row about to hold its values. The entry is left unverified instead, which
         readers keep checking against the data row (``stats.repair_deferred``), unless
         ``fence`` (the rebuild job) and a fence (``_fence_op``: the row saved again with a
-        new version) first make that write unable to land. Without ``data_stamp`` (an
+        new version, or a row that reads as absent fenced in its version cell) first make
+        that write unable to land. Without ``data_stamp`` (an
         index-side job shard) the entry is judged as is.
         Both write at ``entry.stamp``: its tag, or the newest cell of the row if a write
         outside the protocol left a newer one (a

@@ -304,6 +304,33 @@ def test_a_stalled_update_whose_claim_was_taken_over_is_fenced_and_writes_nothin
     assert run_index_job(edge.backend, email_index(), "verify").problems == 0
 
 
+def test_a_rebuild_gives_a_stalled_claim_away_only_after_fencing_its_row(
+    backend: Backend, clock: ManualClock
+) -> None:
+    """A rebuild run while a versioned insert is in transit past the grace, another row
+    holding the value (written outside the index): the rebuild fences the insert's row
+    before it releases or hands over the claim, so the insert can never land (I1, I3).
+    """
+    faulty = FaultyBackend(backend)
+    slow = account_repo(faulty, clock)
+    slow.create_tables()
+    outside = Repository(Account, backend, clock=clock)
+
+    def meanwhile(name: str, args: tuple[Any, ...]) -> None:
+        clock.advance(seconds=GRACE.total_seconds() + 1)
+        outside.save(Account(account_id="a2", email="bob@x"))  # no claim: the index lags
+        run_index_job(backend, email_index(), "rebuild", clock=clock)
+
+    before_data_write(faulty, meanwhile)
+    with pytest.raises(UniqueViolationError, match="fencing this write"):
+        slow.save(Account(account_id="a1", email="bob@x"))
+    faulty.hooks.clear()
+    assert slow.repository.get(account_id="a1") is None
+    holder = slow.get_unique("account_by_email", email="bob@x")
+    assert holder is not None and holder.account_id == "a2"
+    assert run_index_job(backend, email_index(), "verify", clock=clock).problems == 0
+
+
 def test_a_row_whose_claim_was_lost_is_found_again_once_saved_again(
     edge: Edge, clock: ManualClock
 ) -> None:

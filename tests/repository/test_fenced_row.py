@@ -1,4 +1,4 @@
-"""A locked row fenced by a unique claim's takeover (version cell b"F" + tag) is no row, until an insert."""
+"""A locked row fenced by a unique claim's takeover (b"F" + tag) is no row, until an insert."""
 
 from __future__ import annotations
 
