@@ -52,6 +52,11 @@ def parse_result(index: Index[Any], result: RowResult) -> Entry | None:
     return index.parse(result.row, cells, newest)
 
 
+def _claim_of(index: Index[Any], entry_row: bytes, status: bytes | None) -> Entry | None:
+    """The claim a unique row's status bytes hold; ``None`` for none, or a released row."""
+    return index.parse(entry_row, {index.status_column: status}) if status else None
+
+
 @attrs.frozen
 class _Claim:
     """A unique value's row one write owns (status ``00 + tag + data row``).
@@ -631,7 +636,7 @@ class IndexedRepositoryCore(Generic[M, B]):
         """Own one claim row (see :meth:`_own_op`); ``None`` when there is nothing to own."""
         mine = index.status(False, tag, row)
         for _ in range(_CLAIM_ATTEMPTS):
-            entry = index.parse(entry_row, {index.status_column: status}) if status else None
+            entry = _claim_of(index, entry_row, status)
             if entry is None:
                 if releasing:
                     return None  # released already: nothing of this row's to give back
@@ -709,7 +714,7 @@ class IndexedRepositoryCore(Generic[M, B]):
         for claim in lost:
             index = claim.index
             status = yield from self._read_status_op(index, claim.entry_row)
-            entry = index.parse(claim.entry_row, {index.status_column: status}) if status else None
+            entry = _claim_of(index, claim.entry_row, status)
             if entry is not None and entry.data_row != row:
                 return claim
         return None
@@ -805,7 +810,7 @@ class IndexedRepositoryCore(Generic[M, B]):
             if status == owned:
                 continue
             self.stats.add("guard_refused")
-            holder = index.parse(claim.entry_row, {index.status_column: status}) if status else None
+            holder = _claim_of(index, claim.entry_row, status)
             if holder is not None and holder.data_row == row:
                 continue  # another write of this row took it over: the value stays this row's
             lost = claim
@@ -1225,13 +1230,17 @@ class IndexedRepository(IndexedRepositoryCore[M, Backend]):
             ValidationError: The instance is invalid, or an index rowkey of it does not
                 encode or is longer than HBase's 32,767 bytes; nothing is written.
             UniqueViolationError: A unique value is held by another row, or being claimed
-                by a write of another row; nothing is written.
+                by a write of another row, or (a model with a version field) this save
+                stalled past the grace and a writer of another row took its claim over,
+                fencing this row first; nothing is written.
             ConflictError: Optimistic locking refused the save, or another save or delete
                 of this row holding one of its unique values is in flight; no data, no
                 claim and no verified entry was written (a version conflict found only at
                 the data write leaves unverified entries, which readers skip and repair).
-            ClaimLostError: The data row was written, but this save stalled past the
-                grace and a unique claim it held was taken over (see docs/indexes.md).
+            ClaimLostError: Only for a model without a version field, which has nothing
+                to fence a write with: the data row was written, but this save stalled
+                past the grace and a unique claim it held was taken over by another row
+                (see docs/indexes.md).
         """
         return run(self._save_op(obj, ttl), self.backend)
 

@@ -172,12 +172,16 @@ def test_a_non_covering_query_never_loses_a_row_to_a_writer_with_a_later_tag(
     assert run_index_job(edge.backend, colour_index(), "verify").counts["missing"] == 0
 
 
-def overtaker(clock: ManualClock, other: Any) -> Callable[[str, tuple[Any, ...]], Any]:
-    """A hook: the clock passes the grace, then ``other`` takes "bob" for u2 (either edge)."""
+def overtaker(
+    clock: ManualClock, other: Any, make: Callable[[], Any] | None = None
+) -> Callable[[str, tuple[Any, ...]], Any]:
+    """A hook: the clock passes the grace, then ``other`` saves ``make()`` (either edge):
+    by default u2 taking "bob".
+    """
 
     def run(name: str, args: tuple[Any, ...]) -> Any:
         clock.advance(seconds=GRACE.total_seconds() + 1)
-        return other.save(User(user_id="u2", nickname="bob"))
+        return other.save(make() if make is not None else User(user_id="u2", nickname="bob"))
 
     return run
 
@@ -238,12 +242,7 @@ def before_data_write(faulty: Any, hook: Callable[[str, tuple[Any, ...]], Any]) 
 
 def takes_bob_over(clock: ManualClock, other: Any) -> Callable[[str, tuple[Any, ...]], Any]:
     """A hook: the clock passes the grace, then ``other`` saves a2 with "bob@x" (either edge)."""
-
-    def run(name: str, args: tuple[Any, ...]) -> Any:
-        clock.advance(seconds=GRACE.total_seconds() + 1)
-        return other.save(Account(account_id="a2", email="bob@x"))
-
-    return run
+    return overtaker(clock, other, lambda: Account(account_id="a2", email="bob@x"))
 
 
 def test_a_stalled_insert_whose_claim_was_taken_over_is_fenced_and_writes_nothing(
