@@ -12,7 +12,7 @@ import attrs
 from hmodel.backend.base import Backend, Put, RowResult, Scan
 from hmodel.backend.op import run
 from hmodel.clock import Clock, system_clock
-from hmodel.errors import ConflictError, DecodeError, ValidationError
+from hmodel.errors import DecodeError, ValidationError
 from hmodel.patterns.index import Entry, Index
 from hmodel.patterns.index_repository import IndexedRepository, parse_result
 from hmodel.repository import Repository
@@ -551,11 +551,8 @@ def _rewrite(
             # Its write may still be in transit: fence that row first, as a writer's
             # takeover does (a versioned model), so the write can never land.
             holder = indexed.load_rows([entry.data_row])[entry.data_row]
-            try:
-                if not run(indexed._fence_op(entry, holder), indexed.backend):
-                    return  # that row changed: the next run judges it again
-            except ConflictError:
-                return  # over Thrift1, a save of that row in progress
+            if not run(indexed._fence_op(entry, holder), indexed.backend):
+                return  # that row changed, or is being saved: the next run judges it
         if indexed.put_status_if(
             index, entry.row, entry.status, index.status(True, _stamp(result), result.row)
         ):

@@ -1097,17 +1097,19 @@ class IndexedRepositoryCore(Generic[M, B]):
         an insert's check refuses. Refused (that write, or another, landed): ``False``.
         A model without a version field has nothing to fence its writes with, and its
         covering reads are exact only for one writer per row (``docs/indexes.md``):
-        ``True``, the entry is judged from the row read (as for a missing row).
-
-        Raises:
-            ConflictError: Over Thrift1, a save of the row is in progress (its lease).
+        ``True``, the entry is judged from the row read (as for a missing row). Over
+        Thrift1 a save of the row in progress (within its lease) cannot be fenced:
+        ``False``.
         """
         repo = self.repository
         name = repo.info.version_field
         if name is None:
             return True  # nothing to fence with
         if obj is None:
-            fenced: bool = yield from repo._fence_op(entry.data_row, entry.tag)
+            try:
+                fenced: bool = yield from repo._fence_op(entry.data_row, entry.tag)
+            except ConflictError:
+                return False  # over Thrift1, a save of that row in progress
             if fenced:
                 self.stats.add("fenced")
             return fenced

@@ -303,6 +303,52 @@ def test_a_stalled_update_whose_claim_was_taken_over_is_fenced_and_writes_nothin
     assert run_index_job(edge.backend, email_index(), "verify").problems == 0
 
 
+def test_a_claim_taken_over_by_another_write_of_the_same_row_is_no_lost_claim(
+    backend: Backend, clock: ManualClock
+) -> None:
+    """A save stalled past the grace whose claim a second save of the same row took over
+    (its data write not landed yet) lands and returns normally: the value stays the
+    row's, so no ClaimLostError; the second save fails its version check (I1).
+    """
+    setup = account_repo(backend, clock)
+    setup.create_tables()
+    setup.save(Account(account_id="a1", email="amy@x"))
+    faulty_a, faulty_b = FaultyBackend(backend), FaultyBackend(backend)
+    repo_a, repo_b = account_repo(faulty_a, clock), account_repo(faulty_b, clock)
+    first = repo_a.repository.get(account_id="a1")
+    assert first is not None
+    first.email = "bob@x"
+    # the data write of a versioned save; over Thrift1 its claim of the version cell
+    data_write = (
+        "check_and_mutate" if "check_and_mutate" in backend.capabilities else "check_and_put"
+    )
+
+    def second_save() -> Any:
+        again = repo_b.repository.get(account_id="a1")
+        assert again is not None
+        again.email = "bob@x"
+        return repo_b.save(again)
+
+    b = Paused(faulty_b, data_write, "account", second_save)
+
+    def stall(name: str, args: tuple[Any, ...]) -> None:
+        if args[0] == "account" and not b.thread.is_alive() and b.error is None:
+            clock.advance(seconds=GRACE.total_seconds() + 1)
+            b.start_until_paused_or_done()  # b took a's claim over, its data write held
+
+    before_data_write(faulty_a, stall)
+    repo_a.save(first)  # lands, and returns normally
+    b.finish()
+    assert isinstance(b.error, ConflictError)  # b's version check failed: nothing written
+    stored = setup.repository.get(account_id="a1")
+    assert stored is not None and stored.email == "bob@x"
+    found = setup.get_unique("account_by_email", email="bob@x")
+    assert found is not None and found.account_id == "a1"
+    clock.advance(seconds=GRACE.total_seconds() + 1)
+    run_index_job(backend, email_index(), "rebuild", clock=clock)
+    assert run_index_job(backend, email_index(), "verify", clock=clock).problems == 0
+
+
 def test_a_rebuild_gives_a_stalled_claim_away_only_after_fencing_its_row(
     backend: Backend, clock: ManualClock
 ) -> None:
