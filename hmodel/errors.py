@@ -231,7 +231,9 @@ class ClaimLostError(HModelError):
     writer of another row took the value over, presumed dead. Two rows may then hold the
     value until one of them changes: ``verify`` reports it as a duplicate. Not a
     :class:`ConflictError`: the write happened. Read the row, then change the value of
-    one of the two rows.
+    one of the two rows. Only a model without a version field gets it: for a versioned
+    model the takeover fences the stalled write's row first, and that write then fails
+    with :class:`UniqueViolationError`, having written nothing.
     """
 
 

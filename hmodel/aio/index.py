@@ -129,13 +129,16 @@ class AsyncIndexedRepository(IndexedRepositoryCore[M, AsyncBackend]):
             ValidationError: The instance or an index rowkey of it is invalid; nothing is
                 written.
             UniqueViolationError: A unique value is held by another row, or being claimed
-                by a write of another row; nothing is written.
+                by a write of another row, or (a model with a version field) this save
+                stalled past the grace and a writer of another row took its claim over,
+                fencing this row first; nothing is written.
             ConflictError: Optimistic locking refused the save, or another save or delete
                 of this row holding one of its unique values is in flight.
             LeaseExpiredError: The write stalled past half the grace before its data
                 write; no data was written.
-            ClaimLostError: The data row was written, but a unique claim of this save was
-                taken over while it stalled past the grace.
+            ClaimLostError: Only for a model without a version field: the data row was
+                written, but a unique claim of this save was taken over by another row
+                while it stalled past the grace.
         """
         return await arun(self._save_op(obj, ttl), self.backend)
 

@@ -31,6 +31,7 @@ from hmodel.mapping.fast import (
     row_writer,
     write_plan,
 )
+from hmodel.mapping.tombstone import no_row
 from hmodel.mapping.value import decode_value, encode_value
 from hmodel.model import (
     ColumnField,
@@ -903,16 +904,18 @@ class Mapper(Generic[M]):
     # --- reads ------------------------------------------------------------------------------
 
     def deleted(self, result: RowResult) -> bool:
-        """Whether ``result`` is a versioned model's row deleted over Thrift1: no row.
+        """Whether ``result`` is a versioned model's row deleted over Thrift1, or fenced: no row.
 
         Thrift1 has no check-and-delete, so a versioned (optimistically locked) row is
         deleted there by a check-and-put of ``b""`` into its version cell, and the cell
-        stays as that tombstone; whatever other cells the row holds, the repository's
-        reads treat it as absent, and so does :meth:`from_row`. Always ``False`` for a
-        model without a version field.
+        stays as that tombstone. A unique index's writer taking over the claim of a write
+        that may still land fences that write's row: its version cell holds ``b"F"`` and
+        an 8-byte tag (see ``docs/indexes.md``). Whatever other cells the row holds, the
+        repository's reads treat either as absent, and so does :meth:`from_row`. Always
+        ``False`` for a model without a version field.
         """
         name = self.info.version_field
-        return name is not None and result.value(self.column_of(name)) == b""
+        return name is not None and no_row(result.value(self.column_of(name)))
 
     def from_row(self, result: RowResult, *, key_encoded_here: bool = False) -> M:
         """Return the instance stored in ``result``.
@@ -923,10 +926,10 @@ class Mapper(Generic[M]):
         version read as 0 when absent. Columns no field uses are ignored.
 
         A row deleted over Thrift1 (a versioned model's version cell left as the tombstone
-        ``b""``, see :meth:`deleted`) is no row: :class:`~hmodel.errors.NotFoundError`, as
-        the repository's reads treat it as absent. Check :meth:`deleted` first (or read
-        with :meth:`Repository.load <hmodel.repository.Repository.load>`, ``None`` for it)
-        to tell without the exception.
+        ``b""``) or fenced (see :meth:`deleted`) is no row:
+        :class:`~hmodel.errors.NotFoundError`, as the repository's reads treat it as absent.
+        Check :meth:`deleted` first (or read with :meth:`Repository.load
+        <hmodel.repository.Repository.load>`, ``None`` for it) to tell without the exception.
 
         Args:
             result: The row.
@@ -937,13 +940,13 @@ class Mapper(Generic[M]):
             KeyDecodeError: The rowkey is not a key of this model.
             DecodeError: A cell does not decode (corrupt, or written by another codec), or
                 a required column is missing; the error names the column and the field.
-            NotFoundError: The row was deleted over Thrift1 (:meth:`deleted`), naming the
-                table and the row.
+            NotFoundError: The row was deleted over Thrift1 or fenced (:meth:`deleted`),
+                naming the table and the row.
         """
         if self._versioned and self.deleted(result):
             raise NotFoundError(
-                f"{self.info.name} was deleted over Thrift1 (its version cell is the "
-                "tombstone b''): no row",
+                f"{self.info.name} was deleted over Thrift1 or fenced (its version cell "
+                f"is {result.value(self.column_of(self.info.version_field or ''))!r}): no row",
                 table=self._table,
                 row=result.row,
             )

@@ -10,6 +10,7 @@ from typing import Any, Literal
 import attrs
 
 from hmodel.backend.base import Backend, Put, RowResult, Scan
+from hmodel.backend.op import run
 from hmodel.clock import Clock, system_clock
 from hmodel.errors import DecodeError, ValidationError
 from hmodel.patterns.index import Entry, Index
@@ -546,6 +547,12 @@ def _rewrite(
 ) -> None:
     """Make a stale entry of a data row right, guarded by the status bytes read."""
     if entry.data_row != result.row:  # a stale unique claim of another row: take it over
+        if not entry.verified:
+            # Its write may still be in transit: fence that row first, as a writer's
+            # takeover does (a versioned model), so the write can never land.
+            holder = indexed.load_rows([entry.data_row])[entry.data_row]
+            if not run(indexed._fence_op(entry, holder), indexed.backend):
+                return  # that row changed, or is being saved: the next run judges it
         if indexed.put_status_if(
             index, entry.row, entry.status, index.status(True, _stamp(result), result.row)
         ):

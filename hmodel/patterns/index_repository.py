@@ -52,6 +52,11 @@ def parse_result(index: Index[Any], result: RowResult) -> Entry | None:
     return index.parse(result.row, cells, newest)
 
 
+def _claim_of(index: Index[Any], entry_row: bytes, status: bytes | None) -> Entry | None:
+    """The claim a unique row's status bytes hold; ``None`` for none, or a released row."""
+    return index.parse(entry_row, {index.status_column: status}) if status else None
+
+
 @attrs.frozen
 class _Claim:
     """A unique value's row one write owns (status ``00 + tag + data row``).
@@ -508,8 +513,21 @@ class IndexedRepositoryCore(Generic[M, B]):
             raise
         try:
             yield from write(tag)
-        except (ConflictError, ValidationError):
-            yield from self._restore_op(claims, row, tag)  # the write wrote nothing
+        except (ConflictError, ValidationError) as refused:
+            lost = yield from self._restore_op(claims, row, tag)  # the write wrote nothing
+            taken = None
+            if lost and isinstance(refused, ConflictError):
+                taken = yield from self._taken_op(lost, row)
+            if taken is not None:
+                # This write stalled past the grace; a writer of another row took the
+                # value over and fenced this row first, which is why its check failed.
+                raise UniqueViolationError(
+                    f"unique index {taken.index.name!r}: this write stalled past the grace "
+                    "and another row took the value over, fencing this write; nothing was "
+                    "written",
+                    table=taken.index.table.full_name,
+                    row=row,
+                ) from refused
             raise
         if current is None:
             shows = yield from self._insert_shows_op(obj)
@@ -618,7 +636,7 @@ class IndexedRepositoryCore(Generic[M, B]):
         """Own one claim row (see :meth:`_own_op`); ``None`` when there is nothing to own."""
         mine = index.status(False, tag, row)
         for _ in range(_CLAIM_ATTEMPTS):
-            entry = index.parse(entry_row, {index.status_column: status}) if status else None
+            entry = _claim_of(index, entry_row, status)
             if entry is None:
                 if releasing:
                     return None  # released already: nothing of this row's to give back
@@ -640,6 +658,16 @@ class IndexedRepositoryCore(Generic[M, B]):
                         row=entry.data_row,
                         value=dict(entry.values),
                     )
+                # An expired claim of another row: its write may still be in transit.
+                # Fence that row first (a versioned model), so the write can never land;
+                # a write too late to land its own data fences nothing.
+                if not entry.verified:
+                    self._check_lease(row, tag)
+                if not entry.verified and not (
+                    yield from self._fence_op(entry, holders[entry.data_row])
+                ):
+                    status = yield from self._read_status_op(index, entry_row)
+                    continue  # that row changed (its write landed?): judge it again
             elif not entry.verified and not self.expired(index, entry.tag):
                 raise ConflictError(
                     f"unique index {index.name!r}: another save or delete of this row is "
@@ -658,21 +686,38 @@ class IndexedRepositoryCore(Generic[M, B]):
             row=entry_row,
         )
 
-    def _restore_op(self, claims: Sequence[_Claim], row: bytes, tag: int) -> Op[None]:
+    def _restore_op(self, claims: Sequence[_Claim], row: bytes, tag: int) -> Op[list[_Claim]]:
         """Give back claims of a write that wrote no data: each to the bytes it replaced.
 
         Best effort: a claim this write no longer owns is left; a failure leaves the
         claim unverified, and readers release it after the grace (its data row does not
         hold the value). So does a cancelled task (asyncio): nothing is given back.
+
+        Returns:
+            The claims of new values this write no longer owned (taken over).
         """
+        lost: list[_Claim] = []
         for claim in claims:
             index = claim.index
             try:
-                yield from self._put_status_if_op(
+                given = yield from self._put_status_if_op(
                     index, claim.entry_row, index.status(False, tag, row), claim.previous or b""
                 )
             except HModelError:
                 continue
+            if not given and not claim.releasing:
+                lost.append(claim)
+        return lost
+
+    def _taken_op(self, lost: Sequence[_Claim], row: bytes) -> Op[_Claim | None]:
+        """The first of ``lost`` (claims a refused write no longer owned) another row holds."""
+        for claim in lost:
+            index = claim.index
+            status = yield from self._read_status_op(index, claim.entry_row)
+            entry = _claim_of(index, claim.entry_row, status)
+            if entry is not None and entry.data_row != row:
+                return claim
+        return None
 
     def _unverify_op(
         self,
@@ -761,9 +806,14 @@ class IndexedRepositoryCore(Generic[M, B]):
                 continue
             # A read repair verifies it at this write's tag once the data row has landed:
             # the claim is then still this write's.
-            if (yield from self._read_status_op(index, claim.entry_row)) != owned:
-                self.stats.add("guard_refused")
-                lost = claim
+            status = yield from self._read_status_op(index, claim.entry_row)
+            if status == owned:
+                continue
+            self.stats.add("guard_refused")
+            holder = _claim_of(index, claim.entry_row, status)
+            if holder is not None and holder.data_row == row:
+                continue  # another write of this row took it over: the value stays this row's
+            lost = claim
         if lost is not None:
             raise ClaimLostError(
                 f"unique index {lost.index.name!r}: this write stalled past the grace after "
@@ -1040,16 +1090,31 @@ class IndexedRepositoryCore(Generic[M, B]):
         A model with a version field is saved again as read (``obj``, same values) with
         a new version past the entry's tag: a write still in transit with the version
         it read then fails its check (``ConflictError``, nothing written), and the data
-        row is newer than the tag. Refused (that write, or another, landed): ``False``.
+        row is newer than the tag. A row read at a version past the tag needs nothing:
+        that write's check fails already. A row that reads as absent (``obj`` ``None``:
+        the write may be an insert in transit) gets a fence in its version cell
+        (``b"F"`` + the tag, :meth:`Repository.save` replaces it on the next insert), which
+        an insert's check refuses. Refused (that write, or another, landed): ``False``.
         A model without a version field has nothing to fence its writes with, and its
         covering reads are exact only for one writer per row (``docs/indexes.md``):
-        ``True``, the entry is judged from the row read (as for a missing row).
+        ``True``, the entry is judged from the row read (as for a missing row). Over
+        Thrift1 a save of the row in progress (within its lease) cannot be fenced:
+        ``False``.
         """
         repo = self.repository
-        if repo.info.version_field is None or obj is None:
-            # Nothing to fence with: no version to bump, or no row to save (a row still
-            # absent when a rebuild runs, long after the grace, is taken as final).
-            return True
+        name = repo.info.version_field
+        if name is None:
+            return True  # nothing to fence with
+        if obj is None:
+            try:
+                fenced: bool = yield from repo._fence_op(entry.data_row, entry.tag)
+            except ConflictError:
+                return False  # over Thrift1, a save of that row in progress
+            if fenced:
+                self.stats.add("fenced")
+            return fenced
+        if getattr(obj, name) >= entry.tag:
+            return True  # a version past the tag: that write's check fails already
         stamp = self.stamps.next(rows=[entry.data_row], after=entry.tag)
         try:
             yield from repo._save_op(obj, ttl=None, write_stamp=stamp)
@@ -1167,13 +1232,17 @@ class IndexedRepository(IndexedRepositoryCore[M, Backend]):
             ValidationError: The instance is invalid, or an index rowkey of it does not
                 encode or is longer than HBase's 32,767 bytes; nothing is written.
             UniqueViolationError: A unique value is held by another row, or being claimed
-                by a write of another row; nothing is written.
+                by a write of another row, or (a model with a version field) this save
+                stalled past the grace and a writer of another row took its claim over,
+                fencing this row first; nothing is written.
             ConflictError: Optimistic locking refused the save, or another save or delete
                 of this row holding one of its unique values is in flight; no data, no
                 claim and no verified entry was written (a version conflict found only at
                 the data write leaves unverified entries, which readers skip and repair).
-            ClaimLostError: The data row was written, but this save stalled past the
-                grace and a unique claim it held was taken over (see docs/indexes.md).
+            ClaimLostError: Only for a model without a version field, which has nothing
+                to fence a write with: the data row was written, but this save stalled
+                past the grace and a unique claim it held was taken over by another row
+                (see docs/indexes.md).
         """
         return run(self._save_op(obj, ttl), self.backend)
 
@@ -1336,7 +1405,8 @@ class IndexedRepository(IndexedRepositoryCore[M, Backend]):
         row about to hold its values. The entry is left unverified instead, which
         readers keep checking against the data row (``stats.repair_deferred``), unless
         ``fence`` (the rebuild job) and a fence (``_fence_op``: the row saved again with a
-        new version) first make that write unable to land. Without ``data_stamp`` (an
+        new version, or a row that reads as absent fenced in its version cell) first make
+        that write unable to land. Without ``data_stamp`` (an
         index-side job shard) the entry is judged as is.
         Both write at ``entry.stamp``: its tag, or the newest cell of the row if a write
         outside the protocol left a newer one (a

@@ -728,6 +728,18 @@ class RepositoryCore(Generic[M, B]):
             call.results = len(mutations)
         return obj
 
+    def _fence_op(self, row: bytes, tag: int) -> Op[bool]:
+        """Fence an absent row of a locked model against its writes stamped ``tag`` or before.
+
+        See :meth:`Locking.fence_op <hmodel.repository.locking.Locking.fence_op>` (a
+        unique index's claim takeover, I1). ``False`` for a model without a version
+        field: nothing to fence with.
+        """
+        if self._locking is None:
+            return False
+        fenced: bool = yield from self._locking.fence_op(row, tag)
+        return fenced
+
     def _save_many_op(self, objs: Sequence[M], *, ttl: timedelta | None) -> Op[None]:
         """The operation of ``save_many`` (one ``mutate``; a ``get`` first for prefixed maps)."""
         if self._locking is not None:

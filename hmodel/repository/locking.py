@@ -16,6 +16,7 @@ from hmodel.errors import (
     RowExistsError,
 )
 from hmodel.mapping import Mapper
+from hmodel.mapping.tombstone import no_row
 from hmodel.repository.identity import IdentityMap
 from hmodel.repository.version import VersionCell
 
@@ -23,6 +24,8 @@ __all__ = ["Locking"]
 
 #: What a backend needs for the atomic protocol.
 ATOMIC = "check_and_mutate"
+#: Checks an insert (or a fence) makes over a fence that keeps changing before giving up.
+_FENCE_ATTEMPTS = 4
 
 
 class Locking:
@@ -81,11 +84,12 @@ class Locking:
     # --- reads --------------------------------------------------------------------------
 
     def deleted(self, result: RowResult) -> bool:
-        """Whether ``result`` (read with the version column) is a row deleted over Thrift1.
+        """Whether ``result`` (read with the version column) is deleted over Thrift1 or fenced.
 
-        Its version cell is ``b""``: whatever other cells the row holds, it is no row.
+        Its version cell is ``b""`` or a fence (:class:`VersionCell`): whatever other
+        cells the row holds, it is no row.
         """
-        return result.value(self.version.column) == b""
+        return no_row(result.value(self.version.column))
 
     def read(self, result: RowResult) -> tuple[RowResult, int, bytes | None] | None:
         """Split a row into its data cells, the version a reader sees, and the cell's bytes.
@@ -97,6 +101,8 @@ class Locking:
           stays as that tombstone). Any other cell left in the row (an entry put by
           :meth:`~hmodel.repository.Repository.put_entries` or a counter incremented after
           the delete, a cell of an older release's delete) does not bring the row back;
+        * the version cell is a fence (``b"F"`` + tag): a unique index's writer fenced the
+          row against a write that may still land (:meth:`fence_op`);
         * the row holds no data cell: never saved, or a first save whose data is not
           there yet.
         """
@@ -252,22 +258,34 @@ class Locking:
                 # checkAndMutate refuses an "absent" check with deletes (its checkAndPut
                 # carries the puts alone, atomically).
                 mutations = [m for m in mutations if isinstance(m, Put)]
-            applied = yield Call(
-                "check_and_mutate",
-                (self.table, row, self.version.column, expected, [*mutations, stamp]),
-            )
-            if not applied:
-                raise self._refused(expected, current, row)
-            return committed
+            checked = expected
+            for _ in range(_FENCE_ATTEMPTS):
+                applied = yield Call(
+                    "check_and_mutate",
+                    (self.table, row, self.version.column, checked, [*mutations, stamp]),
+                )
+                if applied:
+                    return committed
+                checked = yield from self._over_fence_op(row, expected, new)
+                if checked is None:
+                    break
+            raise self._refused(expected, current, row)
         marker = self.version.pending(current, new)
         column = self.version.column
-        claimed = yield Call(
-            "check_and_put",
-            (self.table, row, column, expected, Put(row, column, marker, ttl=ttl_ms)),
-        )
+        checked = expected
+        for _ in range(_FENCE_ATTEMPTS):
+            claimed = yield Call(
+                "check_and_put",
+                (self.table, row, column, checked, Put(row, column, marker, ttl=ttl_ms)),
+            )
+            if claimed:
+                break
+            checked = yield from self._over_fence_op(row, expected, new)
+            if checked is None:
+                break
         if not claimed:
             raise self._refused(expected, current, row)
-        yield from self._write_claimed(row, expected, marker, mutations)
+        yield from self._write_claimed(row, checked, marker, mutations)
         done = yield Call(
             "check_and_put",
             (self.table, row, column, marker, Put(row, column, committed, ttl=ttl_ms)),
@@ -282,6 +300,66 @@ class Locking:
                 field=self.field,
             )
         return committed
+
+    def _over_fence_op(self, row: bytes, expected: bytes | None, new: int) -> Op[bytes | None]:
+        """After a refused check: the fence an insert stamped ``new`` may replace, if any.
+
+        Only an insert (``expected`` ``None``) replaces a fence, and only one whose tag is
+        older than ``new``: the write the fence was put against, stamped at that tag or
+        before, stays refused. One ``get`` of the version cell; ``None`` when the cell
+        holds anything else (the row exists, or a newer fence): the save is refused.
+        """
+        if expected is not None:
+            return None
+        column = self.version.column
+        found = yield Call("get", (self.table, [row]), {"columns": [column]})
+        raw = found[0].value(column) if found else None
+        tag = self.version.fence_of(raw)
+        return raw if tag is not None and tag < new else None
+
+    def fence_op(self, row: bytes, tag: int) -> Op[bool]:
+        """Fence a row that reads as absent against every write of it stamped ``tag`` or before.
+
+        For a unique index (I1) taking over the claim, tagged ``tag``, of a write that
+        may still land: the row's version cell becomes the fence ``b"F" + tag``
+        (:class:`VersionCell`) by a check-and-put from the bytes read, so that write's
+        check (the cell absent for an insert, its version read for an update) fails.
+        The row still reads as absent. Atomic backends stamp the fence ``tag``, so any
+        later insert (stamped past it) replaces it visibly; Thrift1 stamps it with the
+        server's time. One ``get`` and one conditional write per attempt.
+
+        Returns:
+            Whether the row is fenced (``True`` also for a fence of ``tag`` or later
+            already there); ``False`` when the row holds a committed version (it exists
+            now: the caller reads it again) or the cell kept changing.
+
+        Raises:
+            ConflictError: Over Thrift1, a save of the row is in progress (within its
+                lease): the fence cannot be put before it ends.
+        """
+        column = self.version.column
+        for _ in range(_FENCE_ATTEMPTS):
+            found = yield Call("get", (self.table, [row]), {"columns": [column]})
+            raw = found[0].value(column) if found else None
+            fenced = self.version.fence_of(raw)
+            if fenced is not None and fenced >= tag:
+                return True
+            if raw is not None and len(raw) == 8:
+                return False  # a committed version: the row exists now (that write landed?)
+            self.version.check_not_pending(raw, self.stamps.clock(), table=self.table, row=row)
+            value = self.version.fence(tag)
+            if self.atomic:
+                applied = yield Call(
+                    "check_and_mutate",
+                    (self.table, row, column, raw or None, [Put(row, column, value, tag)]),
+                )
+            else:
+                applied = yield Call(
+                    "check_and_put", (self.table, row, column, raw or None, Put(row, column, value))
+                )
+            if applied:
+                return True
+        return False
 
     def _write_claimed(
         self, row: bytes, expected: bytes | None, marker: bytes, mutations: Sequence[Mutation]

@@ -8,6 +8,7 @@ import attrs
 
 from hmodel.backend.base import Cell
 from hmodel.errors import ConflictError, DecodeError, ValidationError
+from hmodel.mapping.tombstone import fence, fence_tag, no_row
 
 __all__ = ["VersionCell"]
 
@@ -25,7 +26,13 @@ class VersionCell:
     * 8 bytes: a committed version, the big-endian signed long of the ``Long`` codec;
     * 17 bytes ``b"P" + previous + new`` (two 8-byte longs): a Thrift1 save in progress
       from version ``previous`` that will commit ``new``. No committed version can equal
-      it, so a check expecting a committed version fails against it.
+      it, so a check expecting a committed version fails against it;
+    * 9 bytes ``b"F" + tag`` (an 8-byte long): a fence, put by a unique index's writer
+      taking over the claim (tagged ``tag``) of a write that may still land (I1). The
+      row reads as absent; an insert's check (the cell absent) refuses it, so that
+      write cannot land, and a later insert whose new version is greater than ``tag``
+      expects it and replaces it (:meth:`Locking.save_op
+      <hmodel.repository.locking.Locking.save_op>`).
 
     A version is the timestamp of every cell the save wrote (a stamp of
     :class:`~hmodel.clock.WriteStamps`, greater than the version it replaces), so
@@ -74,6 +81,16 @@ class VersionCell:
         )
 
     @staticmethod
+    def fence(tag: int) -> bytes:
+        """The fence of the writes of a row stamped ``tag`` or earlier (see the class)."""
+        return fence(tag)
+
+    @staticmethod
+    def fence_of(raw: bytes | None) -> int | None:
+        """The tag of a fence; ``None`` for anything else."""
+        return fence_tag(raw)
+
+    @staticmethod
     def claim_of(raw: bytes | None) -> tuple[int, int] | None:
         """``(previous, new)`` of a pending marker; ``None`` for anything else."""
         if raw is not None and len(raw) == 17 and raw[:1] == _PENDING:
@@ -96,8 +113,8 @@ class VersionCell:
         Raises:
             DecodeError: The cell is neither a version nor a marker.
         """
-        if not raw:
-            return 0
+        if raw is None or no_row(raw):
+            return 0  # absent, the Thrift1 tombstone or a fence: version 0
         if len(raw) == 8:
             return int.from_bytes(raw, "big", signed=True)
         claim = self.claim_of(raw)

@@ -172,12 +172,16 @@ def test_a_non_covering_query_never_loses_a_row_to_a_writer_with_a_later_tag(
     assert run_index_job(edge.backend, colour_index(), "verify").counts["missing"] == 0
 
 
-def overtaker(clock: ManualClock, other: Any) -> Callable[[str, tuple[Any, ...]], Any]:
-    """A hook: the clock passes the grace, then ``other`` takes "bob" for u2 (either edge)."""
+def overtaker(
+    clock: ManualClock, other: Any, make: Callable[[], Any] | None = None
+) -> Callable[[str, tuple[Any, ...]], Any]:
+    """A hook: the clock passes the grace, then ``other`` saves ``make()`` (either edge):
+    by default u2 taking "bob".
+    """
 
     def run(name: str, args: tuple[Any, ...]) -> Any:
         clock.advance(seconds=GRACE.total_seconds() + 1)
-        return other.save(User(user_id="u2", nickname="bob"))
+        return other.save(make() if make is not None else User(user_id="u2", nickname="bob"))
 
     return run
 
@@ -211,6 +215,165 @@ def test_a_claim_lost_after_the_last_check_is_reported_as_written(
     assert stored is not None and stored.nickname == "bob"  # the write happened
     report = run_index_job(edge.backend, nick_index(), "verify")
     assert report.counts["duplicates"] == 1  # what verify shows the operator
+
+
+def emails(edge: Edge, backend: Any, clock: ManualClock) -> Any:
+    """The edge's indexed repository of accounts (versioned) by unique email."""
+    return indexed(edge, Account, [email_index()], backend=backend, clock=clock)
+
+
+def before_data_write(faulty: Any, hook: Callable[[str, tuple[Any, ...]], Any]) -> None:
+    """Run ``hook`` once, before the first conditional write of the account data table.
+
+    That is the data write of a versioned save: a ``check_and_mutate``, or over Thrift1
+    the claim of the version cell (a ``check_and_put``).
+    """
+    fired: list[bool] = []
+
+    def once(name: str, args: tuple[Any, ...]) -> Any:
+        if args[0] != "account" or fired:
+            return None
+        fired.append(True)
+        return hook(name, args)
+
+    for method in ("check_and_mutate", "check_and_put"):
+        faulty.on(method, nth=0, before=once)
+
+
+def takes_bob_over(clock: ManualClock, other: Any) -> Callable[[str, tuple[Any, ...]], Any]:
+    """A hook: the clock passes the grace, then ``other`` saves a2 with "bob@x" (either edge)."""
+    return overtaker(clock, other, lambda: Account(account_id="a2", email="bob@x"))
+
+
+def test_a_stalled_insert_whose_claim_was_taken_over_is_fenced_and_writes_nothing(
+    edge: Edge, clock: ManualClock
+) -> None:
+    """A versioned insert in transit past the grace loses its claim to another row, whose
+    writer fences the insert's row first: the insert fails its check, nothing of it is
+    written, one row holds the value (I1); the fenced row reads as absent, and takes a
+    later insert.
+    """
+    faulty = hooked(edge)
+    slow, other = emails(edge, faulty, clock), emails(edge, plain(edge), clock)
+    before_data_write(faulty, takes_bob_over(clock, other))
+    with pytest.raises(UniqueViolationError, match="fencing this write"):
+        edge.call(slow.save(Account(account_id="a1", email="bob@x")))
+    faulty.hooks.clear()
+    row = other.repository.mapper.key_of_values({"account_id": "a1"})
+    (fenced,) = edge.backend.get("account", [row], columns=[b"a:v"])
+    raw = fenced.value(b"a:v") or b""
+    assert raw[:1] == b"F" and len(raw) == 9  # the fence: b"F" + an 8-byte tag
+    assert edge.call(other.repository.get(account_id="a1")) is None
+    assert edge.call(other.repository.get_many([{"account_id": "a1"}])) == [None]
+    holder = edge.call(other.get_unique("account_by_email", email="bob@x"))
+    assert holder is not None and holder.account_id == "a2"
+    assert run_index_job(edge.backend, email_index(), "verify").problems == 0
+    again = edge.call(other.save(Account(account_id="a1", email="carl@x")))
+    assert again.version > 0
+    stored = edge.call(other.repository.get(account_id="a1"))
+    assert stored is not None and stored.email == "carl@x"
+    assert run_index_job(edge.backend, email_index(), "verify").problems == 0
+
+
+def test_a_stalled_update_whose_claim_was_taken_over_is_fenced_and_writes_nothing(
+    edge: Edge, clock: ManualClock
+) -> None:
+    """A versioned update in transit past the grace loses its claim to another row, whose
+    writer first saves the updated row again at a version past the claim's tag: the
+    update fails its version check and writes nothing; one row holds the value (I1).
+    """
+    setup = emails(edge, plain(edge), clock)
+    edge.call(setup.save(Account(account_id="a1", email="amy@x")))
+    faulty = hooked(edge)
+    slow, other = emails(edge, faulty, clock), emails(edge, plain(edge), clock)
+    mine = edge.call(slow.repository.get(account_id="a1"))
+    assert mine is not None
+    before = mine.version
+    mine.email = "bob@x"
+    before_data_write(faulty, takes_bob_over(clock, other))
+    with pytest.raises(UniqueViolationError, match="fencing this write"):
+        edge.call(slow.save(mine))
+    faulty.hooks.clear()
+    stored = edge.call(other.repository.get(account_id="a1"))
+    assert stored is not None and stored.email == "amy@x" and stored.version > before
+    holder = edge.call(other.get_unique("account_by_email", email="bob@x"))
+    assert holder is not None and holder.account_id == "a2"
+    kept = edge.call(other.get_unique("account_by_email", email="amy@x"))
+    assert kept is not None and kept.account_id == "a1"
+    assert run_index_job(edge.backend, email_index(), "verify").problems == 0
+
+
+def test_a_claim_taken_over_by_another_write_of_the_same_row_is_no_lost_claim(
+    backend: Backend, clock: ManualClock
+) -> None:
+    """A save stalled past the grace whose claim a second save of the same row took over
+    (its data write not landed yet) lands and returns normally: the value stays the
+    row's, so no ClaimLostError; the second save fails its version check (I1).
+    """
+    setup = account_repo(backend, clock)
+    setup.create_tables()
+    setup.save(Account(account_id="a1", email="amy@x"))
+    faulty_a, faulty_b = FaultyBackend(backend), FaultyBackend(backend)
+    repo_a, repo_b = account_repo(faulty_a, clock), account_repo(faulty_b, clock)
+    first = repo_a.repository.get(account_id="a1")
+    assert first is not None
+    first.email = "bob@x"
+    # the data write of a versioned save; over Thrift1 its claim of the version cell
+    data_write = (
+        "check_and_mutate" if "check_and_mutate" in backend.capabilities else "check_and_put"
+    )
+
+    def second_save() -> Any:
+        again = repo_b.repository.get(account_id="a1")
+        assert again is not None
+        again.email = "bob@x"
+        return repo_b.save(again)
+
+    b = Paused(faulty_b, data_write, "account", second_save)
+
+    def stall(name: str, args: tuple[Any, ...]) -> None:
+        if args[0] == "account" and not b.thread.is_alive() and b.error is None:
+            clock.advance(seconds=GRACE.total_seconds() + 1)
+            b.start_until_paused_or_done()  # b took a's claim over, its data write held
+
+    before_data_write(faulty_a, stall)
+    repo_a.save(first)  # lands, and returns normally
+    b.finish()
+    assert isinstance(b.error, ConflictError)  # b's version check failed: nothing written
+    stored = setup.repository.get(account_id="a1")
+    assert stored is not None and stored.email == "bob@x"
+    found = setup.get_unique("account_by_email", email="bob@x")
+    assert found is not None and found.account_id == "a1"
+    clock.advance(seconds=GRACE.total_seconds() + 1)
+    run_index_job(backend, email_index(), "rebuild", clock=clock)
+    assert run_index_job(backend, email_index(), "verify", clock=clock).problems == 0
+
+
+def test_a_rebuild_gives_a_stalled_claim_away_only_after_fencing_its_row(
+    backend: Backend, clock: ManualClock
+) -> None:
+    """A rebuild run while a versioned insert is in transit past the grace, another row
+    holding the value (written outside the index): the rebuild fences the insert's row
+    before it releases or hands over the claim, so the insert can never land (I1, I3).
+    """
+    faulty = FaultyBackend(backend)
+    slow = account_repo(faulty, clock)
+    slow.create_tables()
+    outside = Repository(Account, backend, clock=clock)
+
+    def meanwhile(name: str, args: tuple[Any, ...]) -> None:
+        clock.advance(seconds=GRACE.total_seconds() + 1)
+        outside.save(Account(account_id="a2", email="bob@x"))  # no claim: the index lags
+        run_index_job(backend, email_index(), "rebuild", clock=clock)
+
+    before_data_write(faulty, meanwhile)
+    with pytest.raises(UniqueViolationError, match="fencing this write"):
+        slow.save(Account(account_id="a1", email="bob@x"))
+    faulty.hooks.clear()
+    assert slow.repository.get(account_id="a1") is None
+    holder = slow.get_unique("account_by_email", email="bob@x")
+    assert holder is not None and holder.account_id == "a2"
+    assert run_index_job(backend, email_index(), "verify", clock=clock).problems == 0
 
 
 def test_a_row_whose_claim_was_lost_is_found_again_once_saved_again(
