@@ -59,6 +59,7 @@ from hmodel.backend.thrift2.mutation import (
     to_tmutations,
     to_tputs,
 )
+from hmodel.backend.thrift2.request import delete_multiple, mutate_row, put_multiple
 from hmodel.backend.thrift2.scanner import ScannerIterator
 from hmodel.errors import (
     BackendError,
@@ -540,8 +541,24 @@ class Thrift2Backend(Thrift2Admin):
         if not rows:
             return
         name = self._data_name(table)
+        binary = self.binary_requests  # the whole messages written from the cells
+        timestamp = batch.timestamp
         if rows == 1:
             row = batch.only_row()
+            if binary:
+                request = mutate_row(
+                    name,
+                    row,
+                    batch.puts.get(row, ()),
+                    batch.deletes.get(row, ()),
+                    timestamp,
+                    batch.attributes,
+                )
+                yield rpc(
+                    "mutateRow", name, None,
+                    retry=Retry.IDEMPOTENT, table=table, row=row, request=request,
+                )  # fmt: skip
+                return
             yield rpc(
                 "mutateRow", name, TRowMutations(row=row, mutations=batch.tmutations()),
                 retry=Retry.IDEMPOTENT, table=table, row=row,
@@ -550,12 +567,26 @@ class Thrift2Backend(Thrift2Admin):
         known = self._families.get(self._server_name(table))
         if known is None or not batch.families.issubset(known):
             yield from self._check_families(table, batch.mutations())
-        puts = batch.tputs()
-        if puts:
-            yield rpc("putMultiple", name, puts, retry=Retry.IDEMPOTENT, table=table)
-        deletes = batch.tdeletes()
-        if deletes:
-            yield rpc("deleteMultiple", name, deletes, retry=Retry.IDEMPOTENT, table=table)
+        if batch.puts:
+            if binary:
+                request = put_multiple(name, batch.puts, timestamp, batch.attributes)
+                yield rpc(
+                    "putMultiple", name, None,
+                    retry=Retry.IDEMPOTENT, table=table, request=request,
+                )  # fmt: skip
+            else:
+                yield rpc("putMultiple", name, batch.tputs(), retry=Retry.IDEMPOTENT, table=table)
+        if batch.deletes:
+            if binary:
+                request = delete_multiple(name, batch.deletes, timestamp)
+                yield rpc(
+                    "deleteMultiple", name, None,
+                    retry=Retry.IDEMPOTENT, table=table, request=request,
+                )  # fmt: skip
+            else:
+                yield rpc(
+                    "deleteMultiple", name, batch.tdeletes(), retry=Retry.IDEMPOTENT, table=table
+                )
 
     def _increment_result(self, result: Any, *, table: str, row: bytes) -> dict[bytes, int]:
         values: dict[bytes, int] = {}

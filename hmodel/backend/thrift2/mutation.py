@@ -232,81 +232,95 @@ def to_tdeletes(deletes: Sequence[Delete]) -> list[Any]:
 
 
 class Thrift2RowBatch(RowBatch):
-    """A :class:`~hmodel.backend.base.RowBatch` kept as Thrift2 structs.
+    """A :class:`~hmodel.backend.base.RowBatch` kept as Thrift2 calls' cells, row by row.
 
-    Each added put becomes a ``TColumnValue`` in its row's ``TPut`` and each delete a
-    ``TColumn`` (``DELETE_COLUMNS``, at the batch's timestamp) in its row's ``TDelete``,
-    rows in order of first appearance: the structs :func:`to_tputs` and
+    Each added put is kept as ``(family, qualifier, value)`` in its row's list and each
+    delete as ``(family, qualifier)`` (``DELETE_COLUMNS``, at the batch's timestamp) in
+    its row's deletes, rows in order of first appearance: what :func:`to_tputs` and
     :func:`to_tdeletes` build for ``batch.mutations()`` (one ttl for all, so one ``TPut``
     per row), without a ``Put`` per cell or a check of each. A column's split into family
-    and qualifier is made once per batch.
+    and qualifier is made once per batch. A call is sent either as its whole binary
+    message written from the cells (:mod:`hmodel.backend.thrift2.request`) or as structs
+    (:meth:`tputs`, :meth:`tdeletes`, :meth:`tmutations`): the same bytes on the binary
+    protocol.
     """
 
-    __slots__ = ("_deletes", "_puts", "_split")
+    __slots__ = ("_split", "deletes", "puts")
 
     def __init__(self, timestamp: int, ttl: int | None, families: frozenset[bytes]) -> None:
         super().__init__(timestamp, ttl, families)
-        self._puts: dict[bytes, list[Any]] = {}
-        self._deletes: dict[bytes, list[Any]] = {}
+        #: Per row, its puts' ``(family, qualifier, value)``.
+        self.puts: dict[bytes, list[tuple[bytes, bytes, bytes]]] = {}
+        #: Per row, its deletes' ``(family, qualifier)``.
+        self.deletes: dict[bytes, list[tuple[bytes, bytes]]] = {}
         self._split: dict[bytes, tuple[bytes, bytes]] = {}
 
     def add_row(self, row: bytes, cells: list[tuple[bytes, bytes | None]]) -> None:
-        """Add a row's cells as Thrift2 structs (see the class docstring)."""
-        timestamp = self.timestamp
+        """Add a row's cells (see the class docstring)."""
         split = self._split
-        values: list[Any] | None = None
+        values: list[tuple[bytes, bytes, bytes]] | None = None
         for column, value in cells:
             parts = split.get(column)
             if parts is None:
                 family, _, qualifier = column.partition(b":")
                 parts = split[column] = (family, qualifier)
             if value is None:
-                family, qualifier = parts
-                self._deletes.setdefault(row, []).append(
-                    TColumn(family=family, qualifier=qualifier, timestamp=timestamp)
-                )
+                self.deletes.setdefault(row, []).append(parts)
                 continue
             if values is None:
-                values = self._puts.get(row)
+                values = self.puts.get(row)
                 if values is None:
-                    values = self._puts[row] = []
-            values.append(TColumnValue(parts[0], parts[1], value, timestamp))
+                    values = self.puts[row] = []
+            values.append((parts[0], parts[1], value))
 
     def mutations(self) -> list[Mutation]:
         """The batch's puts, then its deletes, row by row."""
         timestamp, ttl = self.timestamp, self.ttl
         puts: list[Mutation] = [
-            Put(row, v.family + b":" + v.qualifier, v.value, timestamp, ttl)
-            for row, values in self._puts.items()
-            for v in values
+            Put(row, family + b":" + qualifier, value, timestamp, ttl)
+            for row, values in self.puts.items()
+            for family, qualifier, value in values
         ]
         return puts + [
-            Delete(row, c.family + b":" + c.qualifier, timestamp)
-            for row, columns in self._deletes.items()
-            for c in columns
+            Delete(row, family + b":" + qualifier, timestamp)
+            for row, columns in self.deletes.items()
+            for family, qualifier in columns
         ]
+
+    @property
+    def attributes(self) -> dict[bytes, bytes] | None:
+        """The ``TPut`` attributes: the TTL attribute with a ttl, else ``None``."""
+        return None if self.ttl is None else ttl_attribute(self.ttl)
 
     @property
     def row_count(self) -> int:
         """How many distinct rows the batch writes."""
-        if not self._deletes:
-            return len(self._puts)
-        return len(self._puts.keys() | self._deletes.keys())
+        if not self.deletes:
+            return len(self.puts)
+        return len(self.puts.keys() | self.deletes.keys())
 
     def tputs(self) -> list[Any]:
         """One ``TPut`` per row with puts, in order of first appearance."""
-        attributes = None if self.ttl is None else ttl_attribute(self.ttl)
+        attributes, timestamp = self.attributes, self.timestamp
         return [
-            TPut(row=row, columnValues=values, attributes=attributes)
-            for row, values in self._puts.items()
+            TPut(
+                row=row,
+                columnValues=[TColumnValue(f, q, v, timestamp) for f, q, v in values],
+                attributes=attributes,
+            )
+            for row, values in self.puts.items()
         ]
 
     def tdeletes(self) -> list[Any]:
         """One ``TDelete`` (``DELETE_COLUMNS``) per row with deletes."""
-        kind = TDeleteType.DELETE_COLUMNS
+        kind, timestamp = TDeleteType.DELETE_COLUMNS, self.timestamp
         return [
-            TDelete(row=row, columns=columns, deleteType=kind)
-            for row, columns in self._deletes.items()
+            TDelete(
+                row=row,
+                columns=[TColumn(family=f, qualifier=q, timestamp=timestamp) for f, q in columns],
+                deleteType=kind,
+            )
+            for row, columns in self.deletes.items()
         ]
 
     def tmutations(self) -> list[Any]:
@@ -317,7 +331,7 @@ class Thrift2RowBatch(RowBatch):
 
     def only_row(self) -> bytes:
         """The row of a one-row batch."""
-        return next(iter(self._puts or self._deletes))
+        return next(iter(self.puts or self.deletes))
 
 
 def to_tmutations(mutations: Sequence[Mutation]) -> list[Any]:
