@@ -4,9 +4,10 @@
 :class:`~hmodel.backend.base.RowBatch` filled by the compiled cell writer (no ``Put`` per
 cell, no second check); every other case takes ``mutate`` with the mapper's mutations.
 These properties run both routes on the same instances, with the same write stamps, and
-require byte-for-byte the same Thrift calls (Thrift1 ``mutateRowsTs`` structs, Thrift2
-``mutateRow``/``putMultiple``/``deleteMultiple`` structs, encoded with the binary
-protocol), the same errors, and on the engine the same stored cells (F6-F11, K2, K6).
+require byte-for-byte the same Thrift calls (whole binary-protocol messages: Thrift1
+``mutateRowsTs``, Thrift2 ``mutateRow``/``putMultiple``/``deleteMultiple``, which the
+batch writes straight from its cells and the general path encodes from structs), the same
+errors, and on the engine the same stored cells (F6-F11, K2, K6).
 """
 
 from __future__ import annotations
