@@ -9,6 +9,8 @@ import re
 import select
 import socket
 import ssl
+import struct
+import sys
 from typing import Any
 
 from thriftpy2.protocol import TBinaryProtocolFactory, TCompactProtocolFactory
@@ -468,20 +470,33 @@ class SocketLink:
             poll = select.poll()
             poll.register(sock.fileno(), select.POLLIN)
             self._poll = poll
+        _kernel_timeouts(sock)
 
     def send(self, data: bytes) -> None:
-        """Send ``data`` whole (raises ``OSError`` if the connection fails)."""
-        self._sock.sendall(data)
+        """Send ``data`` whole (raises ``OSError`` if the connection fails).
+
+        Raises:
+            TimeoutError: The socket's timeout passed (part of ``data`` may be sent).
+            OSError: The connection broke.
+        """
+        try:
+            self._sock.sendall(data)
+        except BlockingIOError as exc:  # the kernel's send timeout (see _kernel_timeouts)
+            raise TimeoutError("timed out") from exc
 
     def receive(self) -> bytes:
         """The next bytes the server sent (waiting for at least one).
 
         Raises:
             TTransportException: The server closed the connection (``END_OF_FILE``).
-            OSError: The connection broke, or the socket's timeout passed.
+            TimeoutError: The socket's timeout passed.
+            OSError: The connection broke.
         """
         view = self._view
-        size = self._sock.recv_into(view)
+        try:
+            size = self._sock.recv_into(view)
+        except BlockingIOError as exc:  # the kernel's receive timeout (see _kernel_timeouts)
+            raise TimeoutError("timed out") from exc
         if not size:
             raise TTransportException(
                 type=TTransportException.END_OF_FILE, message="the server closed the connection"
@@ -511,6 +526,40 @@ class SocketLink:
             self._sock.shutdown(socket.SHUT_RDWR)
         with contextlib.suppress(OSError):
             self._sock.close()
+
+
+#: The ``struct timeval`` of ``SO_RCVTIMEO``/``SO_SNDTIMEO`` (Linux and the BSDs: two longs).
+_TIMEVAL = "ll"
+
+
+def _kernel_timeouts(sock: socket.socket) -> None:
+    """Have the kernel time a plain socket's sends and receives out, not Python.
+
+    A socket with a Python timeout waits in ``poll`` before each ``send`` and ``recv``
+    (two system calls each); a blocking one with ``SO_SNDTIMEO``/``SO_RCVTIMEO`` makes
+    one, and one that times out fails with ``EAGAIN`` (``BlockingIOError``), which
+    :class:`SocketLink` raises as ``TimeoutError``, as the Python timeout does. Only a
+    plain TCP socket with a timeout, on Linux and the BSDs (a TLS socket, or any other
+    platform, keeps its Python timeout).
+    """
+    timeout = sock.gettimeout()
+    if (
+        timeout is None
+        or timeout <= 0  # a non-blocking socket stays one
+        or type(sock) is not socket.socket
+        or not sys.platform.startswith(("linux", "darwin", "freebsd"))
+    ):
+        return
+    seconds, fraction = divmod(timeout, 1)
+    micros = min(999_999, round(fraction * 1_000_000))
+    # An all-zero timeval means "never time out": the smallest one instead.
+    timeval = struct.pack(_TIMEVAL, int(seconds), micros or (0 if seconds else 1))
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, timeval)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, timeval)
+    except OSError:
+        return  # the Python timeout stays
+    sock.settimeout(None)
 
 
 class HttpLink:
