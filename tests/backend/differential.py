@@ -50,7 +50,6 @@ DOCUMENTED: dict[str, str] = {
     "unflushed_versions": "versions beyond VERSIONS before a flush (families keep 1000)",
     "rewritten_cell": "a cell rewritten at its timestamp by a put whose TTL ran out (puts "
     "with a TTL get timestamps of their own)",
-    "single_version_delete": "DELETE_COLUMN and DELETE_FAMILY_VERSION: the fake refuses them",
     "no_op_with_a_value": "NO_OP with a value: on an existing cell HBase retries for minutes",
     "counter_past_64_bits": "a counter past 64 bits: HBase wraps, the engine refuses",
     "batched_scan_with_row_filter": "a batched scan with a filter that filters whole rows "
@@ -255,20 +254,19 @@ class Workload:
                 cell.timestamp = next(self.ttl_stamps)
         return HBASE2.TPut(row=row or self.row(), columnValues=cells, attributes=attributes)
 
-    def tdelete(self, row: bytes | None = None) -> Any | str:
+    def tdelete(self, row: bytes | None = None) -> Any:
         kinds = HBASE2.TDeleteType
         kind = self.rng.choice(
             [None, kinds.DELETE_COLUMNS, kinds.DELETE_FAMILY, kinds.DELETE_COLUMN,
              kinds.DELETE_FAMILY_VERSION, "row"]
         )  # fmt: skip
-        if kind in (kinds.DELETE_COLUMN, kinds.DELETE_FAMILY_VERSION):
-            return "single_version_delete"
         if kind == "row":
             return HBASE2.TDelete(row=row or self.row(), timestamp=self.stamp())
-        columns = [
-            HBASE2.TColumn(family=f, qualifier=q, timestamp=self.stamp())
-            for f, q in (self.column() for _ in range(self.rng.randint(1, 2)))
-        ]
+        columns = []
+        for f, q in (self.column() for _ in range(self.rng.randint(1, 2))):
+            latest = kind == kinds.DELETE_COLUMN and self.rng.random() < 0.4
+            stamp = None if latest else self.stamp()  # DELETE_COLUMN's latest version
+            columns.append(HBASE2.TColumn(family=f, qualifier=q, timestamp=stamp))
         return HBASE2.TDelete(row=row or self.row(), columns=columns, deleteType=kind)
 
     def tget(self) -> Any:
@@ -313,12 +311,10 @@ class Workload:
         if pick == 3:
             return (2, "putMultiple", (t, [self.tput() for _ in range(rng.randint(1, 3))]))
         if pick < 6:
-            delete = self.tdelete()
-            return delete if isinstance(delete, str) else (2, "deleteSingle", (t, delete))
+            return (2, "deleteSingle", (t, self.tdelete()))
         if pick == 6:
             deletes = [self.tdelete() for _ in range(rng.randint(1, 2))]
-            named = [d for d in deletes if isinstance(d, str)]
-            return named[0] if named else (2, "deleteMultiple", (t, deletes))
+            return (2, "deleteMultiple", (t, deletes))
         if pick < 10:
             gets = [self.tget() for _ in range(1 if pick < 9 else 2)]
             if any(g.filterString and (g.maxVersions or 1) > 1 for g in gets):
@@ -348,10 +344,7 @@ class Workload:
             if pick == 13:
                 return (2, "checkAndPut", (t, row, f, q, value, self.tput(row)))
             if pick == 14:
-                delete = self.tdelete(row)
-                if isinstance(delete, str):
-                    return delete
-                return (2, "checkAndDelete", (t, row, f, q, value, delete))
+                return (2, "checkAndDelete", (t, row, f, q, value, self.tdelete(row)))
             operator = rng.choice(list(ops._VALUES_TO_NAMES))
             if value is None:
                 value = b""
@@ -365,10 +358,10 @@ class Workload:
             )
         if pick == 16:
             row = self.row()
-            delete = self.tdelete(row)
-            mutations = [HBASE2.TMutation(put=self.tput(row))]
-            if not isinstance(delete, str):
-                mutations.append(HBASE2.TMutation(deleteSingle=delete))
+            mutations = [
+                HBASE2.TMutation(put=self.tput(row)),
+                HBASE2.TMutation(deleteSingle=self.tdelete(row)),
+            ]
             return (2, "mutateRow", (t, HBASE2.TRowMutations(row=row, mutations=mutations)))
         if pick == 17:
             scan = self.tscan()

@@ -11,7 +11,6 @@ from hmodel.backend.base import (
     Cell,
     Delete,
     Increment,
-    Mutation,
     Put,
     Region,
     RowResult,
@@ -30,12 +29,14 @@ from hmodel.backend.memory.argument import (
 from hmodel.backend.memory.counter import LONG_MAX, LONG_MIN, add_to_counter, encode_counter
 from hmodel.backend.memory.filter import FilterProgram, compile_filter
 from hmodel.backend.memory.mutation import (
+    EngineMutation,
     apply_delete,
     apply_put,
     apply_puts,
     plan_delete,
     plan_mutations,
     plan_put,
+    resolve_latest,
     round_trip_groups,
 )
 from hmodel.backend.memory.rows import Names
@@ -43,7 +44,6 @@ from hmodel.backend.memory.scanner import scan_rows
 from hmodel.backend.memory.selection import EVERYTHING, Selection
 from hmodel.backend.memory.store import (
     RawCell,
-    RowMarkers,
     StoredRow,
     new_row_result,
     set_cells,
@@ -124,17 +124,7 @@ def _without_families(stored: StoredRow, families: set[bytes]) -> StoredRow:
     kept.names = tuple(names)
     kept.irregular = sum(0 if type(entry) is Cell else 1 for entry in kept)
     if stored.markers is not None:
-        markers = RowMarkers()
-        markers.columns = {
-            c: list(m)
-            for c, m in stored.markers.columns.items()
-            if c.partition(b":")[0] not in families
-        }
-        markers.families = {
-            f: list(m) for f, m in stored.markers.families.items() if f not in families
-        }
-        if markers.columns or markers.families:
-            kept.markers = markers
+        kept.markers = stored.markers.without(families.__contains__)
     return kept
 
 
@@ -635,13 +625,16 @@ class MemoryBackend(Backend):
 
     # --- writes ---------------------------------------------------------------------
 
-    def mutate(self, table: str, mutations: Sequence[Mutation]) -> None:
+    def mutate(self, table: str, mutations: Sequence[EngineMutation]) -> None:
         """Apply puts and deletes; every mutation is checked before any is applied.
 
         The whole call is atomic on the table (more than HBase's per-row atomicity). All
         puts are applied before all deletes, as the Thrift1 server does, and the ones
         without a timestamp share one "now" (so a put and a delete of the same cell
-        without timestamps in one call leave the cell deleted).
+        without timestamps in one call leave the cell deleted). The engine also takes
+        single-version deletes (:class:`VersionDelete`, not in the ``Backend``
+        protocol); one without a timestamp masks the newest version visible before the
+        call's puts.
 
         Raises:
             TableNotFoundError: No such table.
@@ -671,6 +664,8 @@ class MemoryBackend(Backend):
             self._charge(len(groups))
         with stored.lock:
             now = self.clock()
+            if deletes:
+                deletes = resolve_latest(stored, deletes, now=now)
             apply_puts(stored, puts, now=now)
             for delete in deletes:
                 apply_delete(stored, delete, now=now)
@@ -804,7 +799,7 @@ class MemoryBackend(Backend):
         row: bytes,
         column: bytes,
         expected: bytes | None,
-        mutations: Sequence[Mutation],
+        mutations: Sequence[EngineMutation],
     ) -> bool:
         """Atomically apply ``mutations`` if the newest visible ``column`` is ``expected``.
 
@@ -812,6 +807,7 @@ class MemoryBackend(Backend):
         before anything is applied; puts and deletes without a timestamp share one "now",
         except that puts are stamped no older than the checked cell (``max(now, its
         timestamp)``, HBASE-14054). One round trip, whatever the mutations' timestamps.
+        Single-version deletes (:class:`VersionDelete`) are taken as in :meth:`mutate`.
 
         Raises:
             IllegalArgumentError: A mutation is on another row, none is given, or a
@@ -842,6 +838,7 @@ class MemoryBackend(Backend):
             if not _expected_matches(current, expected):
                 return False
             put_now = _checked_stamp(current, now)
+            deletes = resolve_latest(stored, deletes, now=now)
             for put in puts:
                 apply_put(stored, put, now=put_now)
             for delete in deletes:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bisect
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 
 import attrs
 
@@ -14,6 +14,7 @@ from hmodel.backend.memory.version import (
     Stored,
     as_cell,
     deletion_horizon,
+    honoured_versions,
     insert_version,
     ttl_of,
     visible_versions,
@@ -39,6 +40,9 @@ __all__ = [
 #: with ``VERSIONS`` 1), or a list of versions newest first once a second one arrives.
 Entry = Stored | list[Stored]
 
+#: No single-version marker (shared, never changed).
+_NONE: Set[int] = frozenset()
+
 #: The visible columns of a row as filters see them: ``(b"f:q", versions newest first)``.
 History = list[tuple[bytes, list[Cell]]]
 
@@ -47,8 +51,20 @@ class CellKind(str, enum.Enum):
     """What a raw cell is, named as HBase's RAW scan prints its ``type=``."""
 
     PUT = "Put"
+    DELETE = "Delete"
+    DELETE_FAMILY_VERSION = "DeleteFamilyVersion"
     DELETE_COLUMN = "DeleteColumn"
     DELETE_FAMILY = "DeleteFamily"
+
+
+#: HBase's ``KeyValue.Type`` codes: at one key and timestamp, a higher code sorts first.
+_TYPE_CODES = {
+    CellKind.PUT: 4,
+    CellKind.DELETE: 8,
+    CellKind.DELETE_FAMILY_VERSION: 10,
+    CellKind.DELETE_COLUMN: 12,
+    CellKind.DELETE_FAMILY: 14,
+}
 
 
 @attrs.frozen
@@ -56,9 +72,10 @@ class RawCell:
     """A stored cell or delete marker, as ``scan 't', {RAW => true, VERSIONS => ...}`` shows it.
 
     Args:
-        column: ``b"f:q"``; for a ``DeleteFamily`` marker, the bare family ``b"f"``.
+        column: ``b"f:q"``; for a ``DeleteFamily`` or ``DeleteFamilyVersion`` marker, the
+            bare family ``b"f"``.
         timestamp: Epoch milliseconds.
-        kind: A put or one of the two delete markers.
+        kind: A put or one of the four delete markers.
         value: The value of a put; ``b""`` for markers.
         ttl: The per-cell TTL of a put in milliseconds, or ``None``.
     """
@@ -131,17 +148,49 @@ class RowMarkers:
     Attributes:
         columns: ``DeleteColumn`` marker timestamps per column ``b"f:q"``, newest first.
         families: ``DeleteFamily`` marker timestamps per family, newest first.
+        versions: ``Delete`` (single-version) marker timestamps per column ``b"f:q"``.
+        family_versions: ``DeleteFamilyVersion`` marker timestamps per family.
     """
 
-    __slots__ = ("columns", "families")
+    __slots__ = ("columns", "families", "family_versions", "versions")
 
     def __init__(self) -> None:
         self.columns: dict[bytes, list[int]] = {}
         self.families: dict[bytes, list[int]] = {}
+        self.versions: dict[bytes, set[int]] = {}
+        self.family_versions: dict[bytes, set[int]] = {}
 
     def of(self, name: bytes, family: bytes) -> list[int]:
-        """Every marker timestamp that covers the column ``name`` of ``family``."""
+        """Every range marker timestamp (``<=`` masks) that covers ``name`` of ``family``."""
         return [*self.columns.get(name, ()), *self.families.get(family, ())]
+
+    def exact(self, name: bytes, family: bytes) -> set[int]:
+        """Every single-version marker timestamp (``==`` masks) covering ``name``."""
+        found = self.versions.get(name)
+        family_found = self.family_versions.get(family)
+        if family_found is None:
+            return set() if found is None else found
+        return family_found if found is None else found | family_found
+
+    def without(self, dropped: Callable[[bytes], bool]) -> RowMarkers | None:
+        """A copy without the markers of the families ``dropped`` says, or ``None`` if empty."""
+        kept = RowMarkers()
+        kept.columns = {c: list(m) for c, m in self.columns.items() if not dropped(_family(c))}
+        kept.families = {f: list(m) for f, m in self.families.items() if not dropped(f)}
+        kept.versions = {c: set(m) for c, m in self.versions.items() if not dropped(_family(c))}
+        kept.family_versions = {
+            f: set(m) for f, m in self.family_versions.items() if not dropped(f)
+        }
+        return None if kept.empty else kept
+
+    @property
+    def empty(self) -> bool:
+        """Whether no marker is left."""
+        return not (self.columns or self.families or self.versions or self.family_versions)
+
+
+def _family(name: bytes) -> bytes:
+    return name.partition(b":")[0]
 
 
 class Shapes:
@@ -192,10 +241,12 @@ class StoredRow(list[Entry]):
     returns, so a row without markers, TTLs or older versions is read by pairing the two
     sequences (:meth:`latest`). Being a list, an empty row is falsy: test for ``None``.
 
-    Delete markers are kept until a major compaction: a ``DeleteColumn`` marker per column
-    and a ``DeleteFamily`` marker per family (a whole-row delete places one per family, as
-    HBase does). A marker at ``t`` masks every version ``<= t`` of what it covers,
-    including versions written after the marker. The caller holds the table lock.
+    Delete markers are kept until a major compaction: ``DeleteColumn`` markers per column
+    and ``DeleteFamily`` markers per family (a whole-row delete places one per family, as
+    HBase does) mask every version ``<= t`` of what they cover; ``Delete`` markers per
+    column and ``DeleteFamilyVersion`` markers per family mask only the versions at exactly
+    ``t`` (HBase's ``ScanDeleteTracker``). Markers mask versions written after them too.
+    The caller holds the table lock.
     """
 
     __slots__ = ("irregular", "markers", "names")
@@ -294,6 +345,18 @@ class StoredRow(list[Entry]):
             self.markers = RowMarkers()
         _add_marker(self.markers.families.setdefault(family, []), timestamp)
 
+    def delete_version(self, name: bytes, timestamp: int) -> None:
+        """Place a ``Delete`` marker: the version of ``name`` at exactly ``timestamp`` is gone."""
+        if self.markers is None:
+            self.markers = RowMarkers()
+        self.markers.versions.setdefault(name, set()).add(timestamp)
+
+    def delete_family_version(self, family: bytes, timestamp: int) -> None:
+        """Place a ``DeleteFamilyVersion`` marker: ``family``'s versions at ``timestamp`` go."""
+        if self.markers is None:
+            self.markers = RowMarkers()
+        self.markers.family_versions.setdefault(family, set()).add(timestamp)
+
     # --- reads ----------------------------------------------------------------------
 
     def column_versions(
@@ -330,11 +393,11 @@ class StoredRow(list[Entry]):
         family_name = orders[name][0]
         family = families[family_name]
         markers = self.markers
-        horizon = (
-            -1
-            if markers is None
-            else deletion_horizon(markers.of(name, family_name), family=family, before=before)
-        )
+        if markers is None:
+            horizon, masked = -1, _NONE
+        else:
+            horizon = deletion_horizon(markers.of(name, family_name), family=family, before=before)
+            masked = honoured_versions(markers.exact(name, family_name), family, before=before)
         return visible_versions(
             _versions(self[index]),
             family,
@@ -342,6 +405,7 @@ class StoredRow(list[Entry]):
             before=before,
             now=now,
             explicit=explicit,
+            masked=masked,
         )
 
     def _selected(self, selection: Selection, orders: Mapping[bytes, ColumnKey]) -> list[int]:
@@ -441,13 +505,16 @@ class StoredRow(list[Entry]):
         for name, entry in zip(self.names, self, strict=True):
             family_name = orders[name][0]
             family = families[family_name]
-            honoured = (
-                ()
-                if markers is None or family.keep_deleted_cells
-                else markers.of(name, family_name)
+            purged = markers is not None and not family.keep_deleted_cells
+            horizon = deletion_horizon(
+                markers.of(name, family_name) if purged else (),  # type: ignore[union-attr]
+                family=family,
+                before=None,
             )
-            horizon = deletion_horizon(honoured, family=family, before=None)
-            kept = visible_versions(_versions(entry), family, horizon=horizon, before=None, now=now)
+            masked = markers.exact(name, family_name) if purged else _NONE  # type: ignore[union-attr]
+            kept = visible_versions(
+                _versions(entry), family, horizon=horizon, before=None, now=now, masked=masked
+            )
             if kept:
                 names.append(name)
                 entries.append(kept[0] if len(kept) == 1 else kept)
@@ -455,14 +522,7 @@ class StoredRow(list[Entry]):
         self[:] = entries
         self.irregular = sum(_irregular(entry) for entry in entries)
         if markers is not None:
-            for name in [
-                n for n in markers.columns if not families[orders[n][0]].keep_deleted_cells
-            ]:
-                del markers.columns[name]
-            for key in [f for f in markers.families if not families[f].keep_deleted_cells]:
-                del markers.families[key]
-            if not markers.columns and not markers.families:
-                self.markers = None
+            self.markers = markers.without(lambda f: not families[f].keep_deleted_cells)
 
     @property
     def empty(self) -> bool:
@@ -472,35 +532,49 @@ class StoredRow(list[Entry]):
     def families(self) -> set[bytes]:
         """The families holding any version or delete marker in this row."""
         found = {name.partition(b":")[0] for name in self.names}
-        if self.markers is not None:
-            found.update(column.partition(b":")[0] for column in self.markers.columns)
-            found.update(self.markers.families)
+        markers = self.markers
+        if markers is not None:
+            found.update(_family(column) for column in markers.columns)
+            found.update(markers.families)
+            found.update(_family(column) for column in markers.versions)
+            found.update(markers.family_versions)
         return found
 
     def raw(self, orders: Mapping[bytes, ColumnKey]) -> list[RawCell]:
         """Every version and marker, in HBase's raw order.
 
-        Families in byte order; in each, its ``DeleteFamily`` markers first, then each
-        column's markers and versions, newest first, a marker before a put of the same
-        timestamp.
+        Families in byte order; in each, its family markers (``DeleteFamily``,
+        ``DeleteFamilyVersion``) first, then each column's markers and versions, newest
+        first; at one timestamp in HBase's type order (``DeleteFamily``,
+        ``DeleteFamilyVersion``, ``DeleteColumn``, ``Delete``, then the put).
         """
         cells: list[tuple[tuple[bytes, int, bytes, int, int], RawCell]] = []
+
+        def add(family: bytes, group: int, qualifier: bytes, cell: RawCell) -> None:
+            key = (family, group, qualifier, -cell.timestamp, -_TYPE_CODES[cell.kind])
+            cells.append((key, cell))
+
         markers = self.markers
         if markers is not None:
             for family, stamps in markers.families.items():
                 for stamp in stamps:
-                    cell = RawCell(family, stamp, CellKind.DELETE_FAMILY)
-                    cells.append(((family, 0, b"", -stamp, 0), cell))
+                    add(family, 0, b"", RawCell(family, stamp, CellKind.DELETE_FAMILY))
+            for family, exact in markers.family_versions.items():
+                for stamp in exact:
+                    add(family, 0, b"", RawCell(family, stamp, CellKind.DELETE_FAMILY_VERSION))
             for name, stamps in markers.columns.items():
                 family, qualifier = orders[name]
                 for stamp in stamps:
-                    cell = RawCell(name, stamp, CellKind.DELETE_COLUMN)
-                    cells.append(((family, 1, qualifier, -stamp, 0), cell))
+                    add(family, 1, qualifier, RawCell(name, stamp, CellKind.DELETE_COLUMN))
+            for name, exact in markers.versions.items():
+                family, qualifier = orders[name]
+                for stamp in exact:
+                    add(family, 1, qualifier, RawCell(name, stamp, CellKind.DELETE))
         for name, entry in zip(self.names, self, strict=True):
             family, qualifier = orders[name]
             for version in _versions(entry):
                 cell = RawCell(
                     name, version.timestamp, CellKind.PUT, version.value, ttl_of(version)
                 )
-                cells.append(((family, 1, qualifier, -version.timestamp, 1), cell))
+                add(family, 1, qualifier, cell)
         return [cell for _, cell in sorted(cells, key=lambda pair: pair[0])]

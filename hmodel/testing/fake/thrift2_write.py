@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from hmodel.backend.base import Cell, Increment, Mutation
+from hmodel.backend.base import Cell, Increment
 from hmodel.backend.java_error import java_name_of
 from hmodel.backend.memory import MemoryBackend
+from hmodel.backend.memory.mutation import EngineMutation
 from hmodel.backend.thrift2.idl import HBASE2
 from hmodel.errors import ColumnFamilyNotFoundError, CounterError, HModelError, TableNotFoundError
 from hmodel.testing.fake.java_text import server_text
@@ -77,7 +78,7 @@ def _check_passes(
     return compare(operator, value, stored)
 
 
-def _same_row(row: bytes, mutations: list[Mutation], api: str) -> None:
+def _same_row(row: bytes, mutations: list[EngineMutation], api: str) -> None:
     for mutation in mutations:
         if mutation.row != row:
             raise io_error(
@@ -154,8 +155,8 @@ class WriteHandler:
             raise failed_actions([exc] * len(trow_mutations.mutations), api="mutateRow") from exc
 
     @staticmethod
-    def _row_mutations(trow_mutations: Any, api: str) -> list[Mutation]:
-        mutations: list[Mutation] = []
+    def _row_mutations(trow_mutations: Any, api: str) -> list[EngineMutation]:
+        mutations: list[EngineMutation] = []
         for tmutation in trow_mutations.mutations or []:
             if tmutation.put is not None:
                 mutations.extend(puts_of(tmutation.put, api))
@@ -170,7 +171,7 @@ class WriteHandler:
         column: bytes,
         operator: int,
         value: bytes | None,
-        mutations: list[Mutation],
+        mutations: list[EngineMutation],
     ) -> bool:
         name = table.decode("utf-8", "replace")
         ops = HBASE2.TCompareOperator
@@ -201,7 +202,7 @@ class WriteHandler:
     ) -> bool:  # fmt: skip
         """Apply the ``TPut`` if the cell equals ``value`` (unset: absent or empty)."""
         checked = require_row(row, "checkAndPut")
-        puts: list[Mutation] = list(puts_of(tput, "checkAndPut"))
+        puts: list[EngineMutation] = list(puts_of(tput, "checkAndPut"))
         _same_row(checked, puts, "checkAndPut")
         column = family + b":" + (qualifier or b"")
         return self._check_and_apply(
@@ -214,7 +215,7 @@ class WriteHandler:
     ) -> bool:  # fmt: skip
         """Apply the ``TDelete`` if the cell equals ``value`` (unset: absent or empty)."""
         checked = require_row(row, "checkAndDelete")
-        deletes: list[Mutation] = list(deletes_of(tdelete, "checkAndDelete"))
+        deletes: list[EngineMutation] = list(deletes_of(tdelete, "checkAndDelete"))
         _same_row(checked, deletes, "checkAndDelete")
         column = family + b":" + (qualifier or b"")
         return self._check_and_apply(
