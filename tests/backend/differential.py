@@ -55,11 +55,8 @@ DOCUMENTED: dict[str, str] = {
     "batched_scan_with_row_filter": "a batched scan with a filter that filters whole rows "
     "(SKIP, SingleColumnValueFilter, PageFilter): HBase 2.6.1 may never answer (the client "
     "times out); the fake answers",
-    "multi_version_get_with_filter": "a get of several versions with a filter: the fake "
-    "filters the newest versions only (not yet done)",
     "internal_error_cause": "the fake's Thrift1 internal errors name their cause after "
     "'Internal error processing <call>' (compared up to it)",
-    "thrift2_scan_versions": "a Thrift2 scan's maxVersions: the fake returns the newest only",
 }
 
 _ROWS = [b"r0", b"r1", b"r2", b"r3", b"r4"]
@@ -300,6 +297,7 @@ class Workload:
             filterString=self.filter(), batchSize=self.rng.choice([None, None, 1, 2]),
             caching=self.rng.choice([None, 1, 2, 100]),
             limit=self.rng.choice([None, None, 1, 3]),
+            maxVersions=self.rng.choice([None, None, 1, 2, 5]),
         )  # fmt: skip
 
     def thrift2(self) -> Op:
@@ -317,8 +315,6 @@ class Workload:
             return (2, "deleteMultiple", (t, deletes))
         if pick < 10:
             gets = [self.tget() for _ in range(1 if pick < 9 else 2)]
-            if any(g.filterString and (g.maxVersions or 1) > 1 for g in gets):
-                return "multi_version_get_with_filter"
             return (2, "get", (t, gets[0])) if pick < 9 else (2, "getMultiple", (t, gets))
         if pick == 10:
             return (2, rng.choice(["exists", "existsAll"]), (t, self.tget()))

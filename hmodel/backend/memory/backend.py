@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Mapping, Sequence
@@ -27,7 +28,7 @@ from hmodel.backend.memory.argument import (
     selection_of,
 )
 from hmodel.backend.memory.counter import LONG_MAX, LONG_MIN, add_to_counter, encode_counter
-from hmodel.backend.memory.filter import FilterProgram, compile_filter
+from hmodel.backend.memory.filter import FilterProgram, FilterRun, compile_filter
 from hmodel.backend.memory.mutation import (
     EngineMutation,
     apply_delete,
@@ -40,7 +41,7 @@ from hmodel.backend.memory.mutation import (
     round_trip_groups,
 )
 from hmodel.backend.memory.rows import Names
-from hmodel.backend.memory.scanner import scan_rows
+from hmodel.backend.memory.scanner import RowVersions, fetch_latest, fetch_versions, scan_rows
 from hmodel.backend.memory.selection import EVERYTHING, Selection
 from hmodel.backend.memory.store import (
     RawCell,
@@ -593,12 +594,64 @@ class MemoryBackend(Backend):
         """
         if isinstance(scan, Scan) and scan.limit == 0:
             return iter(())  # nothing to do: no round trip
+        name, selection, run = self._open_scan(table, scan, max_versions=1)
+        return scan_rows(
+            lambda: self._table(name),
+            scan,
+            selection,
+            run,
+            clock=self.clock,
+            charge=self._charge,
+            fetch=fetch_latest,
+        )
+
+    def scan_versions(
+        self, table: str, scan: Scan, *, max_versions: int, minimum: int = 0
+    ) -> Iterator[RowVersions]:
+        """:meth:`scan` returning up to ``max_versions`` versions of each column.
+
+        Each row as ``(row, [(b"f:q", [Cell, ...]), ...])``: columns in column order,
+        versions newest first, none older than ``minimum`` (the inclusive lower bound of
+        the time range; ``scan.before`` the exclusive upper one). A filter sees every
+        visible version in the range and keeps at most ``max_versions`` of those it
+        includes per column, as HBase's multi-version ``Scan`` and ``Get`` do; a column
+        read with its whole family goes through the wildcard column tracker (see
+        :meth:`get_history`). For the fake Thrift2 server's ``maxVersions``.
+
+        Raises:
+            The errors of :meth:`scan`; IllegalArgumentError: ``max_versions < 1`` or a
+            bad ``minimum``.
+        """
+        if isinstance(scan, Scan) and scan.limit == 0:
+            return iter(())  # nothing to do: no round trip
+        name, selection, run = self._open_scan(table, scan, max_versions=max_versions)
+        checked = require_int("minimum", minimum, table=name, minimum=0, maximum=LONG_MAX)
+        fetch = functools.partial(fetch_versions, versions=max_versions, minimum=checked)
+        return scan_rows(
+            lambda: self._table(name),
+            scan,
+            selection,
+            run,
+            clock=self.clock,
+            charge=self._charge,
+            fetch=fetch,
+        )
+
+    def _open_scan(
+        self, table: str, scan: Scan, *, max_versions: int
+    ) -> tuple[str, Selection, FilterRun | None]:
+        """Check a scan and start its filter (one round trip).
+
+        Returns:
+            The table's name, the selection and the filter's run (``None``: no filter).
+        """
         self._charge()
         stored = self._table(table)
         if not isinstance(scan, Scan):
             raise IllegalArgumentError("expected a Scan", table=stored.name, value=scan)
         require_bytes("start", scan.start, table=stored.name)
         require_bytes("stop", scan.stop, table=stored.name)
+        require_int("max_versions", max_versions, table=stored.name, minimum=1)
         selection = selection_of(stored, scan.columns)
         self._before(stored, scan.before)
         run = None
@@ -612,16 +665,8 @@ class MemoryBackend(Backend):
                 )
             program = compile_filter(scan.filter)
             lazy = _on_demand_families(stored, selection, program, reverse=scan.reverse)
-            run = program.start(max_versions=1, reverse=scan.reverse, on_demand=lazy)
-        name = stored.name
-        return scan_rows(
-            lambda: self._table(name),
-            scan,
-            selection,
-            run,
-            clock=self.clock,
-            charge=self._charge,
-        )
+            run = program.start(max_versions=max_versions, reverse=scan.reverse, on_demand=lazy)
+        return stored.name, selection, run
 
     # --- writes ---------------------------------------------------------------------
 

@@ -5,14 +5,15 @@ from __future__ import annotations
 import contextlib
 import itertools
 import threading
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, Generic, TypeVar
 
 import attrs
 
-from hmodel.backend.base import Region, RowResult, Scan
+from hmodel.backend.base import Cell, Region, RowResult, Scan
 from hmodel.backend.memory import MemoryBackend
 from hmodel.backend.memory.filter import compile_filter
+from hmodel.backend.memory.scanner import RowVersions
 from hmodel.clock import Clock, system_clock
 from hmodel.errors import (
     ColumnFamilyNotFoundError,
@@ -84,25 +85,67 @@ class _Batching:
         return False
 
 
+#: A row of a scan and its cells as ``(b"f:q", cell)`` pairs, a column's versions newest
+#: first (none older than the scan's time range).
+_Row = tuple[bytes, list[tuple[bytes, Cell]]]
+
+_T = TypeVar("_T")
+
+
+class _Rows(Generic[_T]):
+    """The engine's rows as :data:`_Row` s; closing it closes the engine's iterator."""
+
+    def __init__(self, rows: Iterator[_T], convert: Callable[[_T], _Row]) -> None:
+        self._rows = rows
+        self._convert = convert
+
+    def __iter__(self) -> _Rows[_T]:
+        return self
+
+    def __next__(self) -> _Row:
+        return self._convert(next(self._rows))
+
+    def close(self) -> None:
+        """Close the engine's iterator."""
+        close = getattr(self._rows, "close", None)
+        if close is not None:
+            close()
+
+
+def _newest(minimum: int) -> Callable[[RowResult], _Row]:
+    """A row of newest versions as a :data:`_Row`, its cells older than ``minimum`` left out."""
+
+    def convert(found: RowResult) -> _Row:
+        return found.row, [
+            (c, cell) for c, cell in found.cells.items() if cell.timestamp >= minimum
+        ]
+
+    return convert
+
+
+def _flat(found: RowVersions) -> _Row:
+    """A row of several versions per column as a :data:`_Row`."""
+    row, columns = found
+    return row, [(column, cell) for column, cells in columns for cell in cells]
+
+
 class _OpenScanner:
     """One open scanner: the engine's row iterator, or the error its first fetch raises."""
 
     def __init__(
         self,
-        rows: Iterator[RowResult] | None,
+        rows: Iterator[_Row] | None,
         error: HModelError | None,
-        minimum: int,
         batching: _Batching | None = None,
     ):
         self.rows = rows
         self.error = error
-        self.minimum = minimum
         #: How a batched scan cuts rows in results, or ``None``.
         self.batching = batching
         #: The results of a row cut in batches that a fetch has not returned yet.
         self.pending: list[Any] = []
         #: The next row of the engine's iterator, read ahead (a region's last row).
-        self.ahead: RowResult | None = None
+        self.ahead: _Row | None = None
         #: The results of the current region so far, and that region.
         self.in_region = 0
         self.region: Region | None = None
@@ -110,7 +153,7 @@ class _OpenScanner:
         self.rows_seen = 0
         self.lock = threading.Lock()
 
-    def next_row(self) -> RowResult | None:
+    def next_row(self) -> _Row | None:
         """The engine's next row (the one read ahead first)."""
         if self.ahead is not None:
             found, self.ahead = self.ahead, None
@@ -118,7 +161,7 @@ class _OpenScanner:
         assert self.rows is not None
         return next(self.rows, None)
 
-    def peek_row(self) -> RowResult | None:
+    def peek_row(self) -> _Row | None:
         """The engine's next row, left to be read."""
         if self.ahead is None:
             assert self.rows is not None
@@ -207,9 +250,11 @@ class ScannerHandler:
     comes in results of at most that many cells, every one but the row's last
     ``partial`` (and the last too when hidden cells follow it, see :meth:`_chunks`). A
     missing table, an unknown family or a reverse scan loading families on demand is
-    reported at the first ``getScannerRows``, a bad filter at ``openScanner``. Scans
-    return the newest version of each column
-    (``maxVersions`` is not served).
+    reported at the first ``getScannerRows``, a bad filter at ``openScanner``. With
+    ``maxVersions`` above 1 each column comes with up to that many versions, newest
+    first, a filter judging each version in the time range (the engine's
+    :meth:`~hmodel.backend.memory.MemoryBackend.scan_versions`); ``maxVersions <= 0``
+    returns no row (HBase 2.6.1).
     """
 
     backend: MemoryBackend
@@ -218,8 +263,8 @@ class ScannerHandler:
     def open_scanner(self, table: bytes, tscan: Any) -> int:
         """Open a scanner; returns its id."""
         name = table.decode("utf-8", "replace")
-        _minimum, before = time_range(None, tscan.timeRange, "openScanner")
-        minimum = _minimum
+        minimum, before = time_range(None, tscan.timeRange, "openScanner")
+        versions = tscan.maxVersions if tscan.maxVersions is not None else 1
         if tscan.filterString is not None:
             compile_filter(tscan.filterString)  # a bad filter fails here, table or not
         reverse = bool(tscan.reversed)
@@ -235,7 +280,7 @@ class ScannerHandler:
         if limit is not None and limit < 0:
             limit = None  # HBase 2.6: every row (2.2: none)
         batch = tscan.batchSize if tscan.batchSize is not None and tscan.batchSize > 0 else None
-        rows: Iterator[RowResult] | None = None
+        rows: Iterator[_Row] | None = None
         batching: _Batching | None = None
         try:
             if limit == 0:
@@ -254,7 +299,16 @@ class ScannerHandler:
                 limit=limit or None,
                 batch_size=max(1, tscan.caching or 100),
             )
-            rows = self.backend.scan(name, scan)
+            if versions < 1:  # HBase's scan of no versions returns nothing
+                self.backend.scan(name, scan)  # checks the table and families, reads nothing
+                rows = iter(())
+            elif versions > 1 or minimum:  # a filter sees only versions in the time range
+                found = self.backend.scan_versions(
+                    name, scan, max_versions=versions, minimum=minimum
+                )
+                rows = _Rows(found, _flat)
+            else:
+                rows = _Rows(self.backend.scan(name, scan), _newest(minimum))
             if batch is not None:
                 caching = tscan.caching if tscan.caching and tscan.caching > 0 else None
                 regions = self.backend.regions(name)
@@ -267,8 +321,8 @@ class ScannerHandler:
                 )
         except (TableNotFoundError, ColumnFamilyNotFoundError, UnsupportedOperationError) as exc:
             # HBase hands out the id; the region scanner refuses at the first fetch.
-            return self.scanners.add(_OpenScanner(None, exc, minimum))
-        return self.scanners.add(_OpenScanner(rows, None, minimum, batching))
+            return self.scanners.add(_OpenScanner(None, exc))
+        return self.scanners.add(_OpenScanner(rows, None, batching))
 
     def get_scanner_rows(self, scanner_id: int, num_rows: int | None) -> list[Any]:
         """Exactly ``min(num_rows, remaining)`` rows."""
@@ -292,10 +346,9 @@ class ScannerHandler:
                 found = scanner.next_row()
                 if found is None:
                     break
-                cells = [(c, cell) for c, cell in found.cells.items()]
-                cells = [(c, cell) for c, cell in cells if cell.timestamp >= scanner.minimum]
+                row, cells = found
                 if cells:
-                    scanner.pending.extend(self._chunks(scanner, found.row, cells))
+                    scanner.pending.extend(self._chunks(scanner, row, cells))
         return results
 
     def _chunks(
@@ -325,7 +378,7 @@ class ScannerHandler:
         )
         if tail and batching.limit != scanner.rows_seen:
             following = scanner.peek_row()
-            region_ends = following is None or batching.region_of(following.row) != region
+            region_ends = following is None or batching.region_of(following[0]) != region
             rpc_full = batching.caching is not None and scanner.in_region % batching.caching == 0
             tail = not region_ends or rpc_full
         results = []

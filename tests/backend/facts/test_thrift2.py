@@ -569,3 +569,88 @@ def test_truncation_comes_back_enabled_with_or_without_its_splits(thrift2: Wire2
     assert client.isTableEnabled(thrift2.tname(name))
     assert len(client.getAllRegionLocations(name)) == 1
     assert _cells(client.get(name, TGet(row=b"r"))) == []
+
+
+def _scanned(client: Any, name: bytes, tscan: Any) -> list[tuple[bytes, bytes, int, bytes]]:
+    """Every cell a scan returns, as ``(row, column, timestamp, value)``."""
+    scanner = client.openScanner(name, tscan)
+    try:
+        results = client.getScannerRows(scanner, 100)
+    finally:
+        client.closeScanner(scanner)
+    return [(r.row, *cell) for r in results for cell in _cells(r)]
+
+
+def _versioned(thrift2: Wire2) -> bytes:
+    """A table ``f`` (VERSIONS 10): row ``r`` with ``f:a`` at 3, 5, 7, 9 valued 1, 1, 2,
+    1 and ``f:b`` at 4 valued 1; row ``s`` with ``f:a`` at 6 valued 2."""
+    name = thrift2.create(Family("f", versions=10))
+    values = {3: b"1", 5: b"1", 7: b"2", 9: b"1"}
+    cells = [(b"f", b"a", v, s) for s, v in values.items()]
+    thrift2.client.put(name, _put(b"r", *cells, (b"f", b"b", b"1", 4)))
+    thrift2.client.put(name, _put(b"s", (b"f", b"a", b"2", 6)))
+    return name
+
+
+def test_a_scan_with_max_versions_returns_every_version(thrift2: Wire2) -> None:
+    """A Thrift2 scan with maxVersions n returns each column's n newest versions, newest
+    first, in column order; the time range bounds them (minimum inclusive)."""
+    client = thrift2.client
+    name = _versioned(thrift2)
+    assert _scanned(client, name, TScan(maxVersions=3)) == [
+        (b"r", b"f:a", 9, b"1"),
+        (b"r", b"f:a", 7, b"2"),
+        (b"r", b"f:a", 5, b"1"),
+        (b"r", b"f:b", 4, b"1"),
+        (b"s", b"f:a", 6, b"2"),
+    ]
+    ranged = TScan(maxVersions=10, timeRange=TTimeRange(minStamp=5, maxStamp=9))
+    assert _scanned(client, name, ranged) == [
+        (b"r", b"f:a", 7, b"2"),
+        (b"r", b"f:a", 5, b"1"),
+        (b"s", b"f:a", 6, b"2"),
+    ]
+
+
+def test_a_filter_judges_every_version_of_a_multi_version_read(thrift2: Wire2) -> None:
+    """With maxVersions n a ValueFilter sees each version: the n newest of those it keeps
+    come back (a get and a scan alike); a row none of whose versions passes is gone."""
+    client = thrift2.client
+    name = _versioned(thrift2)
+    ones = b"ValueFilter(=, 'binary:1')"
+    assert _cells(client.get(name, TGet(row=b"r", maxVersions=2, filterString=ones))) == [
+        (b"f:a", 9, b"1"),
+        (b"f:a", 5, b"1"),
+        (b"f:b", 4, b"1"),
+    ]
+    twos = TGet(row=b"r", maxVersions=5, filterString=b"ValueFilter(=, 'binary:2')")
+    assert _cells(client.get(name, twos)) == [(b"f:a", 7, b"2")]
+    assert _scanned(client, name, TScan(maxVersions=5, filterString=ones)) == [
+        (b"r", b"f:a", 9, b"1"),
+        (b"r", b"f:a", 5, b"1"),
+        (b"r", b"f:a", 3, b"1"),
+        (b"r", b"f:b", 4, b"1"),
+    ]
+    stamps = TGet(row=b"r", maxVersions=5, filterString=b"TimestampsFilter(3, 7)")
+    assert _cells(client.get(name, stamps)) == [(b"f:a", 7, b"2"), (b"f:a", 3, b"1")]
+
+
+def test_a_filter_sees_only_the_versions_in_the_time_range(thrift2: Wire2) -> None:
+    """A time range with a minimum drops the versions outside it before the filter looks:
+    FirstKeyOnlyFilter over [4, 5) keeps ``f:b`` at 4, the row's first cell in the range
+    (``f:a`` has none there: its version at 3 is older), a get and a scan alike."""
+    client = thrift2.client
+    name = _versioned(thrift2)
+    first = b"FirstKeyOnlyFilter()"
+    in_range = TTimeRange(minStamp=4, maxStamp=5)
+    get = TGet(row=b"r", timeRange=in_range, filterString=first)
+    assert _cells(client.get(name, get)) == [(b"f:b", 4, b"1")]
+    scan = TScan(timeRange=in_range, filterString=first)
+    assert _scanned(client, name, scan) == [(b"r", b"f:b", 4, b"1")]
+
+
+@pytest.mark.parametrize("versions", [0, -1])
+def test_a_scan_of_no_versions_returns_nothing(thrift2: Wire2, versions: int) -> None:
+    """A Thrift2 scan with maxVersions 0 or below opens and returns no row."""
+    name = _versioned(thrift2)
+    assert _scanned(thrift2.client, name, TScan(maxVersions=versions)) == []
