@@ -84,7 +84,8 @@ _NOW = 10**12  # a timestamp above this was stamped by the server
 
 
 def table_families() -> list[Family]:
-    """``f``, ``g`` (KEEP_DELETED_CELLS) and ``t`` (TTL 1 h, MIN_VERSIONS 1).
+    """``f``, ``g`` (KEEP_DELETED_CELLS) and ``t`` (TTL 1 h, MIN_VERSIONS 1,
+    KEEP_DELETED_CELLS => TTL).
 
     Each keeps more VERSIONS than the workload has timestamps: versions beyond VERSIONS
     are the documented ``unflushed_versions`` difference (HBase keeps them until a flush
@@ -93,7 +94,7 @@ def table_families() -> list[Family]:
     return [
         Family("f", versions=1000),
         Family("g", versions=1000, keep_deleted_cells=True),
-        Family("t", versions=1000, ttl=3600, min_versions=1),
+        Family("t", versions=1000, ttl=3600, min_versions=1, keep_deleted_cells="TTL"),
     ]
 
 

@@ -125,7 +125,7 @@ def _without_families(stored: StoredRow, families: set[bytes]) -> StoredRow:
     kept.names = tuple(names)
     kept.irregular = sum(0 if type(entry) is Cell else 1 for entry in kept)
     if stored.markers is not None:
-        kept.markers = stored.markers.without(families.__contains__)
+        kept.markers = stored.markers.without(lambda family, _stamp: family in families)
     return kept
 
 

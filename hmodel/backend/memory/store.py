@@ -172,15 +172,21 @@ class RowMarkers:
             return set() if found is None else found
         return family_found if found is None else found | family_found
 
-    def without(self, dropped: Callable[[bytes], bool]) -> RowMarkers | None:
-        """A copy without the markers of the families ``dropped`` says, or ``None`` if empty."""
+    def without(self, dropped: Callable[[bytes, int], bool]) -> RowMarkers | None:
+        """A copy without the markers ``dropped(family, timestamp)`` says; ``None`` if empty."""
         kept = RowMarkers()
-        kept.columns = {c: list(m) for c, m in self.columns.items() if not dropped(_family(c))}
-        kept.families = {f: list(m) for f, m in self.families.items() if not dropped(f)}
-        kept.versions = {c: set(m) for c, m in self.versions.items() if not dropped(_family(c))}
-        kept.family_versions = {
-            f: set(m) for f, m in self.family_versions.items() if not dropped(f)
-        }
+        for name, stamps in self.columns.items():
+            if left := [t for t in stamps if not dropped(_family(name), t)]:
+                kept.columns[name] = left
+        for family, stamps in self.families.items():
+            if left := [t for t in stamps if not dropped(family, t)]:
+                kept.families[family] = left
+        for name, exact in self.versions.items():
+            if remaining := {t for t in exact if not dropped(_family(name), t)}:
+                kept.versions[name] = remaining
+        for family, exact in self.family_versions.items():
+            if remaining := {t for t in exact if not dropped(family, t)}:
+                kept.family_versions[family] = remaining
         return None if kept.empty else kept
 
     @property
@@ -191,6 +197,21 @@ class RowMarkers:
 
 def _family(name: bytes) -> bytes:
     return name.partition(b":")[0]
+
+
+def _purged_markers(family: Family, now: int) -> Callable[[int], bool]:
+    """Which marker timestamps of ``family`` a major compaction applies and drops at ``now``.
+
+    Every one without ``KEEP_DELETED_CELLS``, none with it, and with ``TTL`` those older
+    than the family TTL (``timestamp < now - ttl``; none without a TTL).
+    """
+    keep = family.keep_deleted_cells
+    if not keep:
+        return lambda _stamp: True
+    if keep == "TTL" and family.has_ttl:
+        oldest = now - family.ttl * 1000
+        return lambda stamp: stamp < oldest
+    return lambda _stamp: False
 
 
 class Shapes:
@@ -497,21 +518,26 @@ class StoredRow(list[Entry]):
         Expired versions go (the family TTL spares ``MIN_VERSIONS`` of them). Without
         ``KEEP_DELETED_CELLS`` the deleted versions and the delete markers go too, so a put
         arriving later with an old timestamp is visible again (the HBase reference guide's
-        "Keeping Deleted Cells"); with it, both stay so time-travel reads keep working.
+        "Keeping Deleted Cells"); with it, both stay so time-travel reads keep working;
+        with ``KEEP_DELETED_CELLS => TTL`` the markers older than the family TTL go, with
+        what they mask, and the younger ones stay (HBase's ``tryDropDelete``).
         """
         markers = self.markers
         names: list[bytes] = []
         entries: list[Entry] = []
+        purges = {name: _purged_markers(family, now) for name, family in families.items()}
         for name, entry in zip(self.names, self, strict=True):
             family_name = orders[name][0]
             family = families[family_name]
-            purged = markers is not None and not family.keep_deleted_cells
-            horizon = deletion_horizon(
-                markers.of(name, family_name) if purged else (),  # type: ignore[union-attr]
-                family=family,
-                before=None,
-            )
-            masked = markers.exact(name, family_name) if purged else _NONE  # type: ignore[union-attr]
+            horizon, masked = -1, _NONE
+            if markers is not None:
+                purged = purges[family_name]
+                horizon = deletion_horizon(
+                    [t for t in markers.of(name, family_name) if purged(t)],
+                    family=family,
+                    before=None,
+                )
+                masked = {t for t in markers.exact(name, family_name) if purged(t)}
             kept = visible_versions(
                 _versions(entry), family, horizon=horizon, before=None, now=now, masked=masked
             )
@@ -522,7 +548,7 @@ class StoredRow(list[Entry]):
         self[:] = entries
         self.irregular = sum(_irregular(entry) for entry in entries)
         if markers is not None:
-            self.markers = markers.without(lambda f: not families[f].keep_deleted_cells)
+            self.markers = markers.without(lambda family, stamp: purges[family](stamp))
 
     @property
     def empty(self) -> bool:

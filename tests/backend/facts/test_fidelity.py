@@ -121,6 +121,18 @@ def test_the_table_descriptor_carries_attributes_and_the_namespace(thrift2: Wire
     }
 
 
+def test_keep_deleted_cells_ttl_is_served_and_described(thrift2: Wire2) -> None:
+    """A family with KEEP_DELETED_CELLS => TTL is created (the fake refused it before),
+    described as ``TTL`` both ways, and read back by hmodel's Thrift2 backend as ``"TTL"``."""
+    name = thrift2.create(Family("k", ttl=3600, keep_deleted_cells="TTL"))
+    (column,) = thrift2.client.getTableDescriptor(TTableName(qualifier=name)).columns
+    assert column.keepDeletedCells == HBASE2.TKeepDeletedCells.TTL
+    assert column.attributes is not None
+    assert column.attributes[b"KEEP_DELETED_CELLS"] == b"TTL"
+    short = thrift2.made[-1]
+    assert thrift2.admin.describe_families(short)["k"].keep_deleted_cells == "TTL"
+
+
 def test_exists_and_exists_all_answer_whether_a_get_finds_a_cell(thrift2: Wire2, t: bytes) -> None:
     """``exists``/``existsAll`` are served: a get's columns and filter apply; bad input
     answers as ``get`` does (``existsAll`` wraps its errors as a batch's)."""

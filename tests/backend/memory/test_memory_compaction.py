@@ -6,6 +6,7 @@ import pytest
 
 from hmodel.backend.base import Cell, Delete, Put
 from hmodel.backend.memory import CellKind, MemoryBackend, RawCell, VersionDelete
+from hmodel.clock import ManualClock
 from hmodel.errors import IllegalArgumentError
 from hmodel.schema import Family, Table
 
@@ -192,3 +193,27 @@ def test_a_version_delete_needs_a_column_and_a_family_one_a_timestamp(
     engine.create_table(Table("test", [Family("e")]))
     with pytest.raises(IllegalArgumentError, match="needs a timestamp"):
         engine.mutate("test", [VersionDelete(b"r", b"e")])
+
+
+def test_keep_deleted_cells_ttl_purges_only_the_markers_past_the_ttl(
+    engine: MemoryBackend, clock: ManualClock
+) -> None:
+    """KEEP_DELETED_CELLS => TTL (F9): reads see past markers as with TRUE; a major
+    compaction drops the markers older than the TTL with what they mask (then expired
+    anyway, but for MIN_VERSIONS) and keeps the younger ones with theirs."""
+    family = Family("e", versions=100, ttl=60, min_versions=2, keep_deleted_cells="TTL")
+    engine.create_table(Table("test", [family]))
+    now = clock()
+    old, young = now - 120_000, now - 1_000
+    engine.mutate("test", [Put(b"r", b"e:c", b"v", timestamp=s) for s in (old - 1, old, young)])
+    engine.mutate("test", [VersionDelete(b"r", b"e:c", timestamp=old)])
+    engine.mutate("test", [VersionDelete(b"r", b"e:c", timestamp=young)])
+    reads = [Cell(b"v", old - 1)]  # MIN_VERSIONS spares it: the two newer ones are masked
+    assert engine.get_versions("test", b"r", b"e:c", max_versions=9) == reads
+    engine.major_compact("test")
+    assert engine.raw("test", b"r") == [
+        RawCell(b"e:c", young, CellKind.DELETE),
+        RawCell(b"e:c", young, CellKind.PUT, b"v"),
+        RawCell(b"e:c", old - 1, CellKind.PUT, b"v"),
+    ]
+    assert engine.get_versions("test", b"r", b"e:c", max_versions=9) == reads
