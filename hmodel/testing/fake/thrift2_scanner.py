@@ -44,7 +44,6 @@ class _Batching:
         caching: ``TScan.caching``: results per RPC; ``None``: a region's all.
         columns: The scan's columns as the engine takes them (empty: all families).
         limit: ``TScan.limit`` when positive: the scan ends at that row, not its region.
-        keeping: The families with MIN_VERSIONS (their older versions are looked at).
     """
 
     size: int
@@ -53,7 +52,6 @@ class _Batching:
     caching: int | None
     columns: list[bytes]
     limit: int | None
-    keeping: frozenset[bytes]
 
     def region_of(self, row: bytes) -> Region:
         """The region holding ``row``."""
@@ -63,9 +61,9 @@ class _Batching:
         """Whether a stored cell or marker the scan reads lies after ``last`` in ``row``.
 
         ``last`` is the chunk's last column, ``stamp`` its version's timestamp. Such a cell
-        is hidden: an older version of ``last`` in a family with MIN_VERSIONS, or a later
-        column out of the time range, deleted, expired or filtered out (HBase's region
-        scanner peeks at the next cell).
+        is hidden: an older version of ``last`` read with its whole family (not asked for
+        by name), or a later column out of the time range, deleted, expired or filtered
+        out (HBase's region scanner peeks at the next cell).
         """
         families = {c for c in self.columns if b":" not in c}
         named = {c for c in self.columns if b":" in c}
@@ -75,8 +73,12 @@ class _Batching:
             wanted = not self.columns or cell_family in families or cell.column in named
             if not wanted:
                 continue
-            if cell.column == last:  # HBase seeks past them unless MIN_VERSIONS must look
-                if cell.timestamp < stamp and cell_family in self.keeping:
+            if cell.column == last:
+                # The wildcard column tracker includes a column's newest version and
+                # steps to the next cell, an older version of it (then hidden): the
+                # explicit tracker seeks past them (both measured on 2.6.1).
+                wildcard = not self.columns or cell_family in families
+                if cell.timestamp < stamp and wildcard:
                     return True
                 continue
             key = (cell_family, 1 if colon else 0, cell_qualifier)
@@ -296,7 +298,8 @@ class ScannerHandler:
                 filter=tscan.filterString,
                 before=before,
                 reverse=reverse,
-                limit=limit or None,
+                # A batched scan applies its limit itself: it peeks past the last row.
+                limit=None if batch is not None else limit or None,
                 batch_size=max(1, tscan.caching or 100),
             )
             if versions < 1:  # HBase's scan of no versions returns nothing
@@ -312,12 +315,8 @@ class ScannerHandler:
             if batch is not None:
                 caching = tscan.caching if tscan.caching and tscan.caching > 0 else None
                 regions = self.backend.regions(name)
-                keeping = frozenset(
-                    f.encode() for f, d in self.backend.describe_families(name).items()
-                    if d.min_versions
-                )  # fmt: skip
                 batching = _Batching(
-                    batch, name, regions, caching, list(scan.columns), scan.limit, keeping
+                    batch, name, regions, caching, list(scan.columns), limit or None
                 )
         except (TableNotFoundError, ColumnFamilyNotFoundError, UnsupportedOperationError) as exc:
             # HBase hands out the id; the region scanner refuses at the first fetch.
@@ -343,6 +342,8 @@ class ScannerHandler:
                 if scanner.pending:
                     results.append(scanner.pending.pop(0))
                     continue
+                if scanner.batching is not None and scanner.batching.limit == scanner.rows_seen:
+                    break  # a batched scan's limit (see open_scanner)
                 found = scanner.next_row()
                 if found is None:
                     break
@@ -360,7 +361,8 @@ class ScannerHandler:
         full and cells the scan reads but hides follow it in the row (HBase's region
         scanner stops at the batch limit, seeing more cells), except when it also ends
         the RPC's region: then HBase's client takes it as the row's end. An RPC carries
-        ``caching`` results (a region's all when unset), counted from the region's first.
+        ``caching`` results (a region's all when unset), counted from the region's first;
+        a row at the scan's ``limit`` ends the region when no row follows it there.
         """
         batching = scanner.batching
         if batching is None:
@@ -376,7 +378,7 @@ class ScannerHandler:
         tail = len(last) == size and batching.hidden_follow(
             self.backend, row, last[-1][0], last[-1][1].timestamp
         )
-        if tail and batching.limit != scanner.rows_seen:
+        if tail:
             following = scanner.peek_row()
             region_ends = following is None or batching.region_of(following[0]) != region
             rpc_full = batching.caching is not None and scanner.in_region % batching.caching == 0

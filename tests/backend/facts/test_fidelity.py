@@ -219,8 +219,7 @@ def _chunks(client: Any, t: bytes, tscan: Any) -> list[tuple[bytes, int, bool]]:
 def test_a_full_last_chunk_with_hidden_cells_after_it_is_partial(thrift2: Wire2, t: bytes) -> None:
     """With ``batchSize``, a row's last visible chunk is ``partial`` when it is full and
     cells the scan hides follow it (filtered, deleted, out of the time range), unless it
-    ends its region's RPC (``caching`` results, a region's all when unset) short of a
-    ``limit`` (I4, R5)."""
+    ends its region's RPC (``caching`` results, a region's all when unset) (I4, R5)."""
     client = thrift2.client
     for row in (b"a", b"c", b"n", b"p"):  # split at m: a, c | n, p
         client.put(t, _put(row, (b"f", b"x", b"1"), (b"f", b"y", b"2"), (b"f", b"z", b"9")))
@@ -251,6 +250,39 @@ def test_a_full_last_chunk_with_hidden_cells_after_it_is_partial(thrift2: Wire2,
     assert _chunks(client, t, TScan(batchSize=2, columns=[TColumn(family=b"f")], stopRow=b"d")) == [
         (b"a", 2, True), (b"c", 2, True), (b"c", 1, False)
     ]  # fmt: skip
+
+
+def test_an_older_version_of_the_last_column_read_with_its_family_is_hidden_after_it(
+    thrift2: Wire2,
+) -> None:
+    """An older version of a row's last column follows its newest as a hidden cell when
+    the column is read with its whole family (HBase's wildcard tracker steps onto it), not
+    when it is named (the explicit tracker seeks past it); a row at the scan's ``limit``
+    is ``partial`` then only if another row of the scanned families follows in the
+    region (R5, I4)."""
+    name = thrift2.create(Family("f", versions=10), Family("g"))
+    client = thrift2.client
+    for row, family_name, qualifier, stamp in [
+        (b"r1", b"f", b"s", 20), (b"r1", b"f", b"s", 25), (b"r2", b"f", b"a", 24),
+        (b"r3", b"g", b"a", 24),
+    ]:  # fmt: skip
+        cell = TColumnValue(family=family_name, qualifier=qualifier, value=b"v", timestamp=stamp)
+        client.put(name, TPut(row=row, columnValues=[cell]))
+    family, named = [TColumn(family=b"f")], [TColumn(family=b"f", qualifier=b"s")]
+    assert _chunks(client, name, TScan(batchSize=1, columns=family)) == [
+        (b"r1", 1, True), (b"r2", 1, False)
+    ]  # fmt: skip
+    assert _chunks(client, name, TScan(batchSize=1)) == [
+        (b"r1", 1, True), (b"r2", 1, False), (b"r3", 1, False)
+    ]  # fmt: skip
+    assert _chunks(client, name, TScan(batchSize=1, columns=named)) == [(b"r1", 1, False)]
+    assert _chunks(client, name, TScan(batchSize=1, columns=family, limit=1)) == [
+        (b"r1", 1, True)
+    ]  # fmt: skip
+    last = TScan(startRow=b"r1", stopRow=b"r2", batchSize=1, columns=family, limit=1)
+    assert _chunks(client, name, last) == [(b"r1", 1, False)]
+    both = TScan(batchSize=1, columns=family, maxVersions=2)
+    assert _chunks(client, name, both) == [(b"r1", 1, True), (b"r1", 1, False), (b"r2", 1, False)]
 
 
 def _ttl_versions(client: Any, name: bytes) -> None:
