@@ -28,7 +28,7 @@ from hmodel.backend.memory.argument import (
     selection_of,
 )
 from hmodel.backend.memory.counter import LONG_MAX, LONG_MIN, add_to_counter, encode_counter
-from hmodel.backend.memory.filter import FilterProgram, FilterRun, compile_filter
+from hmodel.backend.memory.filter import FilterProgram, compile_filter
 from hmodel.backend.memory.mutation import (
     EngineMutation,
     apply_delete,
@@ -41,7 +41,14 @@ from hmodel.backend.memory.mutation import (
     round_trip_groups,
 )
 from hmodel.backend.memory.rows import Names
-from hmodel.backend.memory.scanner import RowVersions, fetch_latest, fetch_versions, scan_rows
+from hmodel.backend.memory.scanner import (
+    Fetch,
+    RowVersions,
+    T,
+    fetch_latest,
+    fetch_versions,
+    scan_rows,
+)
 from hmodel.backend.memory.selection import EVERYTHING, Selection
 from hmodel.backend.memory.store import (
     RawCell,
@@ -592,18 +599,7 @@ class MemoryBackend(Backend):
                 loading CFs on demand is not supported"). Scan only the filtered column's
                 family, or set ``filterIfMissing`` false.
         """
-        if isinstance(scan, Scan) and scan.limit == 0:
-            return iter(())  # nothing to do: no round trip
-        name, selection, run = self._open_scan(table, scan, max_versions=1)
-        return scan_rows(
-            lambda: self._table(name),
-            scan,
-            selection,
-            run,
-            clock=self.clock,
-            charge=self._charge,
-            fetch=fetch_latest,
-        )
+        return self._scan(table, scan, max_versions=1, fetch=fetch_latest)
 
     def scan_versions(
         self, table: str, scan: Scan, *, max_versions: int, minimum: int = 0
@@ -622,29 +618,14 @@ class MemoryBackend(Backend):
             The errors of :meth:`scan`; IllegalArgumentError: ``max_versions < 1`` or a
             bad ``minimum``.
         """
+        checked = require_int("minimum", minimum, table=str(table), minimum=0, maximum=LONG_MAX)
+        fetch = functools.partial(fetch_versions, versions=max_versions, minimum=checked)
+        return self._scan(table, scan, max_versions=max_versions, fetch=fetch)
+
+    def _scan(self, table: str, scan: Scan, *, max_versions: int, fetch: Fetch[T]) -> Iterator[T]:
+        """Check a scan and start its filter (one round trip); its rows, lazily."""
         if isinstance(scan, Scan) and scan.limit == 0:
             return iter(())  # nothing to do: no round trip
-        name, selection, run = self._open_scan(table, scan, max_versions=max_versions)
-        checked = require_int("minimum", minimum, table=name, minimum=0, maximum=LONG_MAX)
-        fetch = functools.partial(fetch_versions, versions=max_versions, minimum=checked)
-        return scan_rows(
-            lambda: self._table(name),
-            scan,
-            selection,
-            run,
-            clock=self.clock,
-            charge=self._charge,
-            fetch=fetch,
-        )
-
-    def _open_scan(
-        self, table: str, scan: Scan, *, max_versions: int
-    ) -> tuple[str, Selection, FilterRun | None]:
-        """Check a scan and start its filter (one round trip).
-
-        Returns:
-            The table's name, the selection and the filter's run (``None``: no filter).
-        """
         self._charge()
         stored = self._table(table)
         if not isinstance(scan, Scan):
@@ -666,7 +647,16 @@ class MemoryBackend(Backend):
             program = compile_filter(scan.filter)
             lazy = _on_demand_families(stored, selection, program, reverse=scan.reverse)
             run = program.start(max_versions=max_versions, reverse=scan.reverse, on_demand=lazy)
-        return stored.name, selection, run
+        name = stored.name
+        return scan_rows(
+            lambda: self._table(name),
+            scan,
+            selection,
+            run,
+            clock=self.clock,
+            charge=self._charge,
+            fetch=fetch,
+        )
 
     # --- writes ---------------------------------------------------------------------
 

@@ -86,6 +86,50 @@ def _from(columns: ColumnHistory, minimum: int) -> ColumnHistory:
     return kept
 
 
+def _collect(
+    table: MemoryTable,
+    scan: Scan,
+    selection: Selection,
+    run: FilterRun | None,
+    *,
+    after: bytes | None,
+    want: int,
+    now: int,
+    unfiltered: Callable[[bytes, Names, object], T | None],
+    kept: Callable[[bytes, ColumnHistory], T],
+    minimum: int = 0,
+) -> tuple[list[T], bytes | None, bool]:
+    """Collect up to ``want`` rows of ``scan`` after the row ``after``.
+
+    A row is ``unfiltered(row, names, data)`` without a filter (``None``: nothing
+    visible), else ``kept(row, columns)`` of the columns the filter keeps.
+
+    Returns:
+        The rows, the last row looked at, and whether the scan is over. The caller holds
+        the table lock.
+    """
+    batch: list[T] = []
+    last = after
+    for row, names, data in table.entries(scan.start, scan.stop, after=after, reverse=scan.reverse):
+        last = row
+        if run is None:
+            found = unfiltered(row, names, data)
+            if found is not None:
+                batch.append(found)
+        else:
+            columns, done = _judged(
+                table, row, names, data, selection, run=run, before=scan.before, now=now,
+                minimum=minimum,
+            )  # fmt: skip
+            if columns:
+                batch.append(kept(row, columns))
+            if done:
+                return batch, last, True
+        if len(batch) == want:
+            return batch, last, False
+    return batch, last, True
+
+
 def fetch_latest(
     table: MemoryTable,
     scan: Scan,
@@ -96,32 +140,18 @@ def fetch_latest(
     want: int,
     now: int,
 ) -> tuple[list[RowResult], bytes | None, bool]:
-    """Collect up to ``want`` rows of ``scan`` after the row ``after``.
-
-    Returns:
-        The rows, the last row looked at, and whether the scan is over. The caller holds
-        the table lock.
-    """
-    batch: list[RowResult] = []
-    last = after
+    """:func:`_collect` of the newest visible cell of each selected column."""
     latest_of = table.latest_of
-    for row, names, data in table.entries(scan.start, scan.stop, after=after, reverse=scan.reverse):
-        last = row
-        if run is None:
-            cells = latest_of(names, data, selection, before=scan.before, now=now)
-            if cells:
-                batch.append(row_result(row, cells))
-        else:
-            columns, done = _judged(
-                table, row, names, data, selection, run=run, before=scan.before, now=now
-            )
-            if columns:
-                batch.append(_result(row, columns))
-            if done:
-                return batch, last, True
-        if len(batch) == want:
-            return batch, last, False
-    return batch, last, True
+    before = scan.before
+
+    def unfiltered(row: bytes, names: Names, data: object) -> RowResult | None:
+        cells = latest_of(names, data, selection, before=before, now=now)
+        return row_result(row, cells) if cells else None
+
+    return _collect(
+        table, scan, selection, run, after=after, want=want, now=now, unfiltered=unfiltered,
+        kept=_result,
+    )  # fmt: skip
 
 
 def fetch_versions(
@@ -136,41 +166,24 @@ def fetch_versions(
     versions: int,
     minimum: int,
 ) -> tuple[list[RowVersions], bytes | None, bool]:
-    """:func:`fetch_latest` of up to ``versions`` versions per column, each ``>= minimum``.
+    """:func:`_collect` of up to ``versions`` versions per column, each ``>= minimum``.
 
     Without a filter a column's newest ``versions`` are kept; a filter sees every
     version in the range and keeps at most ``versions`` of those it includes (see
     :meth:`FilterProgram.start`).
     """
-    batch: list[RowVersions] = []
-    last = after
-    for row, names, data in table.entries(scan.start, scan.stop, after=after, reverse=scan.reverse):
-        last = row
-        if run is None:
-            stored = table.expanded(names, data)
-            found = table.history_of(stored, selection, before=scan.before, now=now)
-            columns = [(c, v[:versions]) for c, v in _from(found, minimum)]
-            if columns:
-                batch.append((row, columns))
-        else:
-            judged, done = _judged(
-                table,
-                row,
-                names,
-                data,
-                selection,
-                run=run,
-                before=scan.before,
-                now=now,
-                minimum=minimum,
-            )
-            if judged:
-                batch.append((row, judged))
-            if done:
-                return batch, last, True
-        if len(batch) == want:
-            return batch, last, False
-    return batch, last, True
+
+    def unfiltered(row: bytes, names: Names, data: object) -> RowVersions | None:
+        found = table.history_of(
+            table.expanded(names, data), selection, before=scan.before, now=now
+        )
+        columns = [(c, v[:versions]) for c, v in _from(found, minimum)]
+        return (row, columns) if columns else None
+
+    return _collect(
+        table, scan, selection, run, after=after, want=want, now=now, unfiltered=unfiltered,
+        kept=lambda row, columns: (row, columns), minimum=minimum,
+    )  # fmt: skip
 
 
 def scan_rows(

@@ -172,7 +172,15 @@ class WriteHandler:
         operator: int,
         value: bytes | None,
         mutations: list[EngineMutation],
+        *,
+        batch: bool = False,
     ) -> bool:
+        """Check the cell, then apply ``mutations`` if the check passes.
+
+        ``batch``: an unknown family of the checked column raises
+        ``ColumnFamilyNotFoundError`` (checkAndMutate's batch wraps it), not the
+        ``TIOError`` of a single read.
+        """
         name = table.decode("utf-8", "replace")
         ops = HBASE2.TCompareOperator
         if operator not in ops._VALUES_TO_NAMES:
@@ -186,7 +194,9 @@ class WriteHandler:
         for _ in range(_CAS_ATTEMPTS):
             try:
                 got = self.backend.get(name, [row], columns=[column])
-            except ColumnFamilyNotFoundError as exc:  # the check's read: not a batch action
+            except ColumnFamilyNotFoundError as exc:
+                if batch:  # checkAndMutate runs its check inside the batch
+                    raise
                 raise io_error(java_name_of(exc), server_text(exc), api="get") from exc
             stored = got[0].value(column) if got else None
             passed = _check_passes(operator, value, stored, name=name, row=row, column=column)
@@ -218,9 +228,12 @@ class WriteHandler:
         deletes: list[EngineMutation] = list(deletes_of(tdelete, "checkAndDelete"))
         _same_row(checked, deletes, "checkAndDelete")
         column = family + b":" + (qualifier or b"")
-        return self._check_and_apply(
-            table, checked, column, HBASE2.TCompareOperator.EQUAL, value, deletes
-        )
+        try:
+            return self._check_and_apply(
+                table, checked, column, HBASE2.TCompareOperator.EQUAL, value, deletes
+            )
+        except ColumnFamilyNotFoundError as exc:  # the delete fails as a single one does
+            raise io_error(java_name_of(exc), server_text(exc), api="deleteSingle") from exc
 
     def check_and_mutate(  # noqa: PLR0917 -- the IDL fixes the arguments
         self, table: bytes, row: bytes, family: bytes, qualifier: bytes, compare_operator: int,
@@ -236,8 +249,10 @@ class WriteHandler:
             raise io_error(_DO_NOT_RETRY, "Action's getRow must match", api="checkAndMutate")
         column = family + b":" + (qualifier or b"")
         try:
-            return self._check_and_apply(table, checked, column, compare_operator, value, mutations)
-        except ColumnFamilyNotFoundError as exc:  # HBase runs the mutations as a batch
+            return self._check_and_apply(
+                table, checked, column, compare_operator, value, mutations, batch=True
+            )
+        except ColumnFamilyNotFoundError as exc:  # HBase runs the check and mutations as a batch
             count = len(row_mutations.mutations)
             raise failed_actions([exc] * count, api="mutateRow") from exc
 

@@ -444,3 +444,22 @@ def test_an_unknown_family_in_the_checked_column_is_no_failed_action(
     assert error.message.startswith(
         "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException: "
     )
+
+
+def test_unknown_families_in_conditional_writes_as_hbase_wraps_them(
+    thrift2: Wire2, t: bytes
+) -> None:
+    """``checkAndMutate`` runs its check and mutations as a batch: an unknown family in
+    the checked column is a ``Failed 1 action``; ``checkAndDelete``'s delete of an unknown
+    family fails as a single delete does, unwrapped (S1)."""
+    nsfe = "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException: "
+    client = thrift2.client
+    put = TPut(row=b"r", columnValues=[TColumnValue(family=b"f", qualifier=b"a", value=b"1")])
+    rows = TRowMutations(row=b"r", mutations=[TMutation(put=put)])
+    error = raises_with(
+        lambda: client.checkAndMutate(t, b"r", b"x", b"a", _Op.EQUAL, b"1", rows), TIOError
+    )
+    assert error.message.startswith("Failed 1 action: " + nsfe)
+    delete = TDelete(row=b"r", columns=[TColumn(family=b"x", qualifier=b"a", timestamp=3)])
+    error = raises_with(lambda: client.checkAndDelete(t, b"r", b"f", b"a", None, delete), TIOError)
+    assert error.message.startswith(nsfe)
