@@ -44,6 +44,7 @@ class _Batching:
         caching: ``TScan.caching``: results per RPC; ``None``: a region's all.
         columns: The scan's columns as the engine takes them (empty: all families).
         limit: ``TScan.limit`` when positive: the scan ends at that row, not its region.
+        versions: ``TScan.maxVersions``: at most this many versions per column.
     """
 
     size: int
@@ -52,18 +53,22 @@ class _Batching:
     caching: int | None
     columns: list[bytes]
     limit: int | None
+    versions: int
 
     def region_of(self, row: bytes) -> Region:
         """The region holding ``row``."""
         return next(r for r in reversed(self.regions) if r.start <= row)
 
-    def hidden_follow(self, backend: MemoryBackend, row: bytes, last: bytes, stamp: int) -> bool:
+    def hidden_follow(
+        self, backend: MemoryBackend, row: bytes, last: bytes, stamp: int, returned: int
+    ) -> bool:
         """Whether a stored cell or marker the scan reads lies after ``last`` in ``row``.
 
-        ``last`` is the chunk's last column, ``stamp`` its version's timestamp. Such a cell
-        is hidden: an older version of ``last`` read with its whole family (not asked for
-        by name), or a later column out of the time range, deleted, expired or filtered
-        out (HBase's region scanner peeks at the next cell).
+        ``last`` is the chunk's last column, ``stamp`` its version's timestamp, and
+        ``returned`` how many versions of it the row returns. Such a cell is hidden: an
+        older version of ``last`` read with its whole family, or asked for by name with
+        fewer than ``versions`` of it returned, or a later column out of the time range,
+        deleted, expired or filtered out (HBase's region scanner peeks at the next cell).
         """
         families = {c for c in self.columns if b":" not in c}
         named = {c for c in self.columns if b":" in c}
@@ -74,11 +79,12 @@ class _Batching:
             if not wanted:
                 continue
             if cell.column == last:
-                # The wildcard column tracker includes a column's newest version and
-                # steps to the next cell, an older version of it (then hidden): the
-                # explicit tracker seeks past them (both measured on 2.6.1).
+                # The wildcard column tracker includes a column's versions and steps to
+                # the next cell, an older version of it (then hidden); the explicit one
+                # seeks past them once it has returned ``versions`` of them (both
+                # measured on 2.6.1).
                 wildcard = not self.columns or cell_family in families
-                if cell.timestamp < stamp and wildcard:
+                if cell.timestamp < stamp and (wildcard or returned < self.versions):
                     return True
                 continue
             key = (cell_family, 1 if colon else 0, cell_qualifier)
@@ -316,7 +322,7 @@ class ScannerHandler:
                 caching = tscan.caching if tscan.caching and tscan.caching > 0 else None
                 regions = self.backend.regions(name)
                 batching = _Batching(
-                    batch, name, regions, caching, list(scan.columns), limit or None
+                    batch, name, regions, caching, list(scan.columns), limit or None, versions
                 )
         except (TableNotFoundError, ColumnFamilyNotFoundError, UnsupportedOperationError) as exc:
             # HBase hands out the id; the region scanner refuses at the first fetch.
@@ -375,8 +381,10 @@ class ScannerHandler:
         scanner.in_region += len(chunks)
         scanner.rows_seen += 1
         last = chunks[-1]
+        column, cell = last[-1]
+        returned = sum(1 for name, _ in cells if name == column)
         tail = len(last) == size and batching.hidden_follow(
-            self.backend, row, last[-1][0], last[-1][1].timestamp
+            self.backend, row, column, cell.timestamp, returned
         )
         if tail:
             following = scanner.peek_row()

@@ -257,7 +257,8 @@ def test_an_older_version_of_the_last_column_read_with_its_family_is_hidden_afte
 ) -> None:
     """An older version of a row's last column follows its newest as a hidden cell when
     the column is read with its whole family (HBase's wildcard tracker steps onto it), not
-    when it is named (the explicit tracker seeks past it); a row at the scan's ``limit``
+    when it is named (the explicit tracker seeks past it once it has returned maxVersions
+    of them); a row at the scan's ``limit``
     is ``partial`` then only if another row of the scanned families follows in the
     region (R5, I4)."""
     name = thrift2.create(Family("f", versions=10), Family("g"))
@@ -283,6 +284,14 @@ def test_an_older_version_of_the_last_column_read_with_its_family_is_hidden_afte
     assert _chunks(client, name, last) == [(b"r1", 1, False)]
     both = TScan(batchSize=1, columns=family, maxVersions=2)
     assert _chunks(client, name, both) == [(b"r1", 1, True), (b"r1", 1, False), (b"r2", 1, False)]
+    masked = TColumn(family=b"f", qualifier=b"s", timestamp=20)
+    one = HBASE2.TDeleteType.DELETE_COLUMN
+    client.deleteSingle(name, TDelete(row=b"r1", columns=[masked], deleteType=one))
+    # Named, with fewer versions returned than maxVersions: the explicit tracker steps on.
+    both_named = [*named, TColumn(family=b"f", qualifier=b"a")]
+    for versions, partial in [(1, False), (2, True)]:
+        named_versions = TScan(batchSize=1, columns=both_named, maxVersions=versions)
+        assert _chunks(client, name, named_versions) == [(b"r1", 1, partial), (b"r2", 1, False)]
 
 
 def _ttl_versions(client: Any, name: bytes) -> None:
