@@ -140,18 +140,31 @@ def fetch_latest(
     want: int,
     now: int,
 ) -> tuple[list[RowResult], bytes | None, bool]:
-    """:func:`_collect` of the newest visible cell of each selected column."""
-    latest_of = table.latest_of
-    before = scan.before
+    """:func:`_collect` of the newest visible cell of each selected column.
 
-    def unfiltered(row: bytes, names: Names, data: object) -> RowResult | None:
+    Without a filter, the loop is its own: the engine's common scan, kept to one call a
+    row.
+    """
+    if run is not None:
+        return _collect(
+            table, scan, selection, run, after=after, want=want, now=now, unfiltered=_unused,
+            kept=_result,
+        )  # fmt: skip
+    batch: list[RowResult] = []
+    last = after
+    latest_of, before = table.latest_of, scan.before
+    for row, names, data in table.entries(scan.start, scan.stop, after=after, reverse=scan.reverse):
+        last = row
         cells = latest_of(names, data, selection, before=before, now=now)
-        return row_result(row, cells) if cells else None
+        if cells:
+            batch.append(row_result(row, cells))
+            if len(batch) == want:
+                return batch, last, False
+    return batch, last, True
 
-    return _collect(
-        table, scan, selection, run, after=after, want=want, now=now, unfiltered=unfiltered,
-        kept=_result,
-    )  # fmt: skip
+
+def _unused(row: bytes, names: Names, data: object) -> RowResult | None:
+    raise AssertionError("a filtered scan reads no row unfiltered")
 
 
 def fetch_versions(
