@@ -75,6 +75,8 @@ def _value(value: object) -> str:
         return _quote(str(value.value))
     if isinstance(value, int):
         return str(value)
+    if isinstance(value, str):  # KEEP_DELETED_CELLS => 'TTL'
+        return _quote(value)
     raise TypeError(f"no shell rendering for {value!r}")
 
 

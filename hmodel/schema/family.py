@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import unicodedata
 import warnings
+from typing import Literal
 
 import attrs
 
@@ -103,6 +104,15 @@ def _int_option(
     return value
 
 
+def _keep_option(family: str, value: object) -> bool | Literal["TTL"]:
+    """``KEEP_DELETED_CELLS``: a bool, or ``"TTL"`` in any case (returned as ``"TTL"``)."""
+    if isinstance(value, str) and value.upper() == "TTL":
+        return "TTL"
+    if not isinstance(value, bool):
+        raise SchemaError("KEEP_DELETED_CELLS must be a bool or 'TTL'", column=family, value=value)
+    return value
+
+
 @attrs.frozen(init=False)
 class Family:
     r"""One column family and its HBase options (F3).
@@ -127,7 +137,10 @@ class Family:
         ttl: ``TTL`` in seconds (F8), 1 .. :data:`FOREVER`; :data:`FOREVER` means never.
             Cells older than this (by cell timestamp) become invisible.
         keep_deleted_cells: ``KEEP_DELETED_CELLS`` (F9): time-range reads that end before a
-            delete marker still see the deleted cells.
+            delete marker still see the deleted cells, and a major compaction keeps the
+            markers and the cells they mask. ``"TTL"`` (any case) reads the same, but a
+            major compaction purges the markers older than the family TTL, with the cells
+            they mask (HBase's ``KeepDeletedCells.TTL``; without a TTL it is ``True``).
         compression: ``COMPRESSION``.
         data_block_encoding: ``DATA_BLOCK_ENCODING``.
         bloom_filter: ``BLOOMFILTER`` (HBase's default is ``ROW``).
@@ -147,7 +160,7 @@ class Family:
     versions: int
     min_versions: int
     ttl: int
-    keep_deleted_cells: bool
+    keep_deleted_cells: bool | Literal["TTL"]
     compression: Compression
     data_block_encoding: DataBlockEncoding
     bloom_filter: BloomFilter
@@ -164,7 +177,7 @@ class Family:
         versions: int = 1,
         min_versions: int = 0,
         ttl: int = FOREVER,
-        keep_deleted_cells: bool = False,
+        keep_deleted_cells: bool | Literal["TTL"] = False,
         compression: Compression | str = Compression.NONE,
         data_block_encoding: DataBlockEncoding | str = DataBlockEncoding.NONE,
         bloom_filter: BloomFilter | str = BloomFilter.ROW,
@@ -203,7 +216,7 @@ class Family:
             versions,
             min_versions,
             ttl,
-            bool_option("KEEP_DELETED_CELLS", keep_deleted_cells, family=name),
+            _keep_option(name, keep_deleted_cells),
             enum_option("COMPRESSION", Compression, compression, family=name),
             enum_option("DATA_BLOCK_ENCODING", DataBlockEncoding, data_block_encoding, family=name),
             bloom,

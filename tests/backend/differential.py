@@ -50,17 +50,13 @@ DOCUMENTED: dict[str, str] = {
     "unflushed_versions": "versions beyond VERSIONS before a flush (families keep 1000)",
     "rewritten_cell": "a cell rewritten at its timestamp by a put whose TTL ran out (puts "
     "with a TTL get timestamps of their own)",
-    "single_version_delete": "DELETE_COLUMN and DELETE_FAMILY_VERSION: the fake refuses them",
     "no_op_with_a_value": "NO_OP with a value: on an existing cell HBase retries for minutes",
     "counter_past_64_bits": "a counter past 64 bits: HBase wraps, the engine refuses",
     "batched_scan_with_row_filter": "a batched scan with a filter that filters whole rows "
     "(SKIP, SingleColumnValueFilter, PageFilter): HBase 2.6.1 may never answer (the client "
     "times out); the fake answers",
-    "multi_version_get_with_filter": "a get of several versions with a filter: the fake "
-    "filters the newest versions only (not yet done)",
     "internal_error_cause": "the fake's Thrift1 internal errors name their cause after "
     "'Internal error processing <call>' (compared up to it)",
-    "thrift2_scan_versions": "a Thrift2 scan's maxVersions: the fake returns the newest only",
 }
 
 _ROWS = [b"r0", b"r1", b"r2", b"r3", b"r4"]
@@ -88,7 +84,8 @@ _NOW = 10**12  # a timestamp above this was stamped by the server
 
 
 def table_families() -> list[Family]:
-    """``f``, ``g`` (KEEP_DELETED_CELLS) and ``t`` (TTL 1 h, MIN_VERSIONS 1).
+    """``f``, ``g`` (KEEP_DELETED_CELLS) and ``t`` (TTL 1 h, MIN_VERSIONS 1,
+    KEEP_DELETED_CELLS => TTL).
 
     Each keeps more VERSIONS than the workload has timestamps: versions beyond VERSIONS
     are the documented ``unflushed_versions`` difference (HBase keeps them until a flush
@@ -97,7 +94,7 @@ def table_families() -> list[Family]:
     return [
         Family("f", versions=1000),
         Family("g", versions=1000, keep_deleted_cells=True),
-        Family("t", versions=1000, ttl=3600, min_versions=1),
+        Family("t", versions=1000, ttl=3600, min_versions=1, keep_deleted_cells="TTL"),
     ]
 
 
@@ -255,20 +252,19 @@ class Workload:
                 cell.timestamp = next(self.ttl_stamps)
         return HBASE2.TPut(row=row or self.row(), columnValues=cells, attributes=attributes)
 
-    def tdelete(self, row: bytes | None = None) -> Any | str:
+    def tdelete(self, row: bytes | None = None) -> Any:
         kinds = HBASE2.TDeleteType
         kind = self.rng.choice(
             [None, kinds.DELETE_COLUMNS, kinds.DELETE_FAMILY, kinds.DELETE_COLUMN,
              kinds.DELETE_FAMILY_VERSION, "row"]
         )  # fmt: skip
-        if kind in (kinds.DELETE_COLUMN, kinds.DELETE_FAMILY_VERSION):
-            return "single_version_delete"
         if kind == "row":
             return HBASE2.TDelete(row=row or self.row(), timestamp=self.stamp())
-        columns = [
-            HBASE2.TColumn(family=f, qualifier=q, timestamp=self.stamp())
-            for f, q in (self.column() for _ in range(self.rng.randint(1, 2)))
-        ]
+        columns = []
+        for f, q in (self.column() for _ in range(self.rng.randint(1, 2))):
+            latest = kind == kinds.DELETE_COLUMN and self.rng.random() < 0.4
+            stamp = None if latest else self.stamp()  # DELETE_COLUMN's latest version
+            columns.append(HBASE2.TColumn(family=f, qualifier=q, timestamp=stamp))
         return HBASE2.TDelete(row=row or self.row(), columns=columns, deleteType=kind)
 
     def tget(self) -> Any:
@@ -302,6 +298,7 @@ class Workload:
             filterString=self.filter(), batchSize=self.rng.choice([None, None, 1, 2]),
             caching=self.rng.choice([None, 1, 2, 100]),
             limit=self.rng.choice([None, None, 1, 3]),
+            maxVersions=self.rng.choice([None, None, 1, 2, 5]),
         )  # fmt: skip
 
     def thrift2(self) -> Op:
@@ -313,16 +310,12 @@ class Workload:
         if pick == 3:
             return (2, "putMultiple", (t, [self.tput() for _ in range(rng.randint(1, 3))]))
         if pick < 6:
-            delete = self.tdelete()
-            return delete if isinstance(delete, str) else (2, "deleteSingle", (t, delete))
+            return (2, "deleteSingle", (t, self.tdelete()))
         if pick == 6:
             deletes = [self.tdelete() for _ in range(rng.randint(1, 2))]
-            named = [d for d in deletes if isinstance(d, str)]
-            return named[0] if named else (2, "deleteMultiple", (t, deletes))
+            return (2, "deleteMultiple", (t, deletes))
         if pick < 10:
             gets = [self.tget() for _ in range(1 if pick < 9 else 2)]
-            if any(g.filterString and (g.maxVersions or 1) > 1 for g in gets):
-                return "multi_version_get_with_filter"
             return (2, "get", (t, gets[0])) if pick < 9 else (2, "getMultiple", (t, gets))
         if pick == 10:
             return (2, rng.choice(["exists", "existsAll"]), (t, self.tget()))
@@ -348,10 +341,7 @@ class Workload:
             if pick == 13:
                 return (2, "checkAndPut", (t, row, f, q, value, self.tput(row)))
             if pick == 14:
-                delete = self.tdelete(row)
-                if isinstance(delete, str):
-                    return delete
-                return (2, "checkAndDelete", (t, row, f, q, value, delete))
+                return (2, "checkAndDelete", (t, row, f, q, value, self.tdelete(row)))
             operator = rng.choice(list(ops._VALUES_TO_NAMES))
             if value is None:
                 value = b""
@@ -365,10 +355,10 @@ class Workload:
             )
         if pick == 16:
             row = self.row()
-            delete = self.tdelete(row)
-            mutations = [HBASE2.TMutation(put=self.tput(row))]
-            if not isinstance(delete, str):
-                mutations.append(HBASE2.TMutation(deleteSingle=delete))
+            mutations = [
+                HBASE2.TMutation(put=self.tput(row)),
+                HBASE2.TMutation(deleteSingle=self.tdelete(row)),
+            ]
             return (2, "mutateRow", (t, HBASE2.TRowMutations(row=row, mutations=mutations)))
         if pick == 17:
             scan = self.tscan()

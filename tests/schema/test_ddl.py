@@ -94,6 +94,14 @@ def test_every_family_option_in_f3_order() -> None:
     )
 
 
+def test_keep_deleted_cells_ttl_is_rendered_quoted() -> None:
+    """KEEP_DELETED_CELLS => 'TTL', as the shell takes it (F9)."""
+    family = Family("d", ttl=60, keep_deleted_cells="TTL")
+    assert create_statement(Table("t", [family])) == (
+        "create 't', {NAME => 'd', TTL => 60, KEEP_DELETED_CELLS => 'TTL'}"
+    )
+
+
 def test_bloom_filter_none_is_rendered_because_row_is_the_default() -> None:
     """HBase's default bloom filter is ROW, so NONE must be said."""
     assert create_statement(Table("t", [Family("d", bloom_filter="NONE")])) == (

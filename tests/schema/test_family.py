@@ -151,8 +151,8 @@ BAD_OPTIONS: list[tuple[dict[str, Any], str]] = [
     ({"ttl": -5}, "TTL must be between 1"),
     ({"ttl": FOREVER + 1}, "TTL must be between 1"),
     ({"ttl": 1.5}, "TTL must be an integer"),
-    ({"keep_deleted_cells": "true"}, "KEEP_DELETED_CELLS must be a bool"),
-    ({"keep_deleted_cells": 1}, "KEEP_DELETED_CELLS must be a bool"),
+    ({"keep_deleted_cells": "true"}, "KEEP_DELETED_CELLS must be a bool or 'TTL'"),
+    ({"keep_deleted_cells": 1}, "KEEP_DELETED_CELLS must be a bool or 'TTL'"),
     ({"compression": "XX"}, "COMPRESSION must be one of NONE, GZ"),
     ({"compression": 1}, "COMPRESSION must be one of"),
     ({"data_block_encoding": "ZIP"}, "DATA_BLOCK_ENCODING must be one of NONE, PREFIX"),
@@ -206,3 +206,9 @@ def test_min_versions_with_ttl_is_silent() -> None:
         warnings.simplefilter("error", UserWarning)
         family = Family("d", versions=3, min_versions=1, ttl=3600)
     assert family.min_versions == 1
+
+
+@pytest.mark.parametrize("given", ["TTL", "ttl", "Ttl"])
+def test_keep_deleted_cells_takes_ttl_in_any_case(given: str) -> None:
+    """KEEP_DELETED_CELLS => TTL (F9): the string in any case, kept as ``"TTL"``."""
+    assert Family("f", ttl=60, keep_deleted_cells=given).keep_deleted_cells == "TTL"  # type: ignore[arg-type]

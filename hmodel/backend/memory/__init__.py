@@ -2,6 +2,7 @@
 
 from hmodel.backend.memory.aio import AsyncMemoryBackend
 from hmodel.backend.memory.backend import MemoryBackend
+from hmodel.backend.memory.mutation import VersionDelete
 from hmodel.backend.memory.store import CellKind, RawCell
 
-__all__ = ["AsyncMemoryBackend", "CellKind", "MemoryBackend", "RawCell"]
+__all__ = ["AsyncMemoryBackend", "CellKind", "MemoryBackend", "RawCell", "VersionDelete"]

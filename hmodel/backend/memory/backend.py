@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Mapping, Sequence
@@ -11,7 +12,6 @@ from hmodel.backend.base import (
     Cell,
     Delete,
     Increment,
-    Mutation,
     Put,
     Region,
     RowResult,
@@ -30,20 +30,28 @@ from hmodel.backend.memory.argument import (
 from hmodel.backend.memory.counter import LONG_MAX, LONG_MIN, add_to_counter, encode_counter
 from hmodel.backend.memory.filter import FilterProgram, compile_filter
 from hmodel.backend.memory.mutation import (
+    EngineMutation,
     apply_delete,
     apply_put,
     apply_puts,
     plan_delete,
     plan_mutations,
     plan_put,
+    resolve_latest,
     round_trip_groups,
 )
 from hmodel.backend.memory.rows import Names
-from hmodel.backend.memory.scanner import scan_rows
+from hmodel.backend.memory.scanner import (
+    Fetch,
+    RowVersions,
+    T,
+    fetch_latest,
+    fetch_versions,
+    scan_rows,
+)
 from hmodel.backend.memory.selection import EVERYTHING, Selection
 from hmodel.backend.memory.store import (
     RawCell,
-    RowMarkers,
     StoredRow,
     new_row_result,
     set_cells,
@@ -124,17 +132,7 @@ def _without_families(stored: StoredRow, families: set[bytes]) -> StoredRow:
     kept.names = tuple(names)
     kept.irregular = sum(0 if type(entry) is Cell else 1 for entry in kept)
     if stored.markers is not None:
-        markers = RowMarkers()
-        markers.columns = {
-            c: list(m)
-            for c, m in stored.markers.columns.items()
-            if c.partition(b":")[0] not in families
-        }
-        markers.families = {
-            f: list(m) for f, m in stored.markers.families.items() if f not in families
-        }
-        if markers.columns or markers.families:
-            kept.markers = markers
+        kept.markers = stored.markers.without(lambda family, _stamp: family in families)
     return kept
 
 
@@ -601,6 +599,31 @@ class MemoryBackend(Backend):
                 loading CFs on demand is not supported"). Scan only the filtered column's
                 family, or set ``filterIfMissing`` false.
         """
+        return self._scan(table, scan, max_versions=1, fetch=fetch_latest)
+
+    def scan_versions(
+        self, table: str, scan: Scan, *, max_versions: int, minimum: int = 0
+    ) -> Iterator[RowVersions]:
+        """:meth:`scan` returning up to ``max_versions`` versions of each column.
+
+        Each row as ``(row, [(b"f:q", [Cell, ...]), ...])``: columns in column order,
+        versions newest first, none older than ``minimum`` (the inclusive lower bound of
+        the time range; ``scan.before`` the exclusive upper one). A filter sees every
+        visible version in the range and keeps at most ``max_versions`` of those it
+        includes per column, as HBase's multi-version ``Scan`` and ``Get`` do; a column
+        read with its whole family goes through the wildcard column tracker (see
+        :meth:`get_history`). For the fake Thrift2 server's ``maxVersions``.
+
+        Raises:
+            The errors of :meth:`scan`; IllegalArgumentError: ``max_versions < 1`` or a
+            bad ``minimum``.
+        """
+        checked = require_int("minimum", minimum, table=str(table), minimum=0, maximum=LONG_MAX)
+        fetch = functools.partial(fetch_versions, versions=max_versions, minimum=checked)
+        return self._scan(table, scan, max_versions=max_versions, fetch=fetch)
+
+    def _scan(self, table: str, scan: Scan, *, max_versions: int, fetch: Fetch[T]) -> Iterator[T]:
+        """Check a scan and start its filter (one round trip); its rows, lazily."""
         if isinstance(scan, Scan) and scan.limit == 0:
             return iter(())  # nothing to do: no round trip
         self._charge()
@@ -609,6 +632,7 @@ class MemoryBackend(Backend):
             raise IllegalArgumentError("expected a Scan", table=stored.name, value=scan)
         require_bytes("start", scan.start, table=stored.name)
         require_bytes("stop", scan.stop, table=stored.name)
+        require_int("max_versions", max_versions, table=stored.name, minimum=1)
         selection = selection_of(stored, scan.columns)
         self._before(stored, scan.before)
         run = None
@@ -622,7 +646,7 @@ class MemoryBackend(Backend):
                 )
             program = compile_filter(scan.filter)
             lazy = _on_demand_families(stored, selection, program, reverse=scan.reverse)
-            run = program.start(max_versions=1, reverse=scan.reverse, on_demand=lazy)
+            run = program.start(max_versions=max_versions, reverse=scan.reverse, on_demand=lazy)
         name = stored.name
         return scan_rows(
             lambda: self._table(name),
@@ -631,17 +655,21 @@ class MemoryBackend(Backend):
             run,
             clock=self.clock,
             charge=self._charge,
+            fetch=fetch,
         )
 
     # --- writes ---------------------------------------------------------------------
 
-    def mutate(self, table: str, mutations: Sequence[Mutation]) -> None:
+    def mutate(self, table: str, mutations: Sequence[EngineMutation]) -> None:
         """Apply puts and deletes; every mutation is checked before any is applied.
 
         The whole call is atomic on the table (more than HBase's per-row atomicity). All
         puts are applied before all deletes, as the Thrift1 server does, and the ones
         without a timestamp share one "now" (so a put and a delete of the same cell
-        without timestamps in one call leave the cell deleted).
+        without timestamps in one call leave the cell deleted). The engine also takes
+        single-version deletes (:class:`VersionDelete`, not in the ``Backend``
+        protocol); one without a timestamp masks the newest version visible before the
+        call's puts.
 
         Raises:
             TableNotFoundError: No such table.
@@ -671,6 +699,8 @@ class MemoryBackend(Backend):
             self._charge(len(groups))
         with stored.lock:
             now = self.clock()
+            if deletes:
+                deletes = resolve_latest(stored, deletes, now=now)
             apply_puts(stored, puts, now=now)
             for delete in deletes:
                 apply_delete(stored, delete, now=now)
@@ -804,7 +834,7 @@ class MemoryBackend(Backend):
         row: bytes,
         column: bytes,
         expected: bytes | None,
-        mutations: Sequence[Mutation],
+        mutations: Sequence[EngineMutation],
     ) -> bool:
         """Atomically apply ``mutations`` if the newest visible ``column`` is ``expected``.
 
@@ -812,6 +842,7 @@ class MemoryBackend(Backend):
         before anything is applied; puts and deletes without a timestamp share one "now",
         except that puts are stamped no older than the checked cell (``max(now, its
         timestamp)``, HBASE-14054). One round trip, whatever the mutations' timestamps.
+        Single-version deletes (:class:`VersionDelete`) are taken as in :meth:`mutate`.
 
         Raises:
             IllegalArgumentError: A mutation is on another row, none is given, or a
@@ -842,6 +873,7 @@ class MemoryBackend(Backend):
             if not _expected_matches(current, expected):
                 return False
             put_now = _checked_stamp(current, now)
+            deletes = resolve_latest(stored, deletes, now=now)
             for put in puts:
                 apply_put(stored, put, now=put_now)
             for delete in deletes:

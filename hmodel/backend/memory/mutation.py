@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from hmodel.backend.base import Cell, Delete, Mutation, Put
+import attrs
+
+from hmodel.backend.base import Cell, Delete, Put
 from hmodel.backend.memory.argument import (
     MAX_ROW_LENGTH,
     require_bytes,
@@ -22,16 +24,50 @@ from hmodel.backend.memory.version import Stored, make_cell, make_version
 from hmodel.errors import IllegalArgumentError
 
 __all__ = [
+    "EngineMutation",
     "PlannedDelete",
     "PlannedPut",
+    "VersionDelete",
     "apply_delete",
     "apply_put",
     "apply_puts",
     "plan_delete",
     "plan_mutations",
     "plan_put",
+    "resolve_latest",
     "round_trip_groups",
 ]
+
+
+@attrs.frozen
+class VersionDelete:
+    """Delete single versions, as HBase's ``Delete.addColumn`` and ``addFamilyVersion`` do.
+
+    Not in the :class:`~hmodel.backend.base.Backend` protocol (which deletes ranges of
+    versions): the engine takes it in :meth:`MemoryBackend.mutate` and
+    :meth:`MemoryBackend.check_and_mutate`, for the fake Thrift2 server's
+    ``DELETE_COLUMN`` and ``DELETE_FAMILY_VERSION``.
+
+    Args:
+        row: The rowkey.
+        column: ``b"f:q"`` places a ``Delete`` marker, which masks the version of that
+            column at exactly ``timestamp``; a bare family ``b"f"`` places a
+            ``DeleteFamilyVersion`` marker, which masks every column's version at
+            exactly ``timestamp``. Versions at other timestamps, older or newer, stay.
+        timestamp: The timestamp masked. ``None`` (a column only) means the newest
+            visible version of the column when the call lands, before the call's puts
+            (HBase's ``prepareDeleteTimestamps``); ``n`` such deletes of one column in
+            one call mask its ``n`` newest; with fewer visible, the marker is stamped
+            "now", masking only a version written at that millisecond.
+    """
+
+    row: bytes
+    column: bytes
+    timestamp: int | None = None
+
+
+#: What the engine's writes take: the protocol's puts and deletes, and single-version deletes.
+EngineMutation = Put | Delete | VersionDelete
 
 
 #: A checked put: ``(row, registered column name, value, timestamp, ttl)``; a timestamp
@@ -40,12 +76,16 @@ PlannedPut = tuple[bytes, bytes, bytes, int | None, int | None]
 
 
 class PlannedDelete(NamedTuple):
-    """A checked delete; ``family`` is ``None`` for a whole row, ``qualifier`` for a family."""
+    """A checked delete; ``family`` is ``None`` for a whole row, ``qualifier`` for a family.
+
+    ``single``: a :class:`VersionDelete` (the version at ``timestamp`` only).
+    """
 
     row: bytes
     family: bytes | None
     qualifier: bytes | None
     timestamp: int | None
+    single: bool = False
 
 
 def round_trip_groups(mutations: Sequence[object]) -> int:
@@ -59,7 +99,7 @@ def round_trip_groups(mutations: Sequence[object]) -> int:
         {
             (mutation.timestamp, mutation.ttl if isinstance(mutation, Put) else None)
             for mutation in mutations
-            if isinstance(mutation, (Put, Delete))
+            if isinstance(mutation, (Put, Delete, VersionDelete))
         }
     )
 
@@ -105,15 +145,27 @@ def plan_delete(table: MemoryTable, delete: object, *, row: bytes | None = None)
             range, or another row than ``row``.
         ColumnFamilyNotFoundError: Its column names an unknown family.
     """
-    if not isinstance(delete, Delete):
+    if not isinstance(delete, (Delete, VersionDelete)):
         raise IllegalArgumentError("expected a Delete", table=table.name, value=delete)
     checked_row = require_row(delete.row, table=table.name)
     _same_row(table, checked_row, row)
     timestamp = require_timestamp("timestamp", delete.timestamp, table=table.name, row=checked_row)
+    single = isinstance(delete, VersionDelete)
     if delete.column is None:
+        if single:
+            raise IllegalArgumentError(
+                "a VersionDelete names a column or a family", table=table.name, row=checked_row
+            )
         return PlannedDelete(checked_row, None, None, timestamp)
     family, qualifier = require_column(table, delete.column, row=checked_row)
-    return PlannedDelete(checked_row, family, qualifier, timestamp)
+    if single and qualifier is None and timestamp is None:
+        raise IllegalArgumentError(
+            "a VersionDelete of a whole family needs a timestamp",
+            table=table.name,
+            row=checked_row,
+            column=delete.column,
+        )
+    return PlannedDelete(checked_row, family, qualifier, timestamp, single)
 
 
 def _same_row(table: MemoryTable, row: bytes, expected: bytes | None) -> None:
@@ -128,7 +180,7 @@ def _same_row(table: MemoryTable, row: bytes, expected: bytes | None) -> None:
 
 def plan_mutations(
     table: MemoryTable,
-    mutations: Sequence[Mutation],
+    mutations: Sequence[EngineMutation],
     groups: set[tuple[int | None, int | None]] | None = None,
 ) -> tuple[list[PlannedPut], list[PlannedDelete]]:
     """Check every mutation first, so that a bad one leaves the table untouched.
@@ -170,7 +222,7 @@ def plan_mutations(
             else:
                 puts.append(plan_put(table, mutation))
                 group((mutation.timestamp, mutation.ttl))
-        elif isinstance(mutation, Delete):
+        elif isinstance(mutation, (Delete, VersionDelete)):
             deletes.append(plan_delete(table, mutation))
             group((mutation.timestamp, None))
         elif isinstance(mutation, Put):
@@ -178,7 +230,7 @@ def plan_mutations(
             group((mutation.timestamp, mutation.ttl))
         else:
             raise IllegalArgumentError(
-                "a mutation is a Put or a Delete",
+                "a mutation is a Put, a Delete or a VersionDelete",
                 table=table.name,
                 field="mutations",
                 value=mutation,
@@ -256,15 +308,47 @@ def apply_puts(table: MemoryTable, puts: Sequence[PlannedPut], *, now: int) -> N
         table.settle(last, stored)  # type: ignore[arg-type]
 
 
+def resolve_latest(
+    table: MemoryTable, deletes: Sequence[PlannedDelete], *, now: int
+) -> list[PlannedDelete]:
+    """``deletes`` with each single-version delete without a timestamp stamped.
+
+    The ``n``-th such delete of a column is stamped with the ``n``-th newest version of
+    it visible now (read as a ``Get`` of that column reads it), or ``now`` if there are
+    fewer: HBase's ``HRegion.prepareDeleteTimestamps``. Call it before the puts of the
+    same call are applied. The caller holds the lock.
+    """
+    counts: dict[tuple[bytes, bytes], int] = {}
+    resolved: list[PlannedDelete] = []
+    for delete in deletes:
+        if delete.single and delete.timestamp is None and delete.qualifier is not None:
+            assert delete.family is not None  # a qualifier comes with its family
+            name = table.register(delete.family, delete.qualifier)
+            seen = counts[delete.row, name] = counts.get((delete.row, name), 0) + 1
+            versions = table.row_versions(delete.row, name, before=None, now=now)
+            stamp = versions[seen - 1].timestamp if len(versions) >= seen else now
+            resolved.append(delete._replace(timestamp=stamp))
+        else:
+            resolved.append(delete)
+    return resolved
+
+
 def apply_delete(table: MemoryTable, delete: PlannedDelete, *, now: int) -> None:
     """Place the delete markers of ``delete`` (at ``now`` if it has no timestamp).
 
-    A whole-row delete places a ``DeleteFamily`` marker in every family. The caller holds
-    the lock.
+    A whole-row delete places a ``DeleteFamily`` marker in every family; a single-version
+    delete a ``Delete`` or ``DeleteFamilyVersion`` marker (stamp those without a
+    timestamp with :func:`resolve_latest` first). The caller holds the lock.
     """
     timestamp = now if delete.timestamp is None else delete.timestamp
     stored = table.open_row(delete.row)
-    if delete.family is None:
+    if delete.single:
+        assert delete.family is not None  # plan_delete refuses a single whole-row delete
+        if delete.qualifier is None:
+            stored.delete_family_version(delete.family, timestamp)
+        else:
+            stored.delete_version(table.register(delete.family, delete.qualifier), timestamp)
+    elif delete.family is None:
         for family in table.families:
             stored.delete_family(family, timestamp)
     elif delete.qualifier is None:

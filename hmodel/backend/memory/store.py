@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bisect
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 
 import attrs
 
@@ -14,6 +14,7 @@ from hmodel.backend.memory.version import (
     Stored,
     as_cell,
     deletion_horizon,
+    honoured_versions,
     insert_version,
     ttl_of,
     visible_versions,
@@ -39,6 +40,9 @@ __all__ = [
 #: with ``VERSIONS`` 1), or a list of versions newest first once a second one arrives.
 Entry = Stored | list[Stored]
 
+#: No single-version marker (shared, never changed).
+_NONE: Set[int] = frozenset()
+
 #: The visible columns of a row as filters see them: ``(b"f:q", versions newest first)``.
 History = list[tuple[bytes, list[Cell]]]
 
@@ -47,8 +51,20 @@ class CellKind(str, enum.Enum):
     """What a raw cell is, named as HBase's RAW scan prints its ``type=``."""
 
     PUT = "Put"
+    DELETE = "Delete"
+    DELETE_FAMILY_VERSION = "DeleteFamilyVersion"
     DELETE_COLUMN = "DeleteColumn"
     DELETE_FAMILY = "DeleteFamily"
+
+
+#: HBase's ``KeyValue.Type`` codes: at one key and timestamp, a higher code sorts first.
+_TYPE_CODES = {
+    CellKind.PUT: 4,
+    CellKind.DELETE: 8,
+    CellKind.DELETE_FAMILY_VERSION: 10,
+    CellKind.DELETE_COLUMN: 12,
+    CellKind.DELETE_FAMILY: 14,
+}
 
 
 @attrs.frozen
@@ -56,9 +72,10 @@ class RawCell:
     """A stored cell or delete marker, as ``scan 't', {RAW => true, VERSIONS => ...}`` shows it.
 
     Args:
-        column: ``b"f:q"``; for a ``DeleteFamily`` marker, the bare family ``b"f"``.
+        column: ``b"f:q"``; for a ``DeleteFamily`` or ``DeleteFamilyVersion`` marker, the
+            bare family ``b"f"``.
         timestamp: Epoch milliseconds.
-        kind: A put or one of the two delete markers.
+        kind: A put or one of the four delete markers.
         value: The value of a put; ``b""`` for markers.
         ttl: The per-cell TTL of a put in milliseconds, or ``None``.
     """
@@ -131,17 +148,70 @@ class RowMarkers:
     Attributes:
         columns: ``DeleteColumn`` marker timestamps per column ``b"f:q"``, newest first.
         families: ``DeleteFamily`` marker timestamps per family, newest first.
+        versions: ``Delete`` (single-version) marker timestamps per column ``b"f:q"``.
+        family_versions: ``DeleteFamilyVersion`` marker timestamps per family.
     """
 
-    __slots__ = ("columns", "families")
+    __slots__ = ("columns", "families", "family_versions", "versions")
 
     def __init__(self) -> None:
         self.columns: dict[bytes, list[int]] = {}
         self.families: dict[bytes, list[int]] = {}
+        self.versions: dict[bytes, set[int]] = {}
+        self.family_versions: dict[bytes, set[int]] = {}
 
     def of(self, name: bytes, family: bytes) -> list[int]:
-        """Every marker timestamp that covers the column ``name`` of ``family``."""
+        """Every range marker timestamp (``<=`` masks) that covers ``name`` of ``family``."""
         return [*self.columns.get(name, ()), *self.families.get(family, ())]
+
+    def exact(self, name: bytes, family: bytes) -> set[int]:
+        """Every single-version marker timestamp (``==`` masks) covering ``name``."""
+        found = self.versions.get(name)
+        family_found = self.family_versions.get(family)
+        if family_found is None:
+            return set() if found is None else found
+        return family_found if found is None else found | family_found
+
+    def without(self, dropped: Callable[[bytes, int], bool]) -> RowMarkers | None:
+        """A copy without the markers ``dropped(family, timestamp)`` says; ``None`` if empty."""
+        kept = RowMarkers()
+        for name, stamps in self.columns.items():
+            if left := [t for t in stamps if not dropped(_family(name), t)]:
+                kept.columns[name] = left
+        for family, stamps in self.families.items():
+            if left := [t for t in stamps if not dropped(family, t)]:
+                kept.families[family] = left
+        for name, exact in self.versions.items():
+            if remaining := {t for t in exact if not dropped(_family(name), t)}:
+                kept.versions[name] = remaining
+        for family, exact in self.family_versions.items():
+            if remaining := {t for t in exact if not dropped(family, t)}:
+                kept.family_versions[family] = remaining
+        return None if kept.empty else kept
+
+    @property
+    def empty(self) -> bool:
+        """Whether no marker is left."""
+        return not (self.columns or self.families or self.versions or self.family_versions)
+
+
+def _family(name: bytes) -> bytes:
+    return name.partition(b":")[0]
+
+
+def _purged_markers(family: Family, now: int) -> Callable[[int], bool]:
+    """Which marker timestamps of ``family`` a major compaction applies and drops at ``now``.
+
+    Every one without ``KEEP_DELETED_CELLS``, none with it, and with ``TTL`` those older
+    than the family TTL (``timestamp < now - ttl``; none without a TTL).
+    """
+    keep = family.keep_deleted_cells
+    if not keep:
+        return lambda _stamp: True
+    if keep == "TTL" and family.has_ttl:
+        oldest = now - family.ttl * 1000
+        return lambda stamp: stamp < oldest
+    return lambda _stamp: False
 
 
 class Shapes:
@@ -192,10 +262,12 @@ class StoredRow(list[Entry]):
     returns, so a row without markers, TTLs or older versions is read by pairing the two
     sequences (:meth:`latest`). Being a list, an empty row is falsy: test for ``None``.
 
-    Delete markers are kept until a major compaction: a ``DeleteColumn`` marker per column
-    and a ``DeleteFamily`` marker per family (a whole-row delete places one per family, as
-    HBase does). A marker at ``t`` masks every version ``<= t`` of what it covers,
-    including versions written after the marker. The caller holds the table lock.
+    Delete markers are kept until a major compaction: ``DeleteColumn`` markers per column
+    and ``DeleteFamily`` markers per family (a whole-row delete places one per family, as
+    HBase does) mask every version ``<= t`` of what they cover; ``Delete`` markers per
+    column and ``DeleteFamilyVersion`` markers per family mask only the versions at exactly
+    ``t`` (HBase's ``ScanDeleteTracker``). Markers mask versions written after them too.
+    The caller holds the table lock.
     """
 
     __slots__ = ("irregular", "markers", "names")
@@ -294,6 +366,18 @@ class StoredRow(list[Entry]):
             self.markers = RowMarkers()
         _add_marker(self.markers.families.setdefault(family, []), timestamp)
 
+    def delete_version(self, name: bytes, timestamp: int) -> None:
+        """Place a ``Delete`` marker: the version of ``name`` at exactly ``timestamp`` is gone."""
+        if self.markers is None:
+            self.markers = RowMarkers()
+        self.markers.versions.setdefault(name, set()).add(timestamp)
+
+    def delete_family_version(self, family: bytes, timestamp: int) -> None:
+        """Place a ``DeleteFamilyVersion`` marker: ``family``'s versions at ``timestamp`` go."""
+        if self.markers is None:
+            self.markers = RowMarkers()
+        self.markers.family_versions.setdefault(family, set()).add(timestamp)
+
     # --- reads ----------------------------------------------------------------------
 
     def column_versions(
@@ -330,11 +414,11 @@ class StoredRow(list[Entry]):
         family_name = orders[name][0]
         family = families[family_name]
         markers = self.markers
-        horizon = (
-            -1
-            if markers is None
-            else deletion_horizon(markers.of(name, family_name), family=family, before=before)
-        )
+        if markers is None:
+            horizon, masked = -1, _NONE
+        else:
+            horizon = deletion_horizon(markers.of(name, family_name), family=family, before=before)
+            masked = honoured_versions(markers.exact(name, family_name), family, before=before)
         return visible_versions(
             _versions(self[index]),
             family,
@@ -342,6 +426,7 @@ class StoredRow(list[Entry]):
             before=before,
             now=now,
             explicit=explicit,
+            masked=masked,
         )
 
     def _selected(self, selection: Selection, orders: Mapping[bytes, ColumnKey]) -> list[int]:
@@ -433,21 +518,29 @@ class StoredRow(list[Entry]):
         Expired versions go (the family TTL spares ``MIN_VERSIONS`` of them). Without
         ``KEEP_DELETED_CELLS`` the deleted versions and the delete markers go too, so a put
         arriving later with an old timestamp is visible again (the HBase reference guide's
-        "Keeping Deleted Cells"); with it, both stay so time-travel reads keep working.
+        "Keeping Deleted Cells"); with it, both stay so time-travel reads keep working;
+        with ``KEEP_DELETED_CELLS => TTL`` the markers older than the family TTL go, with
+        what they mask, and the younger ones stay (HBase's ``tryDropDelete``).
         """
         markers = self.markers
         names: list[bytes] = []
         entries: list[Entry] = []
+        purges = {name: _purged_markers(family, now) for name, family in families.items()}
         for name, entry in zip(self.names, self, strict=True):
             family_name = orders[name][0]
             family = families[family_name]
-            honoured = (
-                ()
-                if markers is None or family.keep_deleted_cells
-                else markers.of(name, family_name)
+            horizon, masked = -1, _NONE
+            if markers is not None:
+                purged = purges[family_name]
+                horizon = deletion_horizon(
+                    [t for t in markers.of(name, family_name) if purged(t)],
+                    family=family,
+                    before=None,
+                )
+                masked = {t for t in markers.exact(name, family_name) if purged(t)}
+            kept = visible_versions(
+                _versions(entry), family, horizon=horizon, before=None, now=now, masked=masked
             )
-            horizon = deletion_horizon(honoured, family=family, before=None)
-            kept = visible_versions(_versions(entry), family, horizon=horizon, before=None, now=now)
             if kept:
                 names.append(name)
                 entries.append(kept[0] if len(kept) == 1 else kept)
@@ -455,14 +548,7 @@ class StoredRow(list[Entry]):
         self[:] = entries
         self.irregular = sum(_irregular(entry) for entry in entries)
         if markers is not None:
-            for name in [
-                n for n in markers.columns if not families[orders[n][0]].keep_deleted_cells
-            ]:
-                del markers.columns[name]
-            for key in [f for f in markers.families if not families[f].keep_deleted_cells]:
-                del markers.families[key]
-            if not markers.columns and not markers.families:
-                self.markers = None
+            self.markers = markers.without(lambda family, stamp: purges[family](stamp))
 
     @property
     def empty(self) -> bool:
@@ -472,35 +558,49 @@ class StoredRow(list[Entry]):
     def families(self) -> set[bytes]:
         """The families holding any version or delete marker in this row."""
         found = {name.partition(b":")[0] for name in self.names}
-        if self.markers is not None:
-            found.update(column.partition(b":")[0] for column in self.markers.columns)
-            found.update(self.markers.families)
+        markers = self.markers
+        if markers is not None:
+            found.update(_family(column) for column in markers.columns)
+            found.update(markers.families)
+            found.update(_family(column) for column in markers.versions)
+            found.update(markers.family_versions)
         return found
 
     def raw(self, orders: Mapping[bytes, ColumnKey]) -> list[RawCell]:
         """Every version and marker, in HBase's raw order.
 
-        Families in byte order; in each, its ``DeleteFamily`` markers first, then each
-        column's markers and versions, newest first, a marker before a put of the same
-        timestamp.
+        Families in byte order; in each, its family markers (``DeleteFamily``,
+        ``DeleteFamilyVersion``) first, then each column's markers and versions, newest
+        first; at one timestamp in HBase's type order (``DeleteFamily``,
+        ``DeleteFamilyVersion``, ``DeleteColumn``, ``Delete``, then the put).
         """
         cells: list[tuple[tuple[bytes, int, bytes, int, int], RawCell]] = []
+
+        def add(family: bytes, group: int, qualifier: bytes, cell: RawCell) -> None:
+            key = (family, group, qualifier, -cell.timestamp, -_TYPE_CODES[cell.kind])
+            cells.append((key, cell))
+
         markers = self.markers
         if markers is not None:
             for family, stamps in markers.families.items():
                 for stamp in stamps:
-                    cell = RawCell(family, stamp, CellKind.DELETE_FAMILY)
-                    cells.append(((family, 0, b"", -stamp, 0), cell))
+                    add(family, 0, b"", RawCell(family, stamp, CellKind.DELETE_FAMILY))
+            for family, exact in markers.family_versions.items():
+                for stamp in exact:
+                    add(family, 0, b"", RawCell(family, stamp, CellKind.DELETE_FAMILY_VERSION))
             for name, stamps in markers.columns.items():
                 family, qualifier = orders[name]
                 for stamp in stamps:
-                    cell = RawCell(name, stamp, CellKind.DELETE_COLUMN)
-                    cells.append(((family, 1, qualifier, -stamp, 0), cell))
+                    add(family, 1, qualifier, RawCell(name, stamp, CellKind.DELETE_COLUMN))
+            for name, exact in markers.versions.items():
+                family, qualifier = orders[name]
+                for stamp in exact:
+                    add(family, 1, qualifier, RawCell(name, stamp, CellKind.DELETE))
         for name, entry in zip(self.names, self, strict=True):
             family, qualifier = orders[name]
             for version in _versions(entry):
                 cell = RawCell(
                     name, version.timestamp, CellKind.PUT, version.value, ttl_of(version)
                 )
-                cells.append(((family, 1, qualifier, -version.timestamp, 1), cell))
+                add(family, 1, qualifier, cell)
         return [cell for _, cell in sorted(cells, key=lambda pair: pair[0])]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Set
 
 from hmodel.backend.base import Cell
 from hmodel.schema.family import Family
@@ -12,6 +12,7 @@ __all__ = [
     "Version",
     "as_cell",
     "deletion_horizon",
+    "honoured_versions",
     "insert_version",
     "make_cell",
     "make_version",
@@ -128,6 +129,19 @@ def deletion_horizon(markers: Iterable[int], *, family: Family, before: int | No
     return max(markers, default=-1)
 
 
+def honoured_versions(markers: Set[int], family: Family, *, before: int | None) -> Set[int]:
+    """The single-version markers (``Delete``, ``DeleteFamilyVersion``) a read honours.
+
+    Each masks only the version at exactly its timestamp (HBase's ``ScanDeleteTracker``
+    answers ``VERSION_DELETED`` / ``FAMILY_VERSION_DELETED``). The same rule as
+    :func:`deletion_horizon`: every marker, unless the family has ``KEEP_DELETED_CELLS``
+    and the read has ``before``, which then honours only the markers ``< before``.
+    """
+    if family.keep_deleted_cells and before is not None and markers:
+        return {marker for marker in markers if marker < before}
+    return markers
+
+
 def visible_versions(
     versions: Sequence[Stored],
     family: Family,
@@ -136,12 +150,14 @@ def visible_versions(
     before: int | None,
     now: int,
     explicit: bool = False,
+    masked: Set[int] = frozenset(),
 ) -> list[Stored]:
     """Return the versions a read sees, newest first, following HBase's read path.
 
     In order, as HBase's ``UserScanQueryMatcher`` decides: versions with a timestamp
     ``>= before`` are skipped; versions ``<= horizon`` are deleted (and so is everything
-    older); versions past their per-cell TTL are skipped; then versions past the family TTL
+    older); versions whose timestamp is in ``masked`` are deleted (and count as no
+    version); versions past their per-cell TTL are skipped; then versions past the family TTL
     are cut off, except that the first ``MIN_VERSIONS`` of the versions still standing are
     kept however old they are (``ScanWildcardColumnTracker``: a column read with its whole
     family); a column asked for by name (``explicit``: ``ExplicitColumnTracker``) also
@@ -157,6 +173,7 @@ def visible_versions(
         before: Exclusive upper bound of the timestamps read, or ``None``.
         now: The current time in epoch milliseconds, for TTLs.
         explicit: The column was asked for by name, not with its whole family.
+        masked: From :func:`honoured_versions`: the exact timestamps deleted.
     """
     family_ttl = family.ttl * 1000 if family.has_ttl else None
     min_versions = family.min_versions
@@ -167,6 +184,8 @@ def visible_versions(
             continue
         if timestamp <= horizon:
             break
+        if masked and timestamp in masked:
+            continue
         if type(version) is Version and now > timestamp + version.ttl:
             continue  # the per-cell TTL has run out: now > timestamp + ttl (HBase's test)
         if family_ttl is not None and now > timestamp + family_ttl:

@@ -117,7 +117,8 @@ def uncarried_options(table: Table) -> list[str]:
         if family.min_versions:
             left_out.append(f"MIN_VERSIONS={family.min_versions} {where}")
         if family.keep_deleted_cells:
-            left_out.append(f"KEEP_DELETED_CELLS=true {where}")
+            shown = "true" if family.keep_deleted_cells is True else family.keep_deleted_cells
+            left_out.append(f"KEEP_DELETED_CELLS={shown} {where}")
         if family.data_block_encoding is not DataBlockEncoding.NONE:
             left_out.append(f"DATA_BLOCK_ENCODING={family.data_block_encoding.value} {where}")
         if family.block_size != 65_536:

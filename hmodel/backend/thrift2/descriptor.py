@@ -91,11 +91,7 @@ def to_family_descriptor(family: Family) -> Any:
             HBASE2.TDataBlockEncoding, family.data_block_encoding.value,
             option="DATA_BLOCK_ENCODING", family=family.name,
         ),
-        keepDeletedCells=(
-            HBASE2.TKeepDeletedCells.TRUE
-            if family.keep_deleted_cells
-            else HBASE2.TKeepDeletedCells.FALSE
-        ),
+        keepDeletedCells=_KEEP[family.keep_deleted_cells],
         maxVersions=family.versions,
         minVersions=family.min_versions,
         scope=family.replication_scope,
@@ -105,12 +101,20 @@ def to_family_descriptor(family: Family) -> Any:
     )  # fmt: skip
 
 
+#: ``KEEP_DELETED_CELLS`` as the IDL's ``TKeepDeletedCells``.
+_KEEP: dict[bool | str, int] = {
+    False: HBASE2.TKeepDeletedCells.FALSE,
+    True: HBASE2.TKeepDeletedCells.TRUE,
+    "TTL": HBASE2.TKeepDeletedCells.TTL,
+}
+
+
 def from_family_descriptor(descriptor: Any, *, table: str | None = None) -> Family:
     """The :class:`Family` a ``TColumnFamilyDescriptor`` describes; unset fields: defaults.
 
     Raises:
-        BackendError: An option hmodel's schema cannot hold (``KEEP_DELETED_CELLS =>
-            TTL``, ``COMPRESSION => BZIP2``, an unknown enum value, a bad prefix length).
+        BackendError: An option hmodel's schema cannot hold (``COMPRESSION => BZIP2``, an
+            unknown enum value, a bad prefix length).
     """
     raw_name = descriptor.name
     name = raw_name.decode("utf-8", "replace") if isinstance(raw_name, bytes) else str(raw_name)
@@ -118,7 +122,7 @@ def from_family_descriptor(descriptor: Any, *, table: str | None = None) -> Fami
     compression = _enum_name(
         HBASE2.TCompressionAlgorithm, descriptor.compressionType, default="NONE"
     )
-    if keep == "TTL" or compression not in Compression.__members__:
+    if keep not in ("FALSE", "TRUE", "TTL") or compression not in Compression.__members__:
         raise BackendError(
             f"family {name!r} has an option hmodel's schema cannot hold "
             f"(KEEP_DELETED_CELLS={keep}, COMPRESSION={compression})",
@@ -131,7 +135,7 @@ def from_family_descriptor(descriptor: Any, *, table: str | None = None) -> Fami
     options: dict[str, Any] = {
         "versions": descriptor.maxVersions if descriptor.maxVersions is not None else 1,
         "min_versions": descriptor.minVersions or 0,
-        "keep_deleted_cells": keep == "TRUE",
+        "keep_deleted_cells": "TTL" if keep == "TTL" else keep == "TRUE",
         "compression": compression,
         "data_block_encoding": _enum_name(
             HBASE2.TDataBlockEncoding, descriptor.dataBlockEncoding, default="NONE"

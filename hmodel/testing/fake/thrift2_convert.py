@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from hmodel.backend.base import Cell, Delete, Put
+from hmodel.backend.memory import VersionDelete
 from hmodel.backend.thrift2.idl import (
     HBASE2,
     LATEST_TIMESTAMP,
@@ -116,41 +117,44 @@ def puts_of(tput: Any, api: str) -> list[Put]:
     return puts
 
 
-def deletes_of(tdelete: Any, api: str) -> list[Delete]:
+def deletes_of(tdelete: Any, api: str) -> list[Delete | VersionDelete]:
     """The engine deletes of a ``TDelete``, with HBase 2.2's reading of its fields.
 
     No columns: the whole row (up to ``TDelete.timestamp``). ``DELETE_COLUMNS`` (also
     when unset): each column's versions up to its timestamp; a family-only column means
     its empty qualifier. ``DELETE_FAMILY``: the family, the qualifier ignored; of two
     columns of one family the later one counts (HBase's ``Delete.addFamily`` replaces the
-    family's earlier delete). ``TDelete.timestamp`` is ignored when columns are given.
+    family's earlier delete). ``DELETE_COLUMN``: each column's version at its timestamp,
+    or its newest visible one without (:class:`~hmodel.backend.memory.VersionDelete`).
+    ``DELETE_FAMILY_VERSION``: every column's version of the family at the timestamp, the
+    qualifier ignored. ``TDelete.timestamp`` is ignored when columns are given.
 
     Raises:
         TApplicationException: An empty row, or ``DELETE_FAMILY_VERSION`` without a
             timestamp (HBase's answers).
-        TIOError: ``DELETE_COLUMN`` or ``DELETE_FAMILY_VERSION`` (single versions: the
-            engine deletes only ranges of versions).
+        TIOError: A delete type outside the IDL's.
     """
     row = require_row(tdelete.row, api)
     if not tdelete.columns:
         return [Delete(row, None, timestamp=tdelete.timestamp)]
     kind = tdelete.deleteType
     kinds = HBASE2.TDeleteType
-    deletes = []
+    deletes: list[Delete | VersionDelete] = []
     families: dict[bytes, Delete] = {}
     for tcolumn in tdelete.columns:
+        column = tcolumn.family + b":" + (tcolumn.qualifier or b"")
         if kind == kinds.DELETE_FAMILY:
             families[tcolumn.family] = Delete(row, tcolumn.family, timestamp=tcolumn.timestamp)
         elif kind is None or kind == kinds.DELETE_COLUMNS:
-            column = tcolumn.family + b":" + (tcolumn.qualifier or b"")
             deletes.append(Delete(row, column, timestamp=tcolumn.timestamp))
-        elif kind == kinds.DELETE_FAMILY_VERSION and tcolumn.timestamp is None:
-            raise internal_error(api)
+        elif kind == kinds.DELETE_COLUMN:
+            deletes.append(VersionDelete(row, column, timestamp=tcolumn.timestamp))
+        elif kind == kinds.DELETE_FAMILY_VERSION:
+            if tcolumn.timestamp is None:
+                raise internal_error(api)
+            deletes.append(VersionDelete(row, tcolumn.family, timestamp=tcolumn.timestamp))
         else:
-            raise TIOError(
-                message="java.io.IOException: hmodel's fake server deletes ranges of versions "
-                "only (DELETE_COLUMNS, DELETE_FAMILY), not single versions"
-            )
+            raise TIOError(message=f"java.io.IOException: unknown delete type {kind}")
     return deletes or list(families.values())
 
 

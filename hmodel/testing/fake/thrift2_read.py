@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hmodel.backend.base import Cell, RowResult, Scan
+from hmodel.backend.base import Cell, Scan
 from hmodel.backend.memory import MemoryBackend
 from hmodel.backend.thrift2.idl import TIOError
 from hmodel.testing.fake.thrift2_convert import (
@@ -21,6 +21,8 @@ __all__ = ["ReadHandler"]
 
 class ReadHandler:
     """``get`` and ``getMultiple`` over the engine (a filter string runs as a one-row scan).
+
+    With ``maxVersions`` above 1 that scan reads several versions, the filter judging each.
 
     HBase 2.2's answers: an empty row, ``existence_only`` or an inverted time range is a
     ``TApplicationException``; ``maxVersions <= 0`` is a ``TIOError``. A time range with
@@ -40,30 +42,33 @@ class ReadHandler:
         minimum, before = time_range(tget.timestamp, tget.timeRange, api)
         name = table.decode("utf-8", "replace")
         columns = read_columns(tget.columns)
-        found: RowResult | None
         if tget.filterString is not None:
             scan = Scan(
                 start=row, stop=row + b"\x00", columns=columns, filter=tget.filterString,
                 before=before,
             )  # fmt: skip
-            rows = list(self.backend.scan(name, scan))
-            found = rows[0] if rows else None
-        else:
-            got = self.backend.get(name, [row], columns=columns, before=before)
-            found = got[0] if got else None
-        if found is None:
+            # The filter judges every version in the range, none outside it (HBase's
+            # matcher drops those first), and keeps the newest ``versions`` it includes.
+            found = list(
+                self.backend.scan_versions(name, scan, max_versions=versions, minimum=minimum)
+            )
+            columns_found = found[0][1] if found else []
+            return result_of(row, [(c, v) for c, cells in columns_found for v in cells])
+        got = self.backend.get(name, [row], columns=columns, before=before)
+        if not got:
             return empty_result()
+        latest = got[0]
         pairs: list[tuple[bytes, Cell]] = []
         if versions > 1:  # one multi-version read: HBase's column trackers, family-wide
             history = self.backend.get_history(
                 name, row, columns, max_versions=versions, before=before
             )
-            kept = {column for column in found.cells}
+            kept = {column for column in latest.cells}
             for column, cells in history:
                 if column in kept:
                     pairs.extend((column, c) for c in cells if c.timestamp >= minimum)
         else:
-            pairs = [(c, cell) for c, cell in found.cells.items() if cell.timestamp >= minimum]
+            pairs = [(c, cell) for c, cell in latest.cells.items() if cell.timestamp >= minimum]
         return result_of(row, pairs)
 
     def get(self, table: bytes, tget: Any) -> Any:

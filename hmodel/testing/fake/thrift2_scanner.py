@@ -5,14 +5,15 @@ from __future__ import annotations
 import contextlib
 import itertools
 import threading
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, Generic, TypeVar
 
 import attrs
 
-from hmodel.backend.base import Region, RowResult, Scan
+from hmodel.backend.base import Cell, Region, RowResult, Scan
 from hmodel.backend.memory import MemoryBackend
 from hmodel.backend.memory.filter import compile_filter
+from hmodel.backend.memory.scanner import RowVersions
 from hmodel.clock import Clock, system_clock
 from hmodel.errors import (
     ColumnFamilyNotFoundError,
@@ -43,7 +44,7 @@ class _Batching:
         caching: ``TScan.caching``: results per RPC; ``None``: a region's all.
         columns: The scan's columns as the engine takes them (empty: all families).
         limit: ``TScan.limit`` when positive: the scan ends at that row, not its region.
-        keeping: The families with MIN_VERSIONS (their older versions are looked at).
+        versions: ``TScan.maxVersions``: at most this many versions per column.
     """
 
     size: int
@@ -52,19 +53,22 @@ class _Batching:
     caching: int | None
     columns: list[bytes]
     limit: int | None
-    keeping: frozenset[bytes]
+    versions: int
 
     def region_of(self, row: bytes) -> Region:
         """The region holding ``row``."""
         return next(r for r in reversed(self.regions) if r.start <= row)
 
-    def hidden_follow(self, backend: MemoryBackend, row: bytes, last: bytes, stamp: int) -> bool:
+    def hidden_follow(
+        self, backend: MemoryBackend, row: bytes, last: bytes, stamp: int, returned: int
+    ) -> bool:
         """Whether a stored cell or marker the scan reads lies after ``last`` in ``row``.
 
-        ``last`` is the chunk's last column, ``stamp`` its version's timestamp. Such a cell
-        is hidden: an older version of ``last`` in a family with MIN_VERSIONS, or a later
-        column out of the time range, deleted, expired or filtered out (HBase's region
-        scanner peeks at the next cell).
+        ``last`` is the chunk's last column, ``stamp`` its version's timestamp, and
+        ``returned`` how many versions of it the row returns. Such a cell is hidden: an
+        older version of ``last`` read with its whole family, or asked for by name with
+        fewer than ``versions`` of it returned, or a later column out of the time range,
+        deleted, expired or filtered out (HBase's region scanner peeks at the next cell).
         """
         families = {c for c in self.columns if b":" not in c}
         named = {c for c in self.columns if b":" in c}
@@ -74,8 +78,13 @@ class _Batching:
             wanted = not self.columns or cell_family in families or cell.column in named
             if not wanted:
                 continue
-            if cell.column == last:  # HBase seeks past them unless MIN_VERSIONS must look
-                if cell.timestamp < stamp and cell_family in self.keeping:
+            if cell.column == last:
+                # The wildcard column tracker includes a column's versions and steps to
+                # the next cell, an older version of it (then hidden); the explicit one
+                # seeks past them once it has returned ``versions`` of them (both
+                # measured on 2.6.1).
+                wildcard = not self.columns or cell_family in families
+                if cell.timestamp < stamp and (wildcard or returned < self.versions):
                     return True
                 continue
             key = (cell_family, 1 if colon else 0, cell_qualifier)
@@ -84,25 +93,67 @@ class _Batching:
         return False
 
 
+#: A row of a scan and its cells as ``(b"f:q", cell)`` pairs, a column's versions newest
+#: first (none older than the scan's time range).
+_Row = tuple[bytes, list[tuple[bytes, Cell]]]
+
+_T = TypeVar("_T")
+
+
+class _Rows(Generic[_T]):
+    """The engine's rows as :data:`_Row` s; closing it closes the engine's iterator."""
+
+    def __init__(self, rows: Iterator[_T], convert: Callable[[_T], _Row]) -> None:
+        self._rows = rows
+        self._convert = convert
+
+    def __iter__(self) -> _Rows[_T]:
+        return self
+
+    def __next__(self) -> _Row:
+        return self._convert(next(self._rows))
+
+    def close(self) -> None:
+        """Close the engine's iterator."""
+        close = getattr(self._rows, "close", None)
+        if close is not None:
+            close()
+
+
+def _newest(minimum: int) -> Callable[[RowResult], _Row]:
+    """A row of newest versions as a :data:`_Row`, its cells older than ``minimum`` left out."""
+
+    def convert(found: RowResult) -> _Row:
+        return found.row, [
+            (c, cell) for c, cell in found.cells.items() if cell.timestamp >= minimum
+        ]
+
+    return convert
+
+
+def _flat(found: RowVersions) -> _Row:
+    """A row of several versions per column as a :data:`_Row`."""
+    row, columns = found
+    return row, [(column, cell) for column, cells in columns for cell in cells]
+
+
 class _OpenScanner:
     """One open scanner: the engine's row iterator, or the error its first fetch raises."""
 
     def __init__(
         self,
-        rows: Iterator[RowResult] | None,
+        rows: Iterator[_Row] | None,
         error: HModelError | None,
-        minimum: int,
         batching: _Batching | None = None,
     ):
         self.rows = rows
         self.error = error
-        self.minimum = minimum
         #: How a batched scan cuts rows in results, or ``None``.
         self.batching = batching
         #: The results of a row cut in batches that a fetch has not returned yet.
         self.pending: list[Any] = []
         #: The next row of the engine's iterator, read ahead (a region's last row).
-        self.ahead: RowResult | None = None
+        self.ahead: _Row | None = None
         #: The results of the current region so far, and that region.
         self.in_region = 0
         self.region: Region | None = None
@@ -110,7 +161,7 @@ class _OpenScanner:
         self.rows_seen = 0
         self.lock = threading.Lock()
 
-    def next_row(self) -> RowResult | None:
+    def next_row(self) -> _Row | None:
         """The engine's next row (the one read ahead first)."""
         if self.ahead is not None:
             found, self.ahead = self.ahead, None
@@ -118,7 +169,7 @@ class _OpenScanner:
         assert self.rows is not None
         return next(self.rows, None)
 
-    def peek_row(self) -> RowResult | None:
+    def peek_row(self) -> _Row | None:
         """The engine's next row, left to be read."""
         if self.ahead is None:
             assert self.rows is not None
@@ -207,9 +258,11 @@ class ScannerHandler:
     comes in results of at most that many cells, every one but the row's last
     ``partial`` (and the last too when hidden cells follow it, see :meth:`_chunks`). A
     missing table, an unknown family or a reverse scan loading families on demand is
-    reported at the first ``getScannerRows``, a bad filter at ``openScanner``. Scans
-    return the newest version of each column
-    (``maxVersions`` is not served).
+    reported at the first ``getScannerRows``, a bad filter at ``openScanner``. With
+    ``maxVersions`` above 1 each column comes with up to that many versions, newest
+    first, a filter judging each version in the time range (the engine's
+    :meth:`~hmodel.backend.memory.MemoryBackend.scan_versions`); ``maxVersions <= 0``
+    returns no row (HBase 2.6.1).
     """
 
     backend: MemoryBackend
@@ -218,8 +271,8 @@ class ScannerHandler:
     def open_scanner(self, table: bytes, tscan: Any) -> int:
         """Open a scanner; returns its id."""
         name = table.decode("utf-8", "replace")
-        _minimum, before = time_range(None, tscan.timeRange, "openScanner")
-        minimum = _minimum
+        minimum, before = time_range(None, tscan.timeRange, "openScanner")
+        versions = tscan.maxVersions if tscan.maxVersions is not None else 1
         if tscan.filterString is not None:
             compile_filter(tscan.filterString)  # a bad filter fails here, table or not
         reverse = bool(tscan.reversed)
@@ -235,7 +288,7 @@ class ScannerHandler:
         if limit is not None and limit < 0:
             limit = None  # HBase 2.6: every row (2.2: none)
         batch = tscan.batchSize if tscan.batchSize is not None and tscan.batchSize > 0 else None
-        rows: Iterator[RowResult] | None = None
+        rows: Iterator[_Row] | None = None
         batching: _Batching | None = None
         try:
             if limit == 0:
@@ -251,24 +304,30 @@ class ScannerHandler:
                 filter=tscan.filterString,
                 before=before,
                 reverse=reverse,
-                limit=limit or None,
+                # A batched scan applies its limit itself: it peeks past the last row.
+                limit=None if batch is not None else limit or None,
                 batch_size=max(1, tscan.caching or 100),
             )
-            rows = self.backend.scan(name, scan)
+            if versions < 1:  # HBase's scan of no versions returns nothing
+                self.backend.scan(name, scan)  # checks the table and families, reads nothing
+                rows = iter(())
+            elif versions > 1 or minimum:  # a filter sees only versions in the time range
+                found = self.backend.scan_versions(
+                    name, scan, max_versions=versions, minimum=minimum
+                )
+                rows = _Rows(found, _flat)
+            else:
+                rows = _Rows(self.backend.scan(name, scan), _newest(minimum))
             if batch is not None:
                 caching = tscan.caching if tscan.caching and tscan.caching > 0 else None
                 regions = self.backend.regions(name)
-                keeping = frozenset(
-                    f.encode() for f, d in self.backend.describe_families(name).items()
-                    if d.min_versions
-                )  # fmt: skip
                 batching = _Batching(
-                    batch, name, regions, caching, list(scan.columns), scan.limit, keeping
+                    batch, name, regions, caching, list(scan.columns), limit or None, versions
                 )
         except (TableNotFoundError, ColumnFamilyNotFoundError, UnsupportedOperationError) as exc:
             # HBase hands out the id; the region scanner refuses at the first fetch.
-            return self.scanners.add(_OpenScanner(None, exc, minimum))
-        return self.scanners.add(_OpenScanner(rows, None, minimum, batching))
+            return self.scanners.add(_OpenScanner(None, exc))
+        return self.scanners.add(_OpenScanner(rows, None, batching))
 
     def get_scanner_rows(self, scanner_id: int, num_rows: int | None) -> list[Any]:
         """Exactly ``min(num_rows, remaining)`` rows."""
@@ -289,13 +348,14 @@ class ScannerHandler:
                 if scanner.pending:
                     results.append(scanner.pending.pop(0))
                     continue
+                if scanner.batching is not None and scanner.batching.limit == scanner.rows_seen:
+                    break  # a batched scan's limit (see open_scanner)
                 found = scanner.next_row()
                 if found is None:
                     break
-                cells = [(c, cell) for c, cell in found.cells.items()]
-                cells = [(c, cell) for c, cell in cells if cell.timestamp >= scanner.minimum]
+                row, cells = found
                 if cells:
-                    scanner.pending.extend(self._chunks(scanner, found.row, cells))
+                    scanner.pending.extend(self._chunks(scanner, row, cells))
         return results
 
     def _chunks(
@@ -307,7 +367,8 @@ class ScannerHandler:
         full and cells the scan reads but hides follow it in the row (HBase's region
         scanner stops at the batch limit, seeing more cells), except when it also ends
         the RPC's region: then HBase's client takes it as the row's end. An RPC carries
-        ``caching`` results (a region's all when unset), counted from the region's first.
+        ``caching`` results (a region's all when unset), counted from the region's first;
+        a row at the scan's ``limit`` ends the region when no row follows it there.
         """
         batching = scanner.batching
         if batching is None:
@@ -320,12 +381,14 @@ class ScannerHandler:
         scanner.in_region += len(chunks)
         scanner.rows_seen += 1
         last = chunks[-1]
+        column, cell = last[-1]
+        returned = sum(1 for name, _ in cells if name == column)
         tail = len(last) == size and batching.hidden_follow(
-            self.backend, row, last[-1][0], last[-1][1].timestamp
+            self.backend, row, column, cell.timestamp, returned
         )
-        if tail and batching.limit != scanner.rows_seen:
+        if tail:
             following = scanner.peek_row()
-            region_ends = following is None or batching.region_of(following.row) != region
+            region_ends = following is None or batching.region_of(following[0]) != region
             rpc_full = batching.caching is not None and scanner.in_region % batching.caching == 0
             tail = not region_ends or rpc_full
         results = []

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from hmodel.backend.base import Cell, Increment, Mutation
+from hmodel.backend.base import Cell, Increment
 from hmodel.backend.java_error import java_name_of
 from hmodel.backend.memory import MemoryBackend
+from hmodel.backend.memory.mutation import EngineMutation
 from hmodel.backend.thrift2.idl import HBASE2
 from hmodel.errors import ColumnFamilyNotFoundError, CounterError, HModelError, TableNotFoundError
 from hmodel.testing.fake.java_text import server_text
@@ -77,7 +78,7 @@ def _check_passes(
     return compare(operator, value, stored)
 
 
-def _same_row(row: bytes, mutations: list[Mutation], api: str) -> None:
+def _same_row(row: bytes, mutations: list[EngineMutation], api: str) -> None:
     for mutation in mutations:
         if mutation.row != row:
             raise io_error(
@@ -154,8 +155,8 @@ class WriteHandler:
             raise failed_actions([exc] * len(trow_mutations.mutations), api="mutateRow") from exc
 
     @staticmethod
-    def _row_mutations(trow_mutations: Any, api: str) -> list[Mutation]:
-        mutations: list[Mutation] = []
+    def _row_mutations(trow_mutations: Any, api: str) -> list[EngineMutation]:
+        mutations: list[EngineMutation] = []
         for tmutation in trow_mutations.mutations or []:
             if tmutation.put is not None:
                 mutations.extend(puts_of(tmutation.put, api))
@@ -170,8 +171,16 @@ class WriteHandler:
         column: bytes,
         operator: int,
         value: bytes | None,
-        mutations: list[Mutation],
+        mutations: list[EngineMutation],
+        *,
+        batch: bool = False,
     ) -> bool:
+        """Check the cell, then apply ``mutations`` if the check passes.
+
+        ``batch``: an unknown family of the checked column raises
+        ``ColumnFamilyNotFoundError`` (checkAndMutate's batch wraps it), not the
+        ``TIOError`` of a single read.
+        """
         name = table.decode("utf-8", "replace")
         ops = HBASE2.TCompareOperator
         if operator not in ops._VALUES_TO_NAMES:
@@ -185,7 +194,9 @@ class WriteHandler:
         for _ in range(_CAS_ATTEMPTS):
             try:
                 got = self.backend.get(name, [row], columns=[column])
-            except ColumnFamilyNotFoundError as exc:  # the check's read: not a batch action
+            except ColumnFamilyNotFoundError as exc:
+                if batch:  # checkAndMutate runs its check inside the batch
+                    raise
                 raise io_error(java_name_of(exc), server_text(exc), api="get") from exc
             stored = got[0].value(column) if got else None
             passed = _check_passes(operator, value, stored, name=name, row=row, column=column)
@@ -201,7 +212,7 @@ class WriteHandler:
     ) -> bool:  # fmt: skip
         """Apply the ``TPut`` if the cell equals ``value`` (unset: absent or empty)."""
         checked = require_row(row, "checkAndPut")
-        puts: list[Mutation] = list(puts_of(tput, "checkAndPut"))
+        puts: list[EngineMutation] = list(puts_of(tput, "checkAndPut"))
         _same_row(checked, puts, "checkAndPut")
         column = family + b":" + (qualifier or b"")
         return self._check_and_apply(
@@ -214,12 +225,15 @@ class WriteHandler:
     ) -> bool:  # fmt: skip
         """Apply the ``TDelete`` if the cell equals ``value`` (unset: absent or empty)."""
         checked = require_row(row, "checkAndDelete")
-        deletes: list[Mutation] = list(deletes_of(tdelete, "checkAndDelete"))
+        deletes: list[EngineMutation] = list(deletes_of(tdelete, "checkAndDelete"))
         _same_row(checked, deletes, "checkAndDelete")
         column = family + b":" + (qualifier or b"")
-        return self._check_and_apply(
-            table, checked, column, HBASE2.TCompareOperator.EQUAL, value, deletes
-        )
+        try:
+            return self._check_and_apply(
+                table, checked, column, HBASE2.TCompareOperator.EQUAL, value, deletes
+            )
+        except ColumnFamilyNotFoundError as exc:  # the delete fails as a single one does
+            raise io_error(java_name_of(exc), server_text(exc), api="deleteSingle") from exc
 
     def check_and_mutate(  # noqa: PLR0917 -- the IDL fixes the arguments
         self, table: bytes, row: bytes, family: bytes, qualifier: bytes, compare_operator: int,
@@ -235,8 +249,10 @@ class WriteHandler:
             raise io_error(_DO_NOT_RETRY, "Action's getRow must match", api="checkAndMutate")
         column = family + b":" + (qualifier or b"")
         try:
-            return self._check_and_apply(table, checked, column, compare_operator, value, mutations)
-        except ColumnFamilyNotFoundError as exc:  # HBase runs the mutations as a batch
+            return self._check_and_apply(
+                table, checked, column, compare_operator, value, mutations, batch=True
+            )
+        except ColumnFamilyNotFoundError as exc:  # HBase runs the check and mutations as a batch
             count = len(row_mutations.mutations)
             raise failed_actions([exc] * count, api="mutateRow") from exc
 

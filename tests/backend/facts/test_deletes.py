@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import pytest
 
 from hmodel.backend.base import Backend, Delete, Put
@@ -46,13 +48,13 @@ def test_a_delete_marker_wins_over_a_put_of_the_same_timestamp(
     assert backend.get(table, [b"r"]) == []
 
 
-@pytest.mark.parametrize("keep", [True, False], ids=["keep-deleted-cells", "plain"])
+@pytest.mark.parametrize("keep", [True, "TTL", False], ids=["keep-deleted-cells", "ttl", "plain"])
 def test_keep_deleted_cells_keeps_a_time_range_read_before_the_delete(
-    backend: Backend, keep: bool
+    backend: Backend, keep: bool | Literal["TTL"]
 ) -> None:
-    """Puts at 10, 12, 14, a delete of versions <= 11: with KEEP_DELETED_CELLS a read of
-    ``[0, 11)`` returns the value at 10; without it, nothing (the reference guide's
-    "Keeping Deleted Cells").
+    """Puts at 10, 12, 14, a delete of versions <= 11: with KEEP_DELETED_CELLS (TRUE, or
+    TTL on a family without one) a read of ``[0, 11)`` returns the value at 10; without
+    it, nothing (the reference guide's "Keeping Deleted Cells").
 
     The same holds after a flush and a major compaction on HBase; neither can be driven
     over Thrift (no flush call; Thrift1's ``majorCompact`` is asynchronous and runs a minor

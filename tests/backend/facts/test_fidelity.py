@@ -121,6 +121,18 @@ def test_the_table_descriptor_carries_attributes_and_the_namespace(thrift2: Wire
     }
 
 
+def test_keep_deleted_cells_ttl_is_served_and_described(thrift2: Wire2) -> None:
+    """A family with KEEP_DELETED_CELLS => TTL is created (the fake refused it before),
+    described as ``TTL`` both ways, and read back by hmodel's Thrift2 backend as ``"TTL"``."""
+    name = thrift2.create(Family("k", ttl=3600, keep_deleted_cells="TTL"))
+    (column,) = thrift2.client.getTableDescriptor(TTableName(qualifier=name)).columns
+    assert column.keepDeletedCells == HBASE2.TKeepDeletedCells.TTL
+    assert column.attributes is not None
+    assert column.attributes[b"KEEP_DELETED_CELLS"] == b"TTL"
+    short = thrift2.made[-1]
+    assert thrift2.admin.describe_families(short)["k"].keep_deleted_cells == "TTL"
+
+
 def test_exists_and_exists_all_answer_whether_a_get_finds_a_cell(thrift2: Wire2, t: bytes) -> None:
     """``exists``/``existsAll`` are served: a get's columns and filter apply; bad input
     answers as ``get`` does (``existsAll`` wraps its errors as a batch's)."""
@@ -207,8 +219,7 @@ def _chunks(client: Any, t: bytes, tscan: Any) -> list[tuple[bytes, int, bool]]:
 def test_a_full_last_chunk_with_hidden_cells_after_it_is_partial(thrift2: Wire2, t: bytes) -> None:
     """With ``batchSize``, a row's last visible chunk is ``partial`` when it is full and
     cells the scan hides follow it (filtered, deleted, out of the time range), unless it
-    ends its region's RPC (``caching`` results, a region's all when unset) short of a
-    ``limit`` (I4, R5)."""
+    ends its region's RPC (``caching`` results, a region's all when unset) (I4, R5)."""
     client = thrift2.client
     for row in (b"a", b"c", b"n", b"p"):  # split at m: a, c | n, p
         client.put(t, _put(row, (b"f", b"x", b"1"), (b"f", b"y", b"2"), (b"f", b"z", b"9")))
@@ -239,6 +250,48 @@ def test_a_full_last_chunk_with_hidden_cells_after_it_is_partial(thrift2: Wire2,
     assert _chunks(client, t, TScan(batchSize=2, columns=[TColumn(family=b"f")], stopRow=b"d")) == [
         (b"a", 2, True), (b"c", 2, True), (b"c", 1, False)
     ]  # fmt: skip
+
+
+def test_an_older_version_of_the_last_column_read_with_its_family_is_hidden_after_it(
+    thrift2: Wire2,
+) -> None:
+    """An older version of a row's last column follows its newest as a hidden cell when
+    the column is read with its whole family (HBase's wildcard tracker steps onto it), not
+    when it is named (the explicit tracker seeks past it once it has returned maxVersions
+    of them); a row at the scan's ``limit``
+    is ``partial`` then only if another row of the scanned families follows in the
+    region (R5, I4)."""
+    name = thrift2.create(Family("f", versions=10), Family("g"))
+    client = thrift2.client
+    for row, family_name, qualifier, stamp in [
+        (b"r1", b"f", b"s", 20), (b"r1", b"f", b"s", 25), (b"r2", b"f", b"a", 24),
+        (b"r3", b"g", b"a", 24),
+    ]:  # fmt: skip
+        cell = TColumnValue(family=family_name, qualifier=qualifier, value=b"v", timestamp=stamp)
+        client.put(name, TPut(row=row, columnValues=[cell]))
+    family, named = [TColumn(family=b"f")], [TColumn(family=b"f", qualifier=b"s")]
+    assert _chunks(client, name, TScan(batchSize=1, columns=family)) == [
+        (b"r1", 1, True), (b"r2", 1, False)
+    ]  # fmt: skip
+    assert _chunks(client, name, TScan(batchSize=1)) == [
+        (b"r1", 1, True), (b"r2", 1, False), (b"r3", 1, False)
+    ]  # fmt: skip
+    assert _chunks(client, name, TScan(batchSize=1, columns=named)) == [(b"r1", 1, False)]
+    assert _chunks(client, name, TScan(batchSize=1, columns=family, limit=1)) == [
+        (b"r1", 1, True)
+    ]  # fmt: skip
+    last = TScan(startRow=b"r1", stopRow=b"r2", batchSize=1, columns=family, limit=1)
+    assert _chunks(client, name, last) == [(b"r1", 1, False)]
+    both = TScan(batchSize=1, columns=family, maxVersions=2)
+    assert _chunks(client, name, both) == [(b"r1", 1, True), (b"r1", 1, False), (b"r2", 1, False)]
+    masked = TColumn(family=b"f", qualifier=b"s", timestamp=20)
+    one = HBASE2.TDeleteType.DELETE_COLUMN
+    client.deleteSingle(name, TDelete(row=b"r1", columns=[masked], deleteType=one))
+    # Named, with fewer versions returned than maxVersions: the explicit tracker steps on.
+    both_named = [*named, TColumn(family=b"f", qualifier=b"a")]
+    for versions, partial in [(1, False), (2, True)]:
+        named_versions = TScan(batchSize=1, columns=both_named, maxVersions=versions)
+        assert _chunks(client, name, named_versions) == [(b"r1", 1, partial), (b"r2", 1, False)]
 
 
 def _ttl_versions(client: Any, name: bytes) -> None:
@@ -400,3 +453,22 @@ def test_an_unknown_family_in_the_checked_column_is_no_failed_action(
     assert error.message.startswith(
         "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException: "
     )
+
+
+def test_unknown_families_in_conditional_writes_as_hbase_wraps_them(
+    thrift2: Wire2, t: bytes
+) -> None:
+    """``checkAndMutate`` runs its check and mutations as a batch: an unknown family in
+    the checked column is a ``Failed 1 action``; ``checkAndDelete``'s delete of an unknown
+    family fails as a single delete does, unwrapped (S1)."""
+    nsfe = "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException: "
+    client = thrift2.client
+    put = TPut(row=b"r", columnValues=[TColumnValue(family=b"f", qualifier=b"a", value=b"1")])
+    rows = TRowMutations(row=b"r", mutations=[TMutation(put=put)])
+    error = raises_with(
+        lambda: client.checkAndMutate(t, b"r", b"x", b"a", _Op.EQUAL, b"1", rows), TIOError
+    )
+    assert error.message.startswith("Failed 1 action: " + nsfe)
+    delete = TDelete(row=b"r", columns=[TColumn(family=b"x", qualifier=b"a", timestamp=3)])
+    error = raises_with(lambda: client.checkAndDelete(t, b"r", b"f", b"a", None, delete), TIOError)
+    assert error.message.startswith(nsfe)

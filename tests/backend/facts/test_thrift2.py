@@ -259,43 +259,111 @@ def test_delete_fields_as_hbase_reads_them(thrift2: Wire2, t: bytes) -> None:
     assert _cells(client.get(t, TGet(row=b"s"))) == []
 
 
-def _delete_column(row: bytes, family: bytes, qualifier: bytes) -> Any:
-    """A DELETE_COLUMN (one version) without a timestamp."""
-    column = TColumn(family=family, qualifier=qualifier)
+def _delete_column(row: bytes, family: bytes, qualifier: bytes, stamp: int | None = None) -> Any:
+    """A DELETE_COLUMN (one version): at ``stamp``, or the latest without one."""
+    column = TColumn(family=family, qualifier=qualifier, timestamp=stamp)
     return TDelete(row=row, columns=[column], deleteType=_Delete.DELETE_COLUMN)
 
 
-def _refused_single_version(thrift2: Wire2, call: Callable[[], object]) -> None:
-    """The engine has no single-version deletes (docs/engine.md): the fake refuses them."""
-    error = raises_with(call, TIOError)
-    assert "ranges of versions only" in error.message
+def _all(client: Any, name: bytes, row: bytes, **fields: Any) -> list[tuple[bytes, int, bytes]]:
+    """Every visible version of ``row``'s cells."""
+    return _cells(client.get(name, TGet(row=row, maxVersions=100, **fields)))
 
 
 def test_delete_column_removes_the_latest_version(thrift2: Wire2, t: bytes) -> None:
-    """DELETE_COLUMN without a timestamp removes the latest version; an older one beyond
-    VERSIONS resurfaces until a flush. The engine has no single-version delete (only the
-    protocol's delete kinds, docs/engine.md): the fake server refuses it."""
+    """DELETE_COLUMN without a timestamp masks the newest visible version, and only it
+    (a Delete marker at its timestamp: a later put there stays hidden); repeated in one
+    TDelete it masks the next newest too; a DeleteColumns-masked version is not counted."""
     client = thrift2.client
-    client.put(t, _put(b"r", (b"g", b"a", b"5", 5)))
-    client.put(t, _put(b"r", (b"g", b"a", b"9", 9)))
-    delete = _delete_column(b"r", b"g", b"a")
-    if not thrift2.real:
-        _refused_single_version(thrift2, lambda: client.deleteSingle(t, delete))
-        return
-    client.deleteSingle(t, delete)
-    assert _cells(client.get(t, TGet(row=b"r"))) == [(b"g:a", 5, b"5")]
+    client.put(t, _put(b"r", *[(b"f", b"a", str(s).encode(), s) for s in (3, 5, 9)]))
+    client.deleteSingle(t, _delete_column(b"r", b"f", b"a"))
+    assert _all(client, t, b"r") == [(b"f:a", 5, b"5"), (b"f:a", 3, b"3")]
+    client.put(t, _put(b"r", (b"f", b"a", b"again", 9)))
+    assert _all(client, t, b"r") == [(b"f:a", 5, b"5"), (b"f:a", 3, b"3")]
+    client.put(t, _put(b"s", *[(b"f", b"a", str(s).encode(), s) for s in (3, 5, 9)]))
+    twice = TDelete(
+        row=b"s",
+        columns=[TColumn(family=b"f", qualifier=b"a")] * 2,
+        deleteType=_Delete.DELETE_COLUMN,
+    )
+    client.deleteSingle(t, twice)
+    assert _all(client, t, b"s") == [(b"f:a", 3, b"3")]
+    client.put(t, _put(b"u", (b"f", b"a", b"3", 3), (b"f", b"a", b"5", 5)))
+    columns = [TColumn(family=b"f", qualifier=b"a", timestamp=3)]
+    client.deleteSingle(t, TDelete(row=b"u", columns=columns, deleteType=_Delete.DELETE_COLUMNS))
+    client.deleteSingle(t, _delete_column(b"u", b"f", b"a"))
+    assert _all(client, t, b"u") == []
+
+
+def test_delete_column_at_a_timestamp_masks_that_version_only(thrift2: Wire2) -> None:
+    """DELETE_COLUMN at ``t`` masks the column's version at exactly ``t``: older and
+    newer versions, and other columns at ``t``, stay; at a timestamp without a version it
+    masks nothing now and hides a put arriving there later. (VERSIONS 100: a masked
+    version counts towards VERSIONS in the engine, and in HBase after a flush only, the
+    documented ``unflushed_versions`` difference.)"""
+    client = thrift2.client
+    t = thrift2.create(Family("f", versions=100))
+    cells = [(b"f", b"a", str(s).encode(), s) for s in (3, 5, 9)]
+    client.put(t, _put(b"r", *cells, (b"f", b"b", b"b5", 5)))
+    client.deleteSingle(t, _delete_column(b"r", b"f", b"a", 5))
+    assert _all(client, t, b"r") == [(b"f:a", 9, b"9"), (b"f:a", 3, b"3"), (b"f:b", 5, b"b5")]
+    client.deleteSingle(t, _delete_column(b"r", b"f", b"a", 7))
+    assert len(_all(client, t, b"r")) == 3
+    client.put(t, _put(b"r", (b"f", b"a", b"7", 7), (b"f", b"a", b"8", 8)))
+    assert _all(client, t, b"r", columns=[TColumn(family=b"f", qualifier=b"a")]) == [
+        (b"f:a", 9, b"9"),
+        (b"f:a", 8, b"8"),
+        (b"f:a", 3, b"3"),
+    ]
+    assert _cells(client.get(t, TGet(row=b"r", timeRange=TTimeRange(minStamp=0, maxStamp=9)))) == [
+        (b"f:a", 8, b"8"),
+        (b"f:b", 5, b"b5"),
+    ]
+
+
+def test_delete_family_version_masks_every_column_at_one_timestamp(
+    thrift2: Wire2, t: bytes
+) -> None:
+    """DELETE_FAMILY_VERSION at ``t`` masks every column's version at exactly ``t`` in
+    that family (the qualifier ignored), later puts there too; other timestamps and
+    other families stay."""
+    client = thrift2.client
+    client.put(
+        t, _put(b"r", (b"f", b"a", b"a5", 5), (b"f", b"a", b"a7", 7), (b"f", b"b", b"b5", 5))
+    )
+    client.put(t, _put(b"r", (b"g", b"a", b"g5", 5)))
+    family_version = TDelete(
+        row=b"r",
+        columns=[TColumn(family=b"f", qualifier=b"zz", timestamp=5)],
+        deleteType=_Delete.DELETE_FAMILY_VERSION,
+    )
+    client.deleteSingle(t, family_version)
+    assert _all(client, t, b"r") == [(b"f:a", 7, b"a7"), (b"g:a", 5, b"g5")]
+    client.put(t, _put(b"r", (b"f", b"c", b"c5", 5), (b"f", b"c", b"c6", 6)))
+    assert _all(client, t, b"r") == [(b"f:a", 7, b"a7"), (b"f:c", 6, b"c6"), (b"g:a", 5, b"g5")]
+
+
+def test_single_version_deletes_on_a_keep_deleted_cells_family(thrift2: Wire2) -> None:
+    """With KEEP_DELETED_CELLS a single-version marker still masks its version to every
+    read whose time range holds the marker (a range ending before it cannot hold the
+    version either); the versions beside it stay."""
+    client = thrift2.client
+    name = thrift2.create(Family("k", versions=10, keep_deleted_cells=True))
+    client.put(name, _put(b"r", *[(b"k", b"a", str(s).encode(), s) for s in (3, 5, 9)]))
+    client.deleteSingle(name, _delete_column(b"r", b"k", b"a", 5))
+    client.deleteSingle(name, _delete_column(b"r", b"k", b"a"))
+    assert _all(client, name, b"r") == [(b"k:a", 3, b"3")]
+    for low, high in [(0, 6), (5, 6), (0, 10), (4, 100)]:
+        found = _all(client, name, b"r", timeRange=TTimeRange(minStamp=low, maxStamp=high))
+        assert found == [c for c in [(b"k:a", 3, b"3")] if low <= 3 < high]
 
 
 def test_delete_column_of_a_missing_column_marks_now(thrift2: Wire2) -> None:
     """On a missing column DELETE_COLUMN without a timestamp places a marker at "now": of
-    puts at every millisecond around the call, exactly the one stamped then is hidden.
-    The fake server refuses single-version deletes (see above)."""
+    puts at every millisecond around the call, exactly the one stamped then is hidden."""
     client = thrift2.client
     name = thrift2.create(Family("f", versions=10_000))
     delete = _delete_column(b"r", b"f", b"x")
-    if not thrift2.real:
-        _refused_single_version(thrift2, lambda: client.deleteSingle(name, delete))
-        return
     before = now()
     client.deleteSingle(name, delete)
     after = now()
@@ -501,3 +569,88 @@ def test_truncation_comes_back_enabled_with_or_without_its_splits(thrift2: Wire2
     assert client.isTableEnabled(thrift2.tname(name))
     assert len(client.getAllRegionLocations(name)) == 1
     assert _cells(client.get(name, TGet(row=b"r"))) == []
+
+
+def _scanned(client: Any, name: bytes, tscan: Any) -> list[tuple[bytes, bytes, int, bytes]]:
+    """Every cell a scan returns, as ``(row, column, timestamp, value)``."""
+    scanner = client.openScanner(name, tscan)
+    try:
+        results = client.getScannerRows(scanner, 100)
+    finally:
+        client.closeScanner(scanner)
+    return [(r.row, *cell) for r in results for cell in _cells(r)]
+
+
+def _versioned(thrift2: Wire2) -> bytes:
+    """A table ``f`` (VERSIONS 10): row ``r`` with ``f:a`` at 3, 5, 7, 9 valued 1, 1, 2,
+    1 and ``f:b`` at 4 valued 1; row ``s`` with ``f:a`` at 6 valued 2."""
+    name = thrift2.create(Family("f", versions=10))
+    values = {3: b"1", 5: b"1", 7: b"2", 9: b"1"}
+    cells = [(b"f", b"a", v, s) for s, v in values.items()]
+    thrift2.client.put(name, _put(b"r", *cells, (b"f", b"b", b"1", 4)))
+    thrift2.client.put(name, _put(b"s", (b"f", b"a", b"2", 6)))
+    return name
+
+
+def test_a_scan_with_max_versions_returns_every_version(thrift2: Wire2) -> None:
+    """A Thrift2 scan with maxVersions n returns each column's n newest versions, newest
+    first, in column order; the time range bounds them (minimum inclusive)."""
+    client = thrift2.client
+    name = _versioned(thrift2)
+    assert _scanned(client, name, TScan(maxVersions=3)) == [
+        (b"r", b"f:a", 9, b"1"),
+        (b"r", b"f:a", 7, b"2"),
+        (b"r", b"f:a", 5, b"1"),
+        (b"r", b"f:b", 4, b"1"),
+        (b"s", b"f:a", 6, b"2"),
+    ]
+    ranged = TScan(maxVersions=10, timeRange=TTimeRange(minStamp=5, maxStamp=9))
+    assert _scanned(client, name, ranged) == [
+        (b"r", b"f:a", 7, b"2"),
+        (b"r", b"f:a", 5, b"1"),
+        (b"s", b"f:a", 6, b"2"),
+    ]
+
+
+def test_a_filter_judges_every_version_of_a_multi_version_read(thrift2: Wire2) -> None:
+    """With maxVersions n a ValueFilter sees each version: the n newest of those it keeps
+    come back (a get and a scan alike); a row none of whose versions passes is gone."""
+    client = thrift2.client
+    name = _versioned(thrift2)
+    ones = b"ValueFilter(=, 'binary:1')"
+    assert _cells(client.get(name, TGet(row=b"r", maxVersions=2, filterString=ones))) == [
+        (b"f:a", 9, b"1"),
+        (b"f:a", 5, b"1"),
+        (b"f:b", 4, b"1"),
+    ]
+    twos = TGet(row=b"r", maxVersions=5, filterString=b"ValueFilter(=, 'binary:2')")
+    assert _cells(client.get(name, twos)) == [(b"f:a", 7, b"2")]
+    assert _scanned(client, name, TScan(maxVersions=5, filterString=ones)) == [
+        (b"r", b"f:a", 9, b"1"),
+        (b"r", b"f:a", 5, b"1"),
+        (b"r", b"f:a", 3, b"1"),
+        (b"r", b"f:b", 4, b"1"),
+    ]
+    stamps = TGet(row=b"r", maxVersions=5, filterString=b"TimestampsFilter(3, 7)")
+    assert _cells(client.get(name, stamps)) == [(b"f:a", 7, b"2"), (b"f:a", 3, b"1")]
+
+
+def test_a_filter_sees_only_the_versions_in_the_time_range(thrift2: Wire2) -> None:
+    """A time range with a minimum drops the versions outside it before the filter looks:
+    FirstKeyOnlyFilter over [4, 5) keeps ``f:b`` at 4, the row's first cell in the range
+    (``f:a`` has none there: its version at 3 is older), a get and a scan alike."""
+    client = thrift2.client
+    name = _versioned(thrift2)
+    first = b"FirstKeyOnlyFilter()"
+    in_range = TTimeRange(minStamp=4, maxStamp=5)
+    get = TGet(row=b"r", timeRange=in_range, filterString=first)
+    assert _cells(client.get(name, get)) == [(b"f:b", 4, b"1")]
+    scan = TScan(timeRange=in_range, filterString=first)
+    assert _scanned(client, name, scan) == [(b"r", b"f:b", 4, b"1")]
+
+
+@pytest.mark.parametrize("versions", [0, -1])
+def test_a_scan_of_no_versions_returns_nothing(thrift2: Wire2, versions: int) -> None:
+    """A Thrift2 scan with maxVersions 0 or below opens and returns no row."""
+    name = _versioned(thrift2)
+    assert _scanned(thrift2.client, name, TScan(maxVersions=versions)) == []

@@ -56,10 +56,18 @@ def test_a_descriptor_as_hbase_answers_it_reads_back() -> None:
     assert from_family_descriptor(answered) == expected
 
 
+def test_keep_deleted_cells_ttl_travels_both_ways() -> None:
+    """KEEP_DELETED_CELLS => TTL (F9) is sent as the IDL's TTL and read back as ``"TTL"``."""
+    family = Family("f", ttl=60, keep_deleted_cells="TTL")
+    sent = to_family_descriptor(family)
+    assert sent.keepDeletedCells == HBASE2.TKeepDeletedCells.TTL
+    assert from_family_descriptor(sent) == family
+
+
 @pytest.mark.parametrize(
     "field",
     [
-        {"keepDeletedCells": HBASE2.TKeepDeletedCells.TTL},
+        {"keepDeletedCells": 7},
         {"compressionType": HBASE2.TCompressionAlgorithm.BZIP2},
         {"maxVersions": 0},
     ],
