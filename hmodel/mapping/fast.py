@@ -219,6 +219,8 @@ def row_reader(
     key: CompiledKey,
     plan: tuple[ReadStep, ...],
     full: Callable[[Any, StoredField], Any],
+    *,
+    stamped: frozenset[bytes] | None = None,
 ) -> Callable[[Any, bool], Any]:
     """A straight-line function building an instance from a row.
 
@@ -232,6 +234,12 @@ def row_reader(
     decode. Any exception (a cell that does not decode, a key that does not parse, the
     inline code's doubt) means "take the mapper's full path", which words the error.
 
+    With ``stamped`` (the columns whose cells the server stamps: counters, the
+    version), ``reader(result, verify)`` returns ``(instance, newest)``: ``newest`` the
+    greatest timestamp of the row's cells outside ``stamped`` (0: none), read from the
+    cells the fields read anyway; -1 when the row holds cells no field read (another
+    model's, an undeclared qualifier, a map's), which the caller then looks through.
+
     Call it only for a model :func:`instance_builder` builds slot by slot.
     """
     names: dict[str, Any] = {"_new": object.__new__, "_cls": info.cls}
@@ -244,27 +252,45 @@ def row_reader(
     lines.append("    if type(cells) is _WireCells:")  # the protocol's cells: .value, .timestamp
     lines.append("        cells = cells.wire")
     lines.append("    obj = _new(_cls)")
+    if stamped is not None:
+        lines.append("    top = seen = 0")
     for name, local in key_values.items():
         names[f"s_{local}"] = _slot_setter(info.cls, name)
         lines.append(f"    s_{local}(obj, {local})")
+    exact = True  # every cell a field reads is counted (no map or full-path field)
     for index, (name, column, decode, absent, stored) in enumerate(plan):
         names[f"f{index}"], names[f"s{index}"] = stored, _slot_setter(info.cls, name)
         if decode is None:
+            exact = False
             lines.append(f"    s{index}(obj, _full(result, f{index}))")
             continue
         names[f"c{index}"], names[f"d{index}"], names[f"a{index}"] = column, decode, absent
         missing = f"_full(result, f{index})" if absent is FULL else f"a{index}"
         lines.append(f"    c = cells.get(c{index})")
         inline = _inline_decode(decode)
-        if inline is None:
+        if inline is None and stamped is None:
             lines.append(f"    s{index}(obj, {missing} if c is None else d{index}(c.value or b''))")
             continue
         lines.append("    if c is None:")
         lines.append(f"        s{index}(obj, {missing})")
         lines.append("    else:")
+        if stamped is not None:
+            lines.append("        seen += 1")
+            if column not in stamped:
+                lines.append("        t = c.timestamp")
+                lines.append("        if t > top:")
+                lines.append("            top = t")
+        if inline is None:
+            lines.append(f"        s{index}(obj, d{index}(c.value or b''))")
+            continue
         lines.extend(f"        {line}" for line in inline)
         lines.append(f"        s{index}(obj, w)")
-    lines.append("    return obj")
+    if stamped is None:
+        lines.append("    return obj")
+    elif exact:
+        lines.append("    return obj, (top if seen == len(cells) else -1)")
+    else:
+        lines.append("    return obj, -1")
     exec(compile("\n".join(lines), f"<hmodel reader {info.name}>", "exec"), names)
     reader: Callable[[Any, bool], Any] = names["read"]
     return reader

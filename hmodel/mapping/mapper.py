@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import timedelta
 from typing import Any, Generic, TypeVar
 
@@ -133,6 +133,26 @@ class Mapper(Generic[M]):
             None
             if builder is None  # the class's own hooks must run: no generated reader
             else row_reader(self.info, self._key, self._read_plan, self._decode_field)
+        )
+        #: The columns whose cells the server stamps (counters, F10; the version cell).
+        self.server_stamped = frozenset(
+            self.column_of(name)
+            for name in (*self.info.counters, *filter(None, [self.info.version_field]))
+        )
+        #: ``reader(result, verify) -> (instance, newest)``: the generated reader, which
+        #: also gives the newest timestamp of the cells outside :attr:`server_stamped`
+        #: (-1: cells it did not read are there); ``None`` where there is no generated
+        #: reader. It may raise anything: :meth:`from_row` then words the error.
+        self.stamped_reader: Callable[[RowResult, bool], tuple[M, int]] | None = (
+            None
+            if builder is None
+            else row_reader(
+                self.info,
+                self._key,
+                self._read_plan,
+                self._decode_field,
+                stamped=self.server_stamped,
+            )
         )
         self._writer = row_writer(self._write_steps, Put, Delete)
         self._cells = cell_writer(self._write_steps)

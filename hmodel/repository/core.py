@@ -207,6 +207,21 @@ class RepositoryCore(Generic[M, B]):
             KeyDecodeError: The rowkey is not this model's.
             DecodeError: A cell does not decode or a required field is missing.
         """
+        stamped = self.mapper.stamped_reader if self._locking is None else None
+        if stamped is not None:  # the instance and its cells' newest stamp, in one pass
+            try:
+                obj, newest = stamped(result, not key_encoded_here)
+            except Exception:  # the general path below words the error
+                pass
+            else:
+                if newest < 0:  # cells no field read: looked through
+                    newest = newest_timestamp(result.cells, self._skip, at_least=self._clock())
+                elif newest and newest < self._clock():
+                    newest = 0  # the clock has passed it: every later stamp is after it
+                if newest:
+                    self._stamps.observe(newest, rows=(result.row,))
+                self._identity.remember(obj, result.row, None, partial=partial)
+                return obj
         # A timestamp the clock has passed needs no observe(): it is looked for only above.
         newest = newest_timestamp(result.cells, self._skip, at_least=self._clock())
         if newest:
