@@ -24,6 +24,7 @@ from hmodel.backend.base import (
     Put,
     RowBatch,
     RowResult,
+    family_of,
     newest_timestamp,
 )
 from hmodel.backend.op import Call, Op
@@ -1007,6 +1008,22 @@ class RepositoryCore(Generic[M, B]):
         Everything is checked before the first request: a locked model, the key, the fields
         and their values (nothing is written on a ``ValidationError``).
         """
+        planned = self._update_plan(key, ttl=ttl, write_stamp=write_stamp, changes=changes)
+        return self._update_write_op(*planned)
+
+    def _update_plan(
+        self,
+        key: Mapping[str, Any],
+        *,
+        ttl: timedelta | None,
+        write_stamp: int | None,
+        changes: Mapping[str, Any],
+    ) -> tuple[bytes, list[str], int, list[Mutation]]:
+        """``update``'s checks, stamp and mutations: ``(row, fields, timestamp, mutations)``.
+
+        Raises:
+            ValidationError: A locked model, the key, the fields or their values.
+        """
         if self._locking is not None:
             raise ValidationError(
                 "partial updates would bypass the version check; use save()",
@@ -1018,12 +1035,56 @@ class RepositoryCore(Generic[M, B]):
         mutations = self.mapper.to_partial_mutations(
             dict(key), dict(changes), timestamp=timestamp, ttl_ms=self.mapper.ttl_of(ttl)
         )
+        return row, names, timestamp, mutations
+
+    def _update_write_op(
+        self, row: bytes, names: list[str], timestamp: int, mutations: list[Mutation]
+    ) -> Op[None]:
+        """The writes of a planned ``update`` (see :meth:`_update_plan`)."""
         with self._instrument.call("update", rows=(row,)) as call:
             previous = yield from self._previous([row], names)
             self._replacing(mutations, previous, row, timestamp, names)
             if mutations:
                 yield Call("mutate", (self.table, mutations))
             call.results = len(mutations)
+
+    def _row_batch_of(
+        self, row: bytes, mutations: Sequence[Mutation], timestamp: int
+    ) -> RowBatch | None:
+        """``mutations`` of one row as the backend's row batch, or ``None``.
+
+        Only puts and column deletes of ``row`` at ``timestamp`` with one ttl (what a
+        partial update of fields without maps writes) fit a batch, which writes what
+        ``mutate`` of them would (see :meth:`_batch`); anything else, or a backend without
+        ``row_batch``, gives ``None``.
+        """
+        make = getattr(self.backend, "row_batch", None)
+        if make is None or not mutations:
+            return None
+        cells: list[tuple[bytes, bytes | None]] = []
+        families = set()
+        ttls = set()
+        for mutation in mutations:
+            if mutation.row != row or mutation.timestamp != timestamp:
+                return None
+            if isinstance(mutation, Put) and type(mutation) is Put:
+                column = mutation.column
+                cells.append((column, mutation.value))
+                ttls.add(mutation.ttl)
+            elif type(mutation) is Delete and mutation.column and b":" in mutation.column:
+                column = mutation.column
+                cells.append((column, None))
+            else:
+                return None
+            families.add(family_of(column))
+        if len(ttls) > 1:
+            return None
+        batch: RowBatch | None = make(
+            self.table, timestamp, next(iter(ttls), None), frozenset(families)
+        )
+        if batch is not None:
+            batch.add_row(row, cells)
+        return batch
 
     def _get_fields_op(
         self, fields: Sequence[str], key: Mapping[str, Any]

@@ -403,7 +403,17 @@ class Repository(RepositoryCore[M, Backend]):
         Raises:
             ValidationError: Unknown or key fields, wrong types. Nothing is written.
         """
-        run(self._update_op(key, ttl=ttl, write_stamp=write_stamp, changes=changes), self.backend)
+        planned = self._update_plan(key, ttl=ttl, write_stamp=write_stamp, changes=changes)
+        row, names, timestamp, mutations = planned
+        if not self._instrument.listeners and not self.mapper.previous_families(names):
+            # _update_write_op's steps, run directly (see _calls): one write of the cells
+            batch = self._row_batch_of(row, mutations, timestamp)
+            if batch is not None:
+                cast(Any, self.backend).write_rows(self.table, batch)  # with row_batch
+            elif mutations:
+                self.backend.mutate(self.table, mutations)
+            return
+        run(self._update_write_op(*planned), self.backend)
 
     def delete(
         self, obj: M | None = None, /, *, write_stamp: int | None = None, **key: Any

@@ -1,11 +1,12 @@
 """Direct calls give what the operations give: the same bytes, instances and errors (issue 29).
 
-A repository no listener hears runs ``get`` of a whole row, ``increment`` of one counter
-and ``save`` of an unlocked model directly, through the backend's prepared calls (Thrift1,
-Thrift2: a message template filled per call) or its plain calls (the engine, wrappers). A
-listener makes it take the operations (:func:`~hmodel.backend.op.run`). These properties
-hold both routes to the same results on every backend, and on the Thrift backends to the
-same messages, byte for byte (K1, K2, F6, F10).
+A repository no listener hears runs ``get`` of a whole row, ``increment`` of one
+counter, ``save`` of an unlocked model and ``update`` of fields without prefixed maps
+directly, through the backend's prepared calls and row batches (Thrift1, Thrift2: a
+message template filled per call, messages written from cells) or its plain calls (the
+engine, wrappers). A listener makes it take the operations (:func:`~hmodel.backend.op.run`).
+These properties hold both routes to the same results on every backend, and on the
+Thrift backends to the same messages, byte for byte (K1, K2, F6, F8, F10).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from hmodel.backend.thrift import ThriftBackend
 from hmodel.backend.thrift2 import Thrift2Backend
 from hmodel.backend.thrift2.idl import TColumnValue, TResult
 from hmodel.backend.wire import WireCodec
+from hmodel.clock import ManualClock, WriteStamps
 from hmodel.errors import HModelError, NotFoundError
 from hmodel.repository import Repository
 
@@ -88,7 +90,7 @@ def _outcome(call: Any, *args: Any, **kwargs: Any) -> tuple[str, Any]:
 
 
 @settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(values=st.lists(SALES, min_size=2, max_size=5))
+@given(values=st.lists(SALES, min_size=3, max_size=5))
 def test_direct_and_operation_paths_read_and_write_the_same(
     backend: Backend, values: list[dict[str, Any]]
 ) -> None:
@@ -116,6 +118,17 @@ def test_direct_and_operation_paths_read_and_write_the_same(
     assert _outcome(direct.get, user=1, ts=EPOCH, item="x") == _outcome(
         heard.get, user=1, ts=EPOCH, item="x"
     )
+    second = _key(sales[1])
+    if second == first:
+        return
+    direct.update(first, title="direct", note=None)
+    heard.update(second, title="heard", note=None)
+    for key, title in ((first, "direct"), (second, "heard")):
+        assert _fields(direct.get(**key)) == _fields(heard.get(**key))
+        got = heard.get(**key)
+        assert got is not None and (got.title, got.note) == (title, None)
+    assert _outcome(direct.update, first, user="x") == _outcome(heard.update, first, user="x")
+    assert _outcome(direct.update, first, price="x") == _outcome(heard.update, first, price="x")
 
 
 class _Recorded:
@@ -137,6 +150,7 @@ class RecordedThrift1(_Recorded, ThriftBackend):
     def __init__(self) -> None:
         super().__init__(autoconnect=False)
         self.sent = []
+        self._families[self._data_name("prepared")] = (b"p",)
         self.answer = lambda method: 7 if method == "atomicIncrement" else []
 
 
@@ -144,6 +158,7 @@ class RecordedThrift2(_Recorded, Thrift2Backend):
     def __init__(self) -> None:
         super().__init__(autoconnect=False)
         self.sent = []
+        self._families[self._server_name("prepared")] = (b"p",)
         counter_value = TColumnValue(b"p", b"v", (7).to_bytes(8, "big"), 1)
         self.answer = lambda method: (
             TResult(row=b"r", columnValues=[counter_value]) if method == "increment" else []
@@ -164,8 +179,18 @@ def test_prepared_calls_send_the_operations_bytes(
     assert _outcome(Repository(Sale, fast).increment, _key(sale), views=amount) == _outcome(
         _heard(slow).increment, _key(sale), views=amount
     )
+    stamps = [WriteStamps(ManualClock(1_700_000_000_000)) for _ in range(2)]
+    for changes in ({"title": sale.title, "note": sale.note}, {"note": None}, {"price": amount}):
+        for ttl in (None, dt.timedelta(seconds=5)):
+            updates = [
+                Repository(Sale, fast, stamps=stamps[0]).update,
+                Repository(Sale, slow, stamps=stamps[1], listeners=[lambda e: None]).update,
+            ]
+            assert _outcome(updates[0], _key(sale), ttl=ttl, **changes) == _outcome(
+                updates[1], _key(sale), ttl=ttl, **changes
+            )
     assert fast.sent == slow.sent
-    assert [method for method, _ in fast.sent] in (
+    assert [method for method, _ in fast.sent][:2] in (
         ["getRowsWithColumns", "atomicIncrement"],
         ["getMultiple", "increment"],
     )
