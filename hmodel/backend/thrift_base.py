@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import struct
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -253,6 +254,45 @@ class ThriftBackendBase(Backend):
             raise self.server_error(
                 exc, method=method, table=table, row=row, column=column, filter_given=filter_given
             ) from exc
+
+    def _prepared(
+        self,
+        method: str,
+        arguments: Callable[..., tuple[Any, ...]],
+        *kinds: str,
+        retry: Retry,
+        table: str,
+    ) -> Callable[..., Any]:
+        """A sender of ``method(*arguments(*values))`` for a prepared call: its raw result.
+
+        ``send(*values, row=None, column=None)`` sends the call through :meth:`_rpc`
+        (retries, error translation with ``table``, ``row`` and ``column``), its message
+        filled in from a template of ``kinds`` holes (:meth:`_template`) where there is
+        one and the values fit it, else encoded from ``arguments(*values)``.
+        """
+        template = self._template(method, arguments, *kinds)
+        call = self._rpc
+        if template is None:
+
+            def encoded(*values: Any, row: bytes | None = None, column: bytes | None = None) -> Any:
+                return call(
+                    method, *arguments(*values), retry=retry, table=table, row=row, column=column
+                )
+
+            return encoded
+        fill = template.fill
+
+        def filled(*values: Any, row: bytes | None = None, column: bytes | None = None) -> Any:
+            try:
+                request = fill(*values)
+            except (TypeError, struct.error):  # not the holes' types (a subclass): encoded
+                return call(
+                    method, *arguments(*values), retry=retry, table=table, row=row, column=column
+                )
+            # On the wire with a template, the channel sends the request, not arguments.
+            return call(method, retry=retry, table=table, row=row, column=column, request=request)
+
+        return filled
 
     def _template(
         self, method: str, arguments: Callable[..., tuple[Any, ...]], *kinds: str

@@ -622,27 +622,18 @@ class ThriftBackend(ThriftBackendBase):
         except IllegalArgumentError:
             return None  # each get raises it, as the general path does
         server_name = self._data_name(table)
-        method = "getRowsWithColumns"
-        template = self._template(method, lambda row: (server_name, [row], wanted, {}), STRING)
-        fill = None if template is None else template.fill
-        call = self._rpc
+        send = self._prepared(
+            "getRowsWithColumns",
+            lambda row: (server_name, [row], wanted, {}),
+            STRING,
+            retry=Retry.IDEMPOTENT,
+            table=table,
+        )
 
         def get_row(row: bytes) -> RowResult | None:
             if type(row) is not bytes or not 0 < len(row) <= MAX_ROW_LENGTH:
                 require_row(row, table=table, argument="rows")  # raises, or a bytes subclass
-                row = bytes(row)
-            request = None if fill is None else fill(row)
-            results = call(
-                method,
-                server_name,
-                [row],
-                wanted,
-                {},
-                retry=Retry.IDEMPOTENT,
-                table=table,
-                request=request,
-            )
-            for tresult in results:
+            for tresult in send(row):
                 result = row_result(tresult)
                 if result is not None:
                     return result
@@ -856,12 +847,14 @@ class ThriftBackend(ThriftBackendBase):
         except HModelError:
             return None
         server_name = self._data_name(table)
-        method = "atomicIncrement"
-        template = self._template(
-            method, lambda row, amount: (server_name, row, column, amount), STRING, I64
+        send = self._prepared(
+            "atomicIncrement",
+            lambda row, amount: (server_name, row, column, amount),
+            STRING,
+            I64,
+            retry=Retry.UNSENT,
+            table=table,
         )
-        fill = None if template is None else template.fill
-        call = self._rpc
 
         def increment_row(row: bytes, amount: int) -> int:
             require_row(row, table=table)
@@ -869,15 +862,7 @@ class ThriftBackend(ThriftBackendBase):
                 require_int(
                     "amount", amount, table=table, row=row, minimum=-LONG_MAX - 1, maximum=LONG_MAX
                 )
-            request = (
-                fill(row, amount)
-                if fill is not None and type(row) is bytes and type(amount) is int
-                else None
-            )
-            value: int = call(
-                method, server_name, row, column, amount,
-                retry=Retry.UNSENT, table=table, row=row, column=column, request=request,
-            )  # fmt: skip
+            value: int = send(row, amount, row=row, column=column)
             return value
 
         return increment_row

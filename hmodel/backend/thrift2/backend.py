@@ -361,23 +361,18 @@ class Thrift2Backend(Thrift2Admin):
         tcols = tcolumns([require_bytes("columns", c, table=table) for c in columns])
         trange = _time_range(None)
         server_name = self._data_name(table)
-        method = "getMultiple"
-        template = self._template(
-            method, lambda row: (server_name, [TGet(row, tcols, None, trange, 1)]), STRING
+        send = self._prepared(
+            "getMultiple",
+            lambda row: (server_name, [TGet(row, tcols, None, trange, 1)]),
+            STRING,
+            retry=Retry.IDEMPOTENT,
+            table=table,
         )
-        fill = None if template is None else template.fill
-        call = self._rpc
 
         def get_row(row: bytes) -> RowResult | None:
             if type(row) is not bytes or not 0 < len(row) <= MAX_ROW_LENGTH:
                 require_row(row, table=table, argument="rows")  # raises, or a bytes subclass
-                row = bytes(row)
-            request = None if fill is None else fill(row)
-            tgets = [TGet(row, tcols, None, trange, 1)] if fill is None else None
-            results = call(
-                method, server_name, tgets, retry=Retry.IDEMPOTENT, table=table, request=request
-            )
-            for tresult in results:
+            for tresult in send(row):
                 if tresult is not None:
                     result = row_result(tresult)
                     if result is not None:
@@ -646,7 +641,6 @@ class Thrift2Backend(Thrift2Admin):
         except HModelError:
             return None
         server_name = self._data_name(table)
-        method = "increment"
 
         def tincrement(row: bytes, amount: int) -> Any:
             return TIncrement(
@@ -655,11 +649,14 @@ class Thrift2Backend(Thrift2Admin):
                 returnResults=True,
             )
 
-        template = self._template(
-            method, lambda row, amount: (server_name, tincrement(row, amount)), STRING, I64
+        send = self._prepared(
+            "increment",
+            lambda row, amount: (server_name, tincrement(row, amount)),
+            STRING,
+            I64,
+            retry=Retry.UNSENT,
+            table=table,
         )
-        fill = None if template is None else template.fill
-        call = self._rpc
 
         def increment_row(row: bytes, amount: int) -> int:
             require_row(row, table=table)
@@ -667,16 +664,7 @@ class Thrift2Backend(Thrift2Admin):
                 require_int(
                     "amount", amount, table=table, row=row, minimum=-LONG_MAX - 1, maximum=LONG_MAX
                 )
-            request = (
-                fill(row, amount)
-                if fill is not None and type(row) is bytes and type(amount) is int
-                else None
-            )
-            structure = None if request is not None else tincrement(row, amount)
-            result = call(
-                method, server_name, structure,
-                retry=Retry.UNSENT, table=table, row=row, column=column, request=request,
-            )  # fmt: skip
+            result = send(row, amount, row=row, column=column)
             values = self._increment_result(result, table=table, row=row)
             if column not in values:
                 raise BackendError(
