@@ -351,14 +351,15 @@ class Thrift2Backend(Thrift2Admin):
         :class:`~hmodel.backend.template.MessageTemplate` with the rowkey as its hole),
         so a read joins bytes and sends them: the same bytes, the same result and the
         same errors as ``get(table, [row], columns=columns)``. ``None`` when a subclass
-        overrides :meth:`get` (its reads must go through it).
-
-        Raises:
-            IllegalArgumentError: A column is not bytes (at once).
+        overrides :meth:`get` (its reads must go through it), or for a column that is not
+        bytes (each ``get`` raises that, as on the general path).
         """
         if type(self).get is not Thrift2Backend.get:
             return None
-        tcols = tcolumns([require_bytes("columns", c, table=table) for c in columns])
+        try:
+            tcols = tcolumns([require_bytes("columns", c, table=table) for c in columns])
+        except IllegalArgumentError:
+            return None
         trange = _time_range(None)
         server_name = self._data_name(table)
         send = self._prepared(
@@ -623,14 +624,10 @@ class Thrift2Backend(Thrift2Admin):
         return values[column]
 
     def prepare_increment(self, table: str, column: bytes) -> Callable[[bytes, int], int] | None:
-        """An incrementer of one counter column of ``table``: :meth:`increment`, prepared.
+        """:meth:`increment`, prepared, with Thrift2's ``increment`` call.
 
-        ``increment_row(row, amount)`` sends the same ``increment`` bytes as
-        ``increment(table, row, column, amount)`` (a
-        :class:`~hmodel.backend.template.MessageTemplate` with the rowkey and the amount
-        as its holes), with the same result and errors; never retried once sent. ``None``
-        when a subclass overrides :meth:`increment`, or for a column that is not
-        ``family:qualifier`` (each ``increment`` raises that, as on the general path).
+        As :meth:`ThriftBackend.prepare_increment
+        <hmodel.backend.thrift.ThriftBackend.prepare_increment>`.
         """
         if type(self).increment is not Thrift2Backend.increment:
             return None
