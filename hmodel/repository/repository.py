@@ -52,12 +52,13 @@ class Repository(RepositoryCore[M, Backend]):
     def _calls(self) -> PreparedCalls:
         """This repository's prepared calls on its backend (a new set if it was swapped).
 
-        ``get`` of a whole row, ``increment`` of one counter and ``save`` of an unlocked
-        model run their operation's steps directly when no listener hears the
-        repository (an event nobody hears is not built): the same requests and results
-        as the operation run by :func:`~hmodel.backend.op.run`, with the backend's
-        prepared calls where it has them (:class:`~hmodel.repository.prepared.PreparedCalls`)
-        and no generator in between.
+        ``get`` of a whole row, ``increment`` of one counter, ``save`` of an unlocked
+        model and ``update`` of fields without prefixed maps run their operation's steps
+        directly when no listener hears the repository (an event nobody hears is not
+        built): the same requests and results as the operation run by
+        :func:`~hmodel.backend.op.run`, with the backend's prepared calls and row batches
+        where it has them (:class:`~hmodel.repository.prepared.PreparedCalls`) and no
+        generator in between (``tests/repository/test_prepared_calls.py``).
         """
         prepared = self._prepared
         if prepared is None or prepared.backend is not self.backend:
