@@ -615,8 +615,8 @@ class MemoryBackend(Backend):
         :meth:`get_history`). For the fake Thrift2 server's ``maxVersions``.
 
         Raises:
-            The errors of :meth:`scan`; IllegalArgumentError: ``max_versions < 1`` or a
-            bad ``minimum``.
+            IllegalArgumentError: ``max_versions < 1`` or a bad ``minimum`` (and the
+                errors of :meth:`scan`).
         """
         checked = require_int("minimum", minimum, table=str(table), minimum=0, maximum=LONG_MAX)
         fetch = functools.partial(fetch_versions, versions=max_versions, minimum=checked)

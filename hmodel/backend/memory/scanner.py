@@ -183,7 +183,7 @@ def fetch_versions(
 
     Without a filter a column's newest ``versions`` are kept; a filter sees every
     version in the range and keeps at most ``versions`` of those it includes (see
-    :meth:`FilterProgram.start`).
+    ``FilterProgram.start`` in :mod:`hmodel.backend.memory.filter.evaluator`).
     """
 
     def unfiltered(row: bytes, names: Names, data: object) -> RowVersions | None:
