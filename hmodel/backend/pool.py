@@ -177,10 +177,12 @@ class PooledChannel:
         transport error as its cause. An argument thriftpy2 cannot encode raises
         :class:`~hmodel.errors.IllegalArgumentError` at once (nothing was sent).
 
-        ``request``: the call's whole message, encoded already (a
-        :class:`~hmodel.backend.template.MessageTemplate` filled in), which a channel on
-        the wire sends as it is; ``args`` must be the same call's arguments, which a
-        channel through thriftpy2's client (SASL, a socket wrapper) encodes instead.
+        ``request``: the call's whole binary-protocol message, written already (a
+        :class:`~hmodel.backend.template.MessageTemplate` filled in, a row batch's
+        message), which a channel on the binary wire sends as it is, reading no
+        ``args``. Callers pass one only to such a channel (``codec`` binary); a channel
+        through thriftpy2's client (SASL, a socket wrapper) or on the compact protocol
+        encodes ``args``, which must then be the call's arguments.
         """
         # The first attempt is made here (most calls need no other): the retry loop, and
         # the closure it calls, only after a drop.

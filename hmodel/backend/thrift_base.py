@@ -241,8 +241,8 @@ class ThriftBackendBase(Backend):
     ) -> Any:
         """Send one call; translate the server's errors with the call's context.
 
-        ``request``: the call encoded already (see :meth:`PooledChannel.call
-        <hmodel.backend.pool.PooledChannel.call>`), ``args`` being its arguments.
+        ``request``: the call's message written already, for a channel on the binary
+        wire (see :meth:`PooledChannel.call <hmodel.backend.pool.PooledChannel.call>`).
         """
         if self._deferred_closes:
             self._close_deferred()
