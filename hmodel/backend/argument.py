@@ -7,6 +7,7 @@ from hmodel.errors import IllegalArgumentError
 __all__ = [
     "LONG_MAX",
     "MAX_ROW_LENGTH",
+    "require_amount",
     "require_before",
     "require_bytes",
     "require_int",
@@ -58,6 +59,21 @@ def require_row(value: object, *, table: str | None, argument: str = "row") -> b
             value=row,
         )
     return row
+
+
+def require_amount(value: object, *, table: str | None, row: bytes | None = None) -> int:
+    """Return ``value`` if it is an increment's amount: an ``int`` of the signed 64-bit range.
+
+    An exact ``int`` in range is taken without more checks (every increment's path).
+
+    Raises:
+        IllegalArgumentError: Wrong type or out of range, naming ``amount``.
+    """
+    if type(value) is int and -LONG_MAX - 1 <= value <= LONG_MAX:
+        return value
+    return require_int(
+        "amount", value, table=table, row=row, minimum=-LONG_MAX - 1, maximum=LONG_MAX
+    )
 
 
 def require_int(

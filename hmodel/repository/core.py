@@ -208,25 +208,25 @@ class RepositoryCore(Generic[M, B]):
             KeyDecodeError: The rowkey is not this model's.
             DecodeError: A cell does not decode or a required field is missing.
         """
-        stamped = self.mapper.stamped_reader if self._locking is None else None
-        if stamped is not None:  # the instance and its cells' newest stamp, in one pass
+        # The generated reader gives the instance and its cells' newest stamp in one pass
+        # (-1: cells no field read, looked through below); anything it cannot decide, the
+        # general path below words. A stamp the clock has passed needs no observe().
+        read_stamped = self.mapper.stamped_reader if self._locking is None else None
+        loaded: tuple[M, int] | None = None
+        if read_stamped is not None:
             try:
-                obj, newest = stamped(result, not key_encoded_here)
-            except Exception:  # the general path below words the error
-                pass
-            else:
-                if newest < 0:  # cells no field read: looked through
-                    newest = newest_timestamp(result.cells, self._skip, at_least=self._clock())
-                elif newest and newest < self._clock():
-                    newest = 0  # the clock has passed it: every later stamp is after it
-                if newest:
-                    self._stamps.observe(newest, rows=(result.row,))
-                self._identity.remember(obj, result.row, None, partial=partial)
-                return obj
-        # A timestamp the clock has passed needs no observe(): it is looked for only above.
-        newest = newest_timestamp(result.cells, self._skip, at_least=self._clock())
-        if newest:
+                loaded = read_stamped(result, not key_encoded_here)
+            except Exception:  # the general path words the error
+                loaded = None
+        newest = -1 if loaded is None else loaded[1]
+        now = self._clock()
+        if newest < 0:
+            newest = newest_timestamp(result.cells, self._skip, at_least=now)
+        if newest and newest >= now:
             self._stamps.observe(newest, rows=(result.row,))
+        if loaded is not None:
+            self._identity.remember(loaded[0], result.row, None, partial=partial)
+            return loaded[0]
         if self._locking is None:
             obj = self.mapper.from_row(result, key_encoded_here=key_encoded_here)
             self._identity.remember(obj, result.row, None, partial=partial)

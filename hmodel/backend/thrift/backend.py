@@ -9,10 +9,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from hmodel.backend.argument import (
-    LONG_MAX,
     MAX_ROW_LENGTH,
+    require_amount,
     require_before,
-    require_int,
     require_row,
 )
 from hmodel.backend.base import (
@@ -823,7 +822,7 @@ class ThriftBackend(ThriftBackendBase):
         """The operation of :meth:`increment` (sans-I/O: yields its calls)."""
         require_row(row, table=table)
         require_cell_column(column, table=table, row=row, what="an increment")
-        require_int("amount", amount, table=table, row=row, minimum=-LONG_MAX - 1, maximum=LONG_MAX)
+        require_amount(amount, table=table, row=row)
         value: int = yield rpc(
             "atomicIncrement", self._data_name(table), row, column, amount,
             retry=Retry.UNSENT, table=table, row=row, column=column,
@@ -858,10 +857,7 @@ class ThriftBackend(ThriftBackendBase):
 
         def increment_row(row: bytes, amount: int) -> int:
             require_row(row, table=table)
-            if type(amount) is not int or not -LONG_MAX - 1 <= amount <= LONG_MAX:
-                require_int(
-                    "amount", amount, table=table, row=row, minimum=-LONG_MAX - 1, maximum=LONG_MAX
-                )
+            require_amount(amount, table=table, row=row)
             value: int = send(row, amount, row=row, column=column)
             return value
 
@@ -887,14 +883,7 @@ class ThriftBackend(ThriftBackendBase):
             if not isinstance(inc, Increment):
                 raise IllegalArgumentError("expected an Increment", table=table, value=inc)
             require_row(inc.row, table=table)
-            require_int(
-                "amount",
-                inc.amount,
-                table=table,
-                row=inc.row,
-                minimum=-LONG_MAX - 1,
-                maximum=LONG_MAX,
-            )
+            require_amount(inc.amount, table=table, row=inc.row)
             require_cell_column(inc.column, table=table, row=inc.row, what="an increment")
             structs.append(
                 TIncrement(table=server_name, row=inc.row, column=inc.column, ammount=inc.amount)

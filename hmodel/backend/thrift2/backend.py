@@ -10,11 +10,10 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from hmodel.backend.argument import (
-    LONG_MAX,
     MAX_ROW_LENGTH,
+    require_amount,
     require_before,
     require_bytes,
-    require_int,
     require_row,
 )
 from hmodel.backend.base import (
@@ -74,6 +73,15 @@ __all__ = ["RegionLocation", "Thrift2Backend"]
 
 #: The ``column`` of a mutation or an increment.
 _column_of = operator.attrgetter("column")
+
+
+def _tincrement(row: bytes, family: bytes, qualifier: bytes, amount: int) -> Any:
+    """The ``TIncrement`` of one counter that answers its new value."""
+    return TIncrement(
+        row=row,
+        columns=[TColumnIncrement(family=family, qualifier=qualifier, amount=amount)],
+        returnResults=True,
+    )
 
 
 def _time_range(before: int | None) -> Any:
@@ -608,16 +616,15 @@ class Thrift2Backend(Thrift2Admin):
         """The operation of :meth:`increment` (sans-I/O: yields its calls)."""
         require_row(row, table=table)
         family, qualifier = require_cell_column(column, table=table, row=row, what="an increment")
-        require_int("amount", amount, table=table, row=row, minimum=-LONG_MAX - 1, maximum=LONG_MAX)
-        tincrement = TIncrement(
-            row=row,
-            columns=[TColumnIncrement(family=family, qualifier=qualifier, amount=amount)],
-            returnResults=True,
-        )
+        require_amount(amount, table=table, row=row)
         result = yield rpc(
-            "increment", self._data_name(table), tincrement,
+            "increment", self._data_name(table), _tincrement(row, family, qualifier, amount),
             retry=Retry.UNSENT, table=table, row=row, column=column,
         )  # fmt: skip
+        return self._increment_value(result, table=table, row=row, column=column)
+
+    def _increment_value(self, result: Any, *, table: str, row: bytes, column: bytes) -> int:
+        """The new value of ``column`` in an ``increment``'s answer ``result``."""
         values = self._increment_result(result, table=table, row=row)
         if column not in values:
             raise BackendError("increment answered no value", table=table, row=row, column=column)
@@ -638,17 +645,9 @@ class Thrift2Backend(Thrift2Admin):
         except HModelError:
             return None
         server_name = self._data_name(table)
-
-        def tincrement(row: bytes, amount: int) -> Any:
-            return TIncrement(
-                row=row,
-                columns=[TColumnIncrement(family=family, qualifier=qualifier, amount=amount)],
-                returnResults=True,
-            )
-
         send = self._prepared(
             "increment",
-            lambda row, amount: (server_name, tincrement(row, amount)),
+            lambda row, amount: (server_name, _tincrement(row, family, qualifier, amount)),
             STRING,
             I64,
             retry=Retry.UNSENT,
@@ -657,17 +656,9 @@ class Thrift2Backend(Thrift2Admin):
 
         def increment_row(row: bytes, amount: int) -> int:
             require_row(row, table=table)
-            if type(amount) is not int or not -LONG_MAX - 1 <= amount <= LONG_MAX:
-                require_int(
-                    "amount", amount, table=table, row=row, minimum=-LONG_MAX - 1, maximum=LONG_MAX
-                )
+            require_amount(amount, table=table, row=row)
             result = send(row, amount, row=row, column=column)
-            values = self._increment_result(result, table=table, row=row)
-            if column not in values:
-                raise BackendError(
-                    "increment answered no value", table=table, row=row, column=column
-                )
-            return values[column]
+            return self._increment_value(result, table=table, row=row, column=column)
 
         return increment_row
 
@@ -703,10 +694,7 @@ class Thrift2Backend(Thrift2Admin):
             family, qualifier = require_cell_column(
                 inc.column, table=table, row=inc.row, what="an increment"
             )
-            require_int(
-                "amount", inc.amount, table=table, row=inc.row,
-                minimum=-LONG_MAX - 1, maximum=LONG_MAX,
-            )  # fmt: skip
+            require_amount(inc.amount, table=table, row=inc.row)
             last = calls[-1] if calls else None
             if last is None or last[0] != inc.row or inc.column in last[2]:
                 calls.append((inc.row, [], set()))
