@@ -154,6 +154,13 @@ class Mapper(Generic[M]):
                 stamped=self.server_stamped,
             )
         )
+        #: The fields :meth:`partial_cells` writes: column fields (no counter, version
+        #: or map field), by name.
+        self._partial_plan: dict[str, ColumnField] = {
+            name: stored
+            for name, stored in self.info.fields.items()
+            if type(stored) is ColumnField and name not in self.info.key_field_names
+        }
         self._writer = row_writer(self._write_steps, Put, Delete)
         self._cells = cell_writer(self._write_steps)
         #: The families a full save writes (every written field's column's family).
@@ -668,6 +675,48 @@ class Mapper(Generic[M]):
                 )
             mutations.extend(self._field_mutations(write, stored, value))
         return mutations
+
+    def partial_cells(
+        self, row: bytes, changes: Mapping[str, Any]
+    ) -> tuple[list[tuple[bytes, bytes | None]], frozenset[bytes], bool] | None:
+        """:meth:`to_partial_mutations`' cells, when every change is a plain column's.
+
+        For an update of column fields only (no key, counter, version or map field, and
+        ``None`` only for a nullable one), the cells the mutations would write, without a
+        ``Put`` per cell: ``(cells, families, puts)``, ``cells`` as ``(column, value)``
+        pairs in ``changes``' order (``None``: a delete of the column), ``families`` the
+        families they touch and ``puts`` whether any is a put. The values are encoded and
+        size-checked as :meth:`to_partial_mutations` does, in the same order, so an invalid
+        value raises the same error. ``None`` when a change needs the full path (which
+        words any error about the field itself), and for no change at all.
+
+        Raises:
+            ValidationError: A value that does not encode, or is too large (F11).
+        """
+        plan = self._partial_plan
+        steps = []
+        for name, value in changes.items():
+            stored = plan.get(name)
+            if stored is None or (value is None and not stored.nullable):
+                return None
+            steps.append((stored, value))
+        if not steps:
+            return None
+        cells: list[tuple[bytes, bytes | None]] = []
+        families = set()
+        puts = False
+        info = self.info
+        for stored, value in steps:
+            column = stored.column
+            families.add(stored.family.encode())
+            if value is None:
+                cells.append((column, None))
+                continue
+            data = encode_value(info, stored.name, stored.codec, value, expected=stored.value_type)
+            self._check_size(stored, row, column, data)
+            cells.append((column, data))
+            puts = True
+        return cells, frozenset(families), puts
 
     def map_put(
         self,

@@ -240,6 +240,68 @@ class RepositoryCore(Generic[M, B]):
         self._identity.remember(obj, result.row, raw, partial=partial)
         return obj
 
+    def _fast_rows(
+        self,
+        results: Sequence[RowResult],
+        start: int,
+        *,
+        partial: bool = False,
+        verify: bool = True,
+        want: int | None = None,
+    ) -> tuple[list[M], int]:
+        """Load ``results[start:]`` a batch at a time: ``(models, index of the next row)``.
+
+        The rows a multi-row read fetched, loaded exactly as :meth:`_load` would load each
+        (the same instances, remembered alike, the same stamps observed), with the loop,
+        the clock, the identity map and the stamps paid once per batch rather than per
+        row. It stops before the first row the generated reader cannot decide (a row
+        that does not decode, another record type's, R1): the caller loads that one
+        through :meth:`_load_each` (which words the error or skips the row), then calls
+        again from the row after it. So errors, ``on_error`` calls and the items before
+        them come in row order, as row-by-row loading gives them.
+
+        Args:
+            results: The rows, in read order.
+            start: The first row to load.
+            partial: The rows were read with ``fields=`` (see :meth:`_load`).
+            verify: Check each rowkey's salt and hashes (``False``: the keys were encoded
+                here, as a read by key's are).
+            want: Load at most this many rows (``None``: all).
+
+        Returns:
+            The models of ``results[start:stop]`` (one per row: an unlocked model's row
+            always has one) and ``stop``. For a locked model nothing is loaded here
+            (``([], start)``): its version cell needs :meth:`_load`'s own path.
+        """
+        read = self.mapper.stamped_reader if self._locking is None else None
+        stop = len(results) if want is None else min(len(results), start + want)
+        if read is None or start >= stop:
+            return [], start
+        loaded: list[M] = []
+        append = loaded.append
+        now = self._clock()
+        recent: list[tuple[bytes, int]] = []
+        skip = self._skip
+        index = start
+        while index < stop:
+            result = results[index]
+            try:
+                obj, newest = read(result, verify)
+            except Exception:  # _load_each's general path words it, or skips the row
+                break
+            if newest < 0:
+                newest = newest_timestamp(result.cells, skip, at_least=now)
+            if newest >= now and newest:
+                recent.append((result.row, newest))
+            append(obj)
+            index += 1
+        self._identity.remember_rows(
+            loaded, [result.row for result in results[start:index]], partial=partial
+        )
+        for row, newest in recent:  # a stamp the clock had not passed (see _load)
+            self._stamps.observe(newest, rows=(row,))
+        return loaded, index
+
     def _load_each(
         self,
         result: RowResult,
@@ -455,7 +517,9 @@ class RepositoryCore(Generic[M, B]):
 
     def _paging(
         self, size: int, query: Query, token: str | None, on_error: OnError
-    ) -> tuple[ScanPlan, str, list[Position], Callable[[RowResult], M | None], list[DecodeError]]:
+    ) -> tuple[
+        ScanPlan, str, list[Position], Callable[[RowResult], M | None], list[DecodeError], bool
+    ]:
         if isinstance(size, bool) or not isinstance(size, int) or size < 1:
             raise QueryError("page size must be an int >= 1", table=self.table, value=size)
         if query.limit is not None:
@@ -475,7 +539,7 @@ class RepositoryCore(Generic[M, B]):
         def decode(result: RowResult) -> M | None:
             return self._load_each(result, on_error, errors, partial=partial)
 
-        return plan, fingerprint, positions, decode, errors
+        return plan, fingerprint, positions, decode, errors, partial
 
     # --- writes ---------------------------------------------------------------------
 
@@ -653,21 +717,25 @@ class RepositoryCore(Generic[M, B]):
             call.results = len(results)
         found = {r.row: r for r in results}
         partial = fields is not None
-        loaded: list[M | None] = []
-        for row in rows:
-            result = found.get(row)
-            if result is None:
-                loaded.append(None)
-                continue
-            try:
-                loaded.append(self._load(result, partial=partial, key_encoded_here=True))
-            except DecodeError as error:
-                if on_error == "raise":
-                    raise
-                if callable(on_error):
-                    on_error(error)
-                loaded.append(None)
-        return loaded
+        present = [found.get(row) for row in rows]
+        hits = [result for result in present if result is not None]
+        models: list[M | None] = []
+        at = 0
+        while at < len(hits):  # a batch at a time; a row the batch cannot load, on its own
+            objs, at = self._fast_rows(hits, at, partial=partial, verify=False)
+            models.extend(objs)
+            if at < len(hits):
+                try:
+                    models.append(self._load(hits[at], partial=partial, key_encoded_here=True))
+                except DecodeError as error:
+                    if on_error == "raise":
+                        raise
+                    if callable(on_error):
+                        on_error(error)
+                    models.append(None)
+                at += 1
+        loaded = iter(models)
+        return [None if result is None else next(loaded) for result in present]
 
     def _get_stamped_op(self, rows: Sequence[bytes]) -> Op[dict[bytes, tuple[M | None, int]]]:
         """The operation of ``get_stamped`` (one ``get`` request; none for no rows)."""
@@ -882,19 +950,28 @@ class RepositoryCore(Generic[M, B]):
             if limit == 0:
                 return
             cursor = yield from open_rows(plan, batch_size=self._batch_size, expected=limit)
-            load = self._load_each
+            fast, load = self._fast_rows, self._load_each
             while True:
                 rows = yield from cursor.batch()
                 if not rows:
                     break
-                for _, result in rows:
-                    obj = load(result, on_error, partial=partial)
-                    if obj is not None:
+                results = [pair[1] for pair in rows]
+                index, count = 0, len(results)
+                while index < count:
+                    want = None if limit is None else limit - call.results
+                    objs, index = fast(results, index, partial=partial, want=want)
+                    for obj in objs:
                         call.results += 1
                         yield obj
-                        if call.results == limit:
-                            yield from cursor.close()
-                            return
+                    if index < count and call.results != limit:
+                        one = load(results[index], on_error, partial=partial)
+                        index += 1
+                        if one is not None:
+                            call.results += 1
+                            yield one
+                    if call.results == limit:
+                        yield from cursor.close()
+                        return
             yield from cursor.close()
 
     def _page_op(
@@ -904,7 +981,7 @@ class RepositoryCore(Generic[M, B]):
 
         The query and the token are checked when this is called, before any request.
         """
-        plan, fingerprint, positions, decode, errors = self._paging(size, query, token, on_error)
+        plan, fingerprint, positions, decode, errors, _ = self._paging(size, query, token, on_error)
         return self._one_page(size, plan, fingerprint, positions, decode, errors)
 
     def _one_page(  # noqa: PLR0917 -- _paging's parts
@@ -943,8 +1020,10 @@ class RepositoryCore(Generic[M, B]):
 
         The query and the token are checked when this is called, before any request.
         """
-        plan, fingerprint, positions, decode, errors = self._paging(size, query, token, on_error)
-        return self._pages(size, plan, fingerprint, positions, decode, errors)
+        plan, fingerprint, positions, decode, errors, partial = self._paging(
+            size, query, token, on_error
+        )
+        return self._pages(size, plan, fingerprint, positions, decode, errors, partial=partial)
 
     def _pages(  # noqa: PLR0917 -- _paging's parts
         self,
@@ -954,6 +1033,8 @@ class RepositoryCore(Generic[M, B]):
         positions: list[Position],
         decode: Callable[[RowResult], M | None],
         errors: list[DecodeError],
+        *,
+        partial: bool,
     ) -> Op[None]:
         batch = min(self._batch_size, max(2 * size, 100))
         with self._instrument.call("pages", always=True) as call:
@@ -966,12 +1047,24 @@ class RepositoryCore(Generic[M, B]):
                 rows = yield from cursor.batch()
                 if not rows:
                     break
-                for index, result in rows:
-                    raw = pager.add(index, result)
-                    if raw is not None:
-                        page = self._page_of(raw, errors, fingerprint, call)
-                        if page is not None:
-                            yield page
+                results = [pair[1] for pair in rows]
+                at, count = 0, len(results)
+                while at < count:
+                    objs, stop = self._fast_rows(results, at, partial=partial)
+                    for (index, result), obj in zip(rows[at:stop], objs, strict=True):
+                        raw = pager.add(index, result, obj)
+                        if raw is not None:
+                            page = self._page_of(raw, errors, fingerprint, call)
+                            if page is not None:
+                                yield page
+                    if stop < count:  # a row the batch could not load: decode (or skip) it
+                        raw = pager.add(*rows[stop])
+                        stop += 1
+                        if raw is not None:
+                            page = self._page_of(raw, errors, fingerprint, call)
+                            if page is not None:
+                                yield page
+                    at = stop
             page = self._page_of(pager.end(), errors, fingerprint, call)
             if page is not None:
                 yield page

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import weakref
+from collections.abc import Sequence
 from typing import NamedTuple
 
 __all__ = ["IdentityMap", "Loaded"]
@@ -53,6 +54,26 @@ class IdentityMap:
         else:
             ref = found[0]
         self._entries[key] = (ref, row, version, partial)
+
+    def remember_rows(
+        self, objs: Sequence[object], rows: Sequence[bytes], *, partial: bool = False
+    ) -> None:
+        """Record each of ``objs`` as read from the rowkey at its place in ``rows``.
+
+        :meth:`remember` of each with no version, for the instances a multi-row read has
+        just built (none of them is remembered yet), in one loop.
+        """
+        entries = self._entries
+        drop = self._drop
+        for obj, row in zip(objs, rows, strict=True):
+            key = id(obj)
+            found = entries.get(key)
+            if found is None:
+                ref = _Ref(obj, drop)
+                ref.key = key
+            else:
+                ref = found[0]
+            entries[key] = (ref, row, None, partial)
 
     def recall(self, obj: object) -> Loaded | None:
         """What ``obj`` was read or saved as, or ``None`` for an instance never seen."""

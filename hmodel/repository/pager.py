@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import attrs
 
@@ -13,6 +13,9 @@ from hmodel.repository.page import Position
 __all__ = ["Pager", "RawPage", "paginate"]
 
 T = TypeVar("T")
+
+#: :meth:`Pager.add`'s default item: the row is not decoded yet.
+_UNDECODED: Any = object()
 
 
 @attrs.frozen
@@ -56,10 +59,15 @@ class Pager(Generic[T]):
         self._last: list[bytes | None] = [None] * len(start)
         self._items: list[T] = []
 
-    def add(self, index: int, result: RowResult) -> RawPage[T] | None:
-        """Take the next row (of span ``index``); the page it completes, if it does."""
+    def add(self, index: int, result: RowResult, item: Any = _UNDECODED) -> RawPage[T] | None:
+        """Take the next row (of span ``index``); the page it completes, if it does.
+
+        ``item``: the row's item when the caller decoded it already (else ``decode`` is
+        called).
+        """
         page = None
-        item = self._decode(result)
+        if item is _UNDECODED:
+            item = self._decode(result)
         if item is not None:
             if len(self._items) == self._size:
                 page = RawPage(self._items, _positions(self._start, self._last))

@@ -404,6 +404,14 @@ class Repository(RepositoryCore[M, Backend]):
         Raises:
             ValidationError: Unknown or key fields, wrong types. Nothing is written.
         """
+        if (
+            not self._instrument.listeners
+            and self._locking is None
+            and ttl is None
+            and write_stamp is None
+            and self._update_cells(key, changes)
+        ):
+            return
         planned = self._update_plan(key, ttl=ttl, write_stamp=write_stamp, changes=changes)
         row, names, timestamp, mutations = planned
         if not self._instrument.listeners and not self.mapper.previous_families(names):
@@ -415,6 +423,35 @@ class Repository(RepositoryCore[M, Backend]):
                 self.backend.mutate(self.table, mutations)
             return
         run(self._update_write_op(*planned), self.backend)
+
+    def _update_cells(self, key: Mapping[str, Any], changes: Mapping[str, Any]) -> bool:
+        """Write an update of plain column fields as one row batch; ``False``: not done.
+
+        :meth:`update`'s writes for the common case (see :meth:`Mapper.partial_cells
+        <hmodel.mapping.Mapper.partial_cells>`): the same cells, stamp and TTL as
+        :meth:`_update_plan` and :meth:`_row_batch_of` give, with no ``Put`` per cell.
+        ``False``, with nothing written, when a change needs the general path (which
+        words its errors) or the backend has no row batches.
+
+        Raises:
+            ValidationError: The key, or a value that does not encode (as the general
+                path raises them).
+        """
+        make = getattr(self.backend, "row_batch", None)
+        if make is None:
+            return False
+        row = self.mapper.key_of_values(key)
+        planned = self.mapper.partial_cells(row, changes)
+        if planned is None:
+            return False
+        cells, families, puts = planned
+        timestamp = self._write_stamp((row,), changes)
+        batch = make(self.table, timestamp, self.info.ttl_ms if puts else None, families)
+        if batch is None:
+            return False
+        batch.add_row(row, cells)
+        cast(Any, self.backend).write_rows(self.table, batch)
+        return True
 
     def delete(
         self, obj: M | None = None, /, *, write_stamp: int | None = None, **key: Any

@@ -48,6 +48,15 @@ class Sale:
     views: int = counter("p:v")
 
 
+@model(Table("prepared", [Family("p")]), key=Key(Str("sid")), ttl=dt.timedelta(minutes=10))
+class Session:
+    """A model TTL (F8): every put of an update carries it, a delete does not."""
+
+    sid: str
+    user: str = field("p:u")
+    note: str | None = field("p:n", default=None)
+
+
 TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=8)
 SALES = st.builds(
     dict,
@@ -180,7 +189,17 @@ def test_prepared_calls_send_the_operations_bytes(
         _heard(slow).increment, _key(sale), views=amount
     )
     stamps = [WriteStamps(ManualClock(1_700_000_000_000)) for _ in range(2)]
-    for changes in ({"title": sale.title, "note": sale.note}, {"note": None}, {"price": amount}):
+    for changes in (
+        {"title": sale.title, "note": sale.note},
+        {"note": None},
+        {"price": amount},
+        {"price": str(amount)},  # does not encode: the same error, nothing sent
+        {"title": None},  # required: the same error
+        {"note": sale.note, "views": 1},  # a counter: the same error
+        {"title": sale.title, "item": "x"},  # a key field (K10): the same error
+        {"nope": 1},
+        {},  # nothing to write, nothing sent
+    ):
         for ttl in (None, dt.timedelta(seconds=5)):
             updates = [
                 Repository(Sale, fast, stamps=stamps[0]).update,
@@ -189,6 +208,13 @@ def test_prepared_calls_send_the_operations_bytes(
             assert _outcome(updates[0], _key(sale), ttl=ttl, **changes) == _outcome(
                 updates[1], _key(sale), ttl=ttl, **changes
             )
+    for changes in ({"user": sale.title, "note": sale.note}, {"note": None}):
+        updates = [
+            Repository(Session, fast, stamps=stamps[0]).update,
+            Repository(Session, slow, stamps=stamps[1], listeners=[lambda e: None]).update,
+        ]
+        key = {"sid": sale.user}
+        assert _outcome(updates[0], key, **changes) == _outcome(updates[1], key, **changes)
     assert fast.sent == slow.sent
     assert [method for method, _ in fast.sent][:2] in (
         ["getRowsWithColumns", "atomicIncrement"],

@@ -780,7 +780,22 @@ class ThriftBackend(ThriftBackendBase):
         from the cache: when the table's cached families hold all of ``batch.families``,
         nothing is split or compared per cell (a family not among them takes
         ``mutate``'s check, which reads the families again and words the error).
+
+        On the binary wire, with the families cached, the messages are sent here
+        directly: the same calls :meth:`write_rows_op` yields, without an operation.
         """
+        if type(batch) is Thrift1RowBatch and self.binary_requests:
+            server_name = self._data_name(table)
+            known = self._families.get(server_name)
+            if not batch.checks_families or (known is not None and batch.families.issubset(known)):
+                timestamp = batch.timestamp
+                for rows, attributes in batch.calls():
+                    self._rpc(
+                        "mutateRowsTs", server_name, None, timestamp, attributes,
+                        retry=Retry.IDEMPOTENT, table=table,
+                        request=mutate_rows_ts(server_name, rows, timestamp, attributes),
+                    )  # fmt: skip
+                return
         run(self.write_rows_op(table, batch), self._rpc)
 
     def write_rows_op(self, table: str, batch: RowBatch) -> Op[None]:

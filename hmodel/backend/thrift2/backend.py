@@ -533,7 +533,26 @@ class Thrift2Backend(Thrift2Admin):
         families checked first from the cache: when the table's cached families hold all
         of ``batch.families``, nothing is compared per cell (otherwise ``mutate``'s check
         runs, which reads the families again and words the error).
+
+        One row on the binary wire is sent here directly: the call :meth:`write_rows_op`
+        yields, without an operation.
         """
+        if type(batch) is Thrift2RowBatch and self.binary_requests and batch.row_count == 1:
+            name = self._data_name(table)
+            row = batch.only_row()
+            request = mutate_row(
+                name,
+                row,
+                batch.puts.get(row, ()),
+                batch.deletes.get(row, ()),
+                batch.timestamp,
+                batch.attributes,
+            )
+            self._rpc(
+                "mutateRow", name, None,
+                retry=Retry.IDEMPOTENT, table=table, row=row, request=request,
+            )  # fmt: skip
+            return
         run(self.write_rows_op(table, batch), self._rpc)
 
     def write_rows_op(self, table: str, batch: RowBatch) -> Op[None]:
