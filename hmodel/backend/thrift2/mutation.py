@@ -384,11 +384,8 @@ def row_result(tresult: Any) -> RowResult | None:
     values = tresult.columnValues
     if not values or tresult.row is None:
         return None
-    found: dict[bytes, Any] = {}
-    for value in values:
-        name = value.family + b":" + value.qualifier
-        if name not in found:
-            found[name] = value
+    # Read from the oldest up, so that the first (newest) cell of a column is the one kept.
+    found = {value.family + b":" + value.qualifier: value for value in reversed(values)}
     cells = _new(WireCells)
     _set_wire(cells, found)
     _set_order(cells, None)
