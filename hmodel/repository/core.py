@@ -86,6 +86,12 @@ def check_on_error(on_error: object, table: str) -> None:
         )
 
 
+#: Rows a stream read (scans, pages) loads per :meth:`RepositoryCore._fast_rows` call:
+#: enough to pay its per-call steps once for many rows, few enough that a reader who
+#: stops early has not had a whole fetch (``scan_batch_size`` rows) decoded for nothing.
+_CHUNK = 64
+
+
 class RepositoryCore(Generic[M, B]):
     """The state, planning and sans-I/O operations shared by both repository edges.
 
@@ -958,7 +964,7 @@ class RepositoryCore(Generic[M, B]):
                 results = [pair[1] for pair in rows]
                 index, count = 0, len(results)
                 while index < count:
-                    want = None if limit is None else limit - call.results
+                    want = _CHUNK if limit is None else min(_CHUNK, limit - call.results)
                     objs, index = fast(results, index, partial=partial, want=want)
                     for obj in objs:
                         call.results += 1
@@ -1050,7 +1056,7 @@ class RepositoryCore(Generic[M, B]):
                 results = [pair[1] for pair in rows]
                 at, count = 0, len(results)
                 while at < count:
-                    objs, stop = self._fast_rows(results, at, partial=partial)
+                    objs, stop = self._fast_rows(results, at, partial=partial, want=_CHUNK)
                     for (index, result), obj in zip(rows[at:stop], objs, strict=True):
                         raw = pager.add(index, result, obj)
                         if raw is not None:

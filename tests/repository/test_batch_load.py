@@ -160,3 +160,20 @@ def test_batch_loading_is_row_by_row_loading_on_every_backend(backend: Backend) 
     kinds = ["good", "good", "corrupt", "good", "missing", "good", "good", "corrupt", "good"]
     rows = _fill(backend, repo, kinds * 2, tag)
     _same(backend, rows, tag)
+
+
+def test_a_reader_who_stops_early_has_not_had_the_whole_fetch_loaded() -> None:
+    """At most one chunk of the fetch is decoded ahead of the reader (64 rows)."""
+    backend = MemoryBackend()
+    repo = Repository(Item, backend)
+    repo.create_table()
+    repo.save_many(
+        [Item(user="u", item=f"i{n:04}", price=n, title="t", note=None) for n in range(500)]
+    )
+    reader = Repository(Item, backend)
+    first = next(iter(reader.scan({"user": "u"})))
+    assert first.item == "i0000"
+    assert 1 <= len(reader._identity) <= 64
+    pages = reader.pages(10, {"user": "u"})
+    assert [o.item for o in next(iter(pages)).items] == [f"i{n:04}" for n in range(10)]
+    assert len(reader._identity) <= 2 * 64
