@@ -9,7 +9,7 @@ from typing import Any
 
 from hmodel.backend.wire import WireCodec
 
-__all__ = ["I64", "STRING", "MessageTemplate"]
+__all__ = ["I64", "STRING", "ListTemplate", "MessageTemplate"]
 
 #: A hole for a Thrift ``binary``/``string`` value: its 4-byte big-endian length, then its bytes.
 STRING = "string"
@@ -127,3 +127,87 @@ def _filler(pieces: tuple[bytes, ...], kinds: tuple[str, ...]) -> Callable[..., 
         return b"".join(out)
 
     return general
+
+
+class ListTemplate:
+    """A Thrift call message (binary protocol) whose one list holds a row per element.
+
+    For calls that name many rows in one list argument (Thrift2 ``getMultiple``'s
+    ``TGet`` s, each with the same columns): the call is encoded once with one row and
+    once with two (random markers for the rows), and the bytes around them give the
+    message's head up to the list's element count, each element's bytes before and after
+    its row, and the rest. :meth:`fill` writes the message for any number of rows:
+
+    ``head``, the count (4 bytes, big-endian), then per row ``before``, the row's length
+    (4 bytes, big-endian) and bytes, ``after``; then ``rest``. Byte for byte what
+    :meth:`WireCodec.encode <hmodel.backend.wire.WireCodec.encode>` gives for the same
+    rows (``tests/backend/test_template.py``).
+
+    Args:
+        head: The message up to the list's element count.
+        before: An element's bytes before its row.
+        after: An element's bytes after its row.
+        rest: The message after the list's last element.
+    """
+
+    __slots__ = ("after", "before", "head", "rest")
+
+    def __init__(self, head: bytes, before: bytes, after: bytes, rest: bytes) -> None:
+        self.head, self.before, self.after, self.rest = head, before, after, rest
+
+    @classmethod
+    def build(
+        cls, codec: WireCodec, method: str, arguments: Callable[[list[bytes]], tuple[Any, ...]]
+    ) -> ListTemplate | None:
+        """The template of ``method`` called with ``arguments(rows)``.
+
+        ``arguments`` is given a list of row markers and returns the call's positional
+        arguments with one list element per row. ``None`` for a compact codec, or when
+        the one-row and two-row messages do not differ exactly as one more element would
+        make them (the rows would not be where the template puts them).
+        """
+        one = MessageTemplate.build(codec, method, lambda a: arguments([a]), STRING)
+        two = MessageTemplate.build(codec, method, lambda a, b: arguments([a, b]), STRING, STRING)
+        if one is None or two is None:
+            return None
+        (start, end), (start2, middle, end2) = one.pieces, two.pieces
+        if len(start) != len(start2) or len(start) < 4:
+            return None
+        # The two heads differ in the list's count only: 4 bytes, 1 then 2.
+        diff = [i for i in range(len(start)) if start[i] != start2[i]]
+        if not diff:
+            return None
+        count_at = diff[-1] - 3
+        if len(diff) != 1 or count_at < 0 or start[count_at : count_at + 4] != _LENGTH(1):
+            return None
+        if start2[count_at : count_at + 4] != _LENGTH(2):
+            return None
+        head, before = start[:count_at], start[count_at + 4 :]
+        if start2[:count_at] != head or start2[count_at + 4 :] != before:
+            return None
+        if not middle.endswith(before) or end2 != end:
+            return None
+        after = middle[: len(middle) - len(before)]
+        if not end.startswith(after):
+            return None
+        return cls(head, before, after, end[len(after) :])
+
+    def fill(self, rows: list[bytes]) -> bytes:
+        """The message naming ``rows``, in order (at least one; each ``bytes``).
+
+        Raises:
+            TypeError: A row that is not ``bytes``.
+            struct.error: A row over 2 GiB.
+        """
+        before, after = self.before, self.after
+        out = [self.head, _LENGTH(len(rows))]
+        add = out.append
+        for row in rows:
+            if type(row) is not bytes:
+                raise TypeError(f"a row is bytes, not {type(row).__name__}")
+            add(before)
+            add(_LENGTH(len(row)))
+            add(row)
+            add(after)
+        add(self.rest)
+        return b"".join(out)

@@ -253,7 +253,7 @@ def row_reader(
     lines.append("        cells = cells.wire")
     lines.append("    obj = _new(_cls)")
     if stamped is not None:
-        lines.append("    top = seen = 0")
+        lines.append("    top = gone = 0")  # the newest stamp; the fields without a cell
     for name, local in key_values.items():
         names[f"s_{local}"] = _slot_setter(info.cls, name)
         lines.append(f"    s_{local}(obj, {local})")
@@ -273,13 +273,13 @@ def row_reader(
             continue
         lines.append("    if c is None:")
         lines.append(f"        s{index}(obj, {missing})")
-        lines.append("    else:")
         if stamped is not None:
-            lines.append("        seen += 1")
-            if column not in stamped:
-                lines.append("        t = c.timestamp")
-                lines.append("        if t > top:")
-                lines.append("            top = t")
+            lines.append("        gone += 1")
+        lines.append("    else:")
+        if stamped is not None and column not in stamped:
+            lines.append("        t = c.timestamp")
+            lines.append("        if t > top:")
+            lines.append("            top = t")
         if inline is None:
             lines.append(f"        s{index}(obj, d{index}(c.value or b''))")
             continue
@@ -287,8 +287,8 @@ def row_reader(
         lines.append(f"        s{index}(obj, w)")
     if stamped is None:
         lines.append("    return obj")
-    elif exact:
-        lines.append("    return obj, (top if seen == len(cells) else -1)")
+    elif exact:  # every cell was read when the fields with one are as many as the cells
+        lines.append(f"    return obj, (top if {len(plan)} - gone == len(cells) else -1)")
     else:
         lines.append("    return obj, -1")
     exec(compile("\n".join(lines), f"<hmodel reader {info.name}>", "exec"), names)

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hmodel.backend.template import I64, STRING, MessageTemplate
+from hmodel.backend.template import I64, STRING, ListTemplate, MessageTemplate
 from hmodel.backend.thrift.idl import Hbase
 from hmodel.backend.thrift2.idl import (
     HBASE2,
@@ -92,3 +92,59 @@ def test_a_hole_refuses_a_value_of_another_type() -> None:
     assert one is not None
     with pytest.raises(TypeError):
         one.fill(bytearray(b"row"))
+
+
+FAMILY_COLUMNS = st.lists(
+    st.tuples(st.binary(min_size=1, max_size=6), st.none() | st.binary(max_size=8)), max_size=5
+)
+
+
+@given(
+    rows=st.lists(ROWS, min_size=1, max_size=40),
+    columns=FAMILY_COLUMNS,
+    table=st.binary(min_size=1, max_size=20),
+)
+def test_a_thrift2_get_many_template_gives_the_encoded_message(
+    rows: list[bytes], columns: list[tuple[bytes, bytes | None]], table: bytes
+) -> None:
+    """Any number of rows, any columns: the bytes of a TGet per row, as thriftpy2 writes them."""
+    tcols = [TColumn(family=f, qualifier=q) for f, q in columns] or None
+
+    def arguments(keys: list[bytes]) -> tuple[object, ...]:
+        return (table, [TGet(key, tcols, None, None, 1) for key in keys])
+
+    template = ListTemplate.build(THRIFT2, "getMultiple", arguments)
+    assert template is not None
+    assert template.fill(rows) == THRIFT2.encode("getMultiple", arguments(rows))
+
+
+@given(rows=st.lists(ROWS, min_size=1, max_size=40), columns=COLUMNS)
+def test_a_thrift1_list_template_gives_the_encoded_message(
+    rows: list[bytes], columns: list[bytes]
+) -> None:
+    """A list of plain strings (no element struct): nothing before or after each row."""
+
+    def arguments(keys: list[bytes]) -> tuple[object, ...]:
+        return (b"t", keys, columns, {})
+
+    template = ListTemplate.build(THRIFT1, "getRowsWithColumns", arguments)
+    assert template is not None
+    assert (template.before, template.after) == (b"", b"")
+    assert template.fill(rows) == THRIFT1.encode("getRowsWithColumns", arguments(rows))
+
+
+def test_no_list_template_for_the_compact_protocol_or_a_row_not_in_a_list() -> None:
+    compact = WireCodec(Hbase, protocol="compact", decode_response=False)
+    assert ListTemplate.build(compact, "getRowsWithColumns", lambda k: (b"t", k, [], {})) is None
+    # The rows are not list elements: the one-row and two-row messages do not differ so.
+    assert (
+        ListTemplate.build(THRIFT1, "getRowWithColumns", lambda k: (b"t", b"".join(k), [], {}))
+        is None
+    )
+
+
+def test_a_list_template_refuses_a_row_of_another_type() -> None:
+    template = ListTemplate.build(THRIFT1, "getRowsWithColumns", lambda k: (b"t", k, [], {}))
+    assert template is not None
+    with pytest.raises(TypeError):
+        template.fill([b"a", "b"])  # type: ignore[list-item]

@@ -234,3 +234,24 @@ def test_a_backend_that_overrides_get_is_read_through_it() -> None:
     assert backend.prepare_get("t") is None
     assert Repository(Sale, backend).get(user="u", ts=EPOCH, item="i") is None
     assert Counting.reads == 1
+
+
+@settings(max_examples=40)
+@given(
+    values=st.lists(SALES, min_size=1, max_size=6),
+    fields=st.none() | st.sampled_from([["price", "title"], ["title", "price", "note"]]),
+    as_of=st.none() | st.integers(1, 2**40),
+)
+def test_get_many_over_thrift2_sends_the_messages_of_a_tget_per_row(
+    values: list[dict[str, Any]], fields: list[str] | None, as_of: int | None
+) -> None:
+    """The getMultiple message written from a template (ListTemplate) is the structs' own."""
+    fast, slow = RecordedThrift2(), RecordedThrift2()
+    slow.binary_requests = False  # a TGet struct per row, encoded by the recorder
+    keys = [_key(sale) for sale in _sales(values)]
+    for backend in (fast, slow):
+        assert Repository(Sale, backend).get_many(keys, fields=fields, as_of=as_of) == [None] * len(
+            keys
+        )
+    assert fast.sent == slow.sent
+    assert [method for method, _ in fast.sent] == ["getMultiple"]

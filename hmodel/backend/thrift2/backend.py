@@ -31,7 +31,7 @@ from hmodel.backend.base import (
 from hmodel.backend.endpoint import HTTPOption, TLSOption
 from hmodel.backend.op import Op, rpc, run
 from hmodel.backend.sasl import Sasl
-from hmodel.backend.template import I64, STRING
+from hmodel.backend.template import I64, STRING, ListTemplate
 from hmodel.backend.thrift2.admin import RegionLocation, Thrift2Admin
 from hmodel.backend.thrift2.channel import Channel, Retry
 from hmodel.backend.thrift2.descriptor import table_name as tname
@@ -60,6 +60,7 @@ from hmodel.backend.thrift2.mutation import (
 )
 from hmodel.backend.thrift2.request import delete_multiple, mutate_row, put_multiple
 from hmodel.backend.thrift2.scanner import ScannerIterator
+from hmodel.backend.wire import WireCodec
 from hmodel.errors import (
     BackendError,
     ColumnFamilyNotFoundError,
@@ -210,6 +211,8 @@ class Thrift2Backend(Thrift2Admin):
         sasl: Sasl | None = None,
     ) -> None:
         self._families: dict[str, tuple[bytes, ...]] = {}
+        #: ``getMultiple`` templates by (server table name, columns); see _gets_template.
+        self._get_templates: dict[tuple[bytes, tuple[bytes, ...]], ListTemplate | None] = {}
         super().__init__(
             host,
             port,
@@ -334,14 +337,22 @@ class Thrift2Backend(Thrift2Admin):
         checked_before = require_before(before, table=table)
         if not keys:
             return []
-        tcols = tcolumns(wanted)
-        trange = _time_range(checked_before)
-        # TGet(row, columns, timestamp, timeRange, maxVersions): positional, as it is one
-        # struct per row asked for.
-        tgets = [TGet(key, tcols, None, trange, 1) for key in keys]
-        results = yield rpc(
-            "getMultiple", self._data_name(table), tgets, retry=Retry.IDEMPOTENT, table=table
-        )
+        name = self._data_name(table)
+        template = None
+        if self.binary_requests and checked_before is None:
+            template = self._gets_template(name, tuple(wanted))
+        if template is not None:  # the message written from the rows: no TGet per row
+            results = yield rpc(
+                "getMultiple", name, None,
+                retry=Retry.IDEMPOTENT, table=table, request=template.fill(keys),
+            )  # fmt: skip
+        else:
+            tcols = tcolumns(wanted)
+            trange = _time_range(checked_before)
+            # TGet(row, columns, timestamp, timeRange, maxVersions): positional, as it is
+            # one struct per row asked for.
+            tgets = [TGet(key, tcols, None, trange, 1) for key in keys]
+            results = yield rpc("getMultiple", name, tgets, retry=Retry.IDEMPOTENT, table=table)
         found = []
         for tresult in results:
             if tresult is not None:
@@ -349,6 +360,27 @@ class Thrift2Backend(Thrift2Admin):
                 if result is not None:
                     found.append(result)
         return found
+
+    def _gets_template(self, name: bytes, columns: tuple[bytes, ...]) -> ListTemplate | None:
+        """The ``getMultiple`` message of ``name``'s rows with these columns, as a template.
+
+        Built once per table and column list (:class:`~hmodel.backend.template.ListTemplate`:
+        a ``TGet`` per row, as :meth:`get_op` builds them without ``before``), and kept for
+        at most 256 column lists; ``None`` when the message cannot be templated.
+        """
+        key = (name, columns)
+        if key in self._get_templates:
+            return self._get_templates[key]
+        tcols = tcolumns(list(columns))
+        template = ListTemplate.build(
+            WireCodec(self.channel_class.service, protocol="binary", decode_response=False),
+            "getMultiple",
+            lambda rows: (name, [TGet(row, tcols, None, None, 1) for row in rows]),
+        )
+        if len(self._get_templates) >= 256:
+            self._get_templates.clear()
+        self._get_templates[key] = template
+        return template
 
     def prepare_get(
         self, table: str, columns: Sequence[bytes] = ()
