@@ -18,6 +18,7 @@ __all__ = [
     "Cell",
     "Delete",
     "Increment",
+    "ListCells",
     "Mutation",
     "Put",
     "Region",
@@ -178,6 +179,42 @@ class WireCells(Mapping[bytes, "Cell"]):
         return newest
 
 
+_wire_slot: Any = WireCells.__dict__["wire"]
+
+
+class ListCells(WireCells):
+    """A row's cells as the protocol listed them, mapped by column only when asked.
+
+    For a protocol that hands a row over as a list of cell structs each naming its
+    column (Thrift2's ``TColumnValue``: ``family``, ``qualifier``, ``value``,
+    ``timestamp``), newest version first within a column, columns in HBase's order
+    (family, then qualifier, as unsigned bytes). A :class:`WireCells` in every way;
+    :attr:`wire` (column ``b"f:q"`` to the newest cell of that column) is built on its
+    first read, so a reader that walks :attr:`listed` in column order (the mapper's
+    generated reader) never builds it.
+
+    Attributes:
+        listed: The protocol's cell structs, in the order received.
+    """
+
+    __slots__ = ("listed",)
+
+    def __init__(self, listed: Sequence[Any]) -> None:
+        self.listed = listed
+        self._order = None
+
+    @property  # a slot on WireCells, computed here
+    def wire(self) -> Mapping[bytes, object]:  # type: ignore[override]
+        """Column ``b"f:q"`` to its newest cell struct (built once, on the first read)."""
+        try:
+            found: Mapping[bytes, object] = _wire_slot.__get__(self)
+        except AttributeError:
+            # From the oldest up, so that the first (newest) cell of a column is kept.
+            found = {v.family + b":" + v.qualifier: v for v in reversed(self.listed)}
+            _wire_slot.__set__(self, found)
+        return found
+
+
 def newest_timestamp(
     cells: Mapping[bytes, Cell], skip: frozenset[bytes] = frozenset(), *, at_least: int = 0
 ) -> int:
@@ -188,7 +225,7 @@ def newest_timestamp(
     timestamp is below ``at_least``: then one pass in C over every cell's timestamp
     usually tells (the greatest of all is below it), before any column is looked at.
     """
-    wire = cells.wire if type(cells) is WireCells else None
+    wire = cells.wire if type(cells) is WireCells or type(cells) is ListCells else None
     if at_least:
         every = (wire if wire is not None else cells).values()
         if max(map(_timestamp_of, every), default=0) < at_least:

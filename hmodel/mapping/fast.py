@@ -22,7 +22,7 @@ from typing import Any
 
 import attrs
 
-from hmodel.backend.base import WireCells
+from hmodel.backend.base import ListCells, WireCells
 from hmodel.codecs import Long, Utf8
 from hmodel.keys.compiled import CompiledKey, attribute_of, decode_lines
 from hmodel.model import ColumnField, CounterField, MapField, ModelInfo, StoredField, VersionField
@@ -244,47 +244,39 @@ def row_reader(
     """
     names: dict[str, Any] = {"_new": object.__new__, "_cls": info.cls}
     names["_UndecidedError"], names["_LONG"] = _UndecidedError, _LONG.unpack
-    names["_full"], names["_WireCells"] = full, WireCells
+    names["_full"], names["_WireCells"], names["_ListCells"] = full, WireCells, ListCells
     lines = ["def read(result, verify):", "    row = result.row"]
     body, key_values = decode_lines(info.key, key.layout, names)
     lines.extend(body)
-    lines.append("    cells = result.cells")
-    lines.append("    if type(cells) is _WireCells:")  # the protocol's cells: .value, .timestamp
-    lines.append("        cells = cells.wire")
-    lines.append("    obj = _new(_cls)")
+    start = ["    obj = _new(_cls)"]
     if stamped is not None:
-        lines.append("    top = gone = 0")  # the newest stamp; the fields without a cell
+        start.append("    top = gone = 0")  # the newest stamp; the fields without a cell
     for name, local in key_values.items():
         names[f"s_{local}"] = _slot_setter(info.cls, name)
-        lines.append(f"    s_{local}(obj, {local})")
-    exact = True  # every cell a field reads is counted (no map or full-path field)
-    for index, (name, column, decode, absent, stored) in enumerate(plan):
-        names[f"f{index}"], names[f"s{index}"] = stored, _slot_setter(info.cls, name)
-        if decode is None:
-            exact = False
-            lines.append(f"    s{index}(obj, _full(result, f{index}))")
-            continue
-        names[f"c{index}"], names[f"d{index}"], names[f"a{index}"] = column, decode, absent
-        missing = f"_full(result, f{index})" if absent is FULL else f"a{index}"
-        lines.append(f"    c = cells.get(c{index})")
-        inline = _inline_decode(decode)
-        if inline is None and stamped is None:
-            lines.append(f"    s{index}(obj, {missing} if c is None else d{index}(c.value or b''))")
-            continue
-        lines.append("    if c is None:")
-        lines.append(f"        s{index}(obj, {missing})")
-        if stamped is not None:
-            lines.append("        gone += 1")
-        lines.append("    else:")
-        if stamped is not None and column not in stamped:
-            lines.append("        t = c.timestamp")
-            lines.append("        if t > top:")
-            lines.append("            top = t")
-        if inline is None:
-            lines.append(f"        s{index}(obj, d{index}(c.value or b''))")
-            continue
-        lines.extend(f"        {line}" for line in inline)
-        lines.append(f"        s{index}(obj, w)")
+        start.append(f"    s_{local}(obj, {local})")
+    # Every cell a field reads is counted (no map or full-path field): then a row whose
+    # cells come as a list in column order (ListCells) is walked once, in that order.
+    exact = all(step[2] is not None for step in plan)
+    lines.append("    cells = result.cells")
+    if exact:
+        walk = sorted(range(len(plan)), key=lambda index: _family_qualifier(plan[index][1]))
+        lines.append("    if type(cells) is _ListCells:")
+        lines.append("        listed = cells.listed")
+        lines.append("        n = len(listed)")
+        lines.append("        i = 0")
+        walked = [*start]
+        for index in walk:
+            walked.extend(_field_lines(plan, index, names, stamped, walk=True))
+        # A cell left over: another column, a second version, or not in column order.
+        walked.append("    if i != n:")
+        walked.append("        raise _UndecidedError")
+        walked.append("    return obj" if stamped is None else "    return obj, top")
+        lines.extend(f"    {line}" for line in walked)
+    lines.append("    if type(cells) is _WireCells or type(cells) is _ListCells:")
+    lines.append("        cells = cells.wire")  # the protocol's cells: .value, .timestamp
+    lines.extend(start)
+    for index in range(len(plan)):
+        lines.extend(_field_lines(plan, index, names, stamped, walk=False))
     if stamped is None:
         lines.append("    return obj")
     elif exact:  # every cell was read when the fields with one are as many as the cells
@@ -294,6 +286,65 @@ def row_reader(
     exec(compile("\n".join(lines), f"<hmodel reader {info.name}>", "exec"), names)
     reader: Callable[[Any, bool], Any] = names["read"]
     return reader
+
+
+def _family_qualifier(column: bytes | None) -> tuple[bytes, bytes]:
+    """``(family, qualifier)`` of ``b"f:q"``: HBase's order of a row's cells (unsigned bytes)."""
+    family, _, qualifier = (column or b"").partition(b":")
+    return family, qualifier
+
+
+def _field_lines(
+    plan: tuple[ReadStep, ...],
+    index: int,
+    names: dict[str, Any],
+    stamped: frozenset[bytes] | None,
+    *,
+    walk: bool,
+) -> list[str]:
+    """The reader's lines setting field ``plan[index]`` on ``obj`` (see :func:`row_reader`).
+
+    ``walk``: the cell is the next of the list ``listed`` (at ``i``, of ``n``) when it
+    names the field's column, else the field has none here; otherwise it is looked up
+    in the mapping ``cells``.
+    """
+    name, column, decode, absent, stored = plan[index]
+    names[f"f{index}"], names[f"s{index}"] = stored, _slot_setter(names["_cls"], name)
+    if decode is None:
+        return [f"    s{index}(obj, _full(result, f{index}))"]
+    names[f"c{index}"], names[f"d{index}"], names[f"a{index}"] = column, decode, absent
+    missing = f"_full(result, f{index})" if absent is FULL else f"a{index}"
+    if walk:
+        family, _, qualifier = (column or b"").partition(b":")
+        names[f"g{index}"], names[f"q{index}"] = family, qualifier
+        lines = [
+            "    c = listed[i] if i < n else None",
+            f"    if c is not None and c.qualifier == q{index} and c.family == g{index}:",
+            "        i += 1",
+            "    else:",
+            "        c = None",
+        ]
+    else:
+        lines = [f"    c = cells.get(c{index})"]
+    inline = _inline_decode(decode)
+    if inline is None and stamped is None:
+        lines.append(f"    s{index}(obj, {missing} if c is None else d{index}(c.value or b''))")
+        return lines
+    lines.append("    if c is None:")
+    lines.append(f"        s{index}(obj, {missing})")
+    if stamped is not None and not walk:
+        lines.append("        gone += 1")
+    lines.append("    else:")
+    if stamped is not None and column not in stamped:
+        lines.append("        t = c.timestamp")
+        lines.append("        if t > top:")
+        lines.append("            top = t")
+    if inline is None:
+        lines.append(f"        s{index}(obj, d{index}(c.value or b''))")
+        return lines
+    lines.extend(f"        {line}" for line in inline)
+    lines.append(f"        s{index}(obj, w)")
+    return lines
 
 
 def _put_lines(column: str) -> list[str]:

@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hmodel import Const, Family, Key, Str, Table, field, model
-from hmodel.backend.base import Cell, RowResult, WireCells, newest_timestamp
+from hmodel.backend.base import Cell, ListCells, RowResult, WireCells, newest_timestamp
 from hmodel.codecs import Json
 from hmodel.errors import HModelError
 from hmodel.mapping import mapper_for
@@ -84,6 +84,31 @@ def rows_of(draw: st.DrawFn, cls: type) -> RowResult:
     return RowResult(row, dict(sorted(cells.items())))
 
 
+def listed(data: st.DataObject, cells: dict[bytes, Any]) -> ListCells:
+    """The cells as Thrift2 lists them: in column order, or drawn out of it or with extras.
+
+    Each a ``TColumnValue``-like struct; an older version may follow a column's cell (a
+    read of several versions, newest first as HBase sends them), and the columns may come
+    out of order: the reader must then take the general path, or read the same values.
+    """
+    groups = []
+    for column, cell in sorted(cells.items()):
+        family, _, qualifier = column.partition(b":")
+        group = [
+            SimpleNamespace(
+                family=family, qualifier=qualifier, value=cell.value, timestamp=cell.timestamp
+            )
+        ]
+        if data.draw(st.integers(0, 9)) == 0:  # an older version of the same column
+            group.append(
+                SimpleNamespace(family=family, qualifier=qualifier, value=b"old", timestamp=0)
+            )
+        groups.append(group)
+    if data.draw(st.integers(0, 4)) == 0:
+        groups = data.draw(st.permutations(groups))
+    return ListCells([value for group in groups for value in group])
+
+
 def good_value(column: bytes) -> bytes:
     """A value that decodes for most columns (8 bytes, quoted text, ...)."""
     return {b"a:j": b"[1, 2]", b"a:d": b"1.5"}.get(column, b"\x00" * 7 + b"\x01")
@@ -103,7 +128,12 @@ def test_reading_a_row_agrees_with_the_full_path(cls: type, data: st.DataObject)
         )
         for column, cell in result.cells.items()
     }
-    for row in (result, RowResult(result.row, WireCells(wire))):
+    rows = (
+        result,
+        RowResult(result.row, WireCells(wire)),
+        RowResult(result.row, listed(data, dict(result.cells))),
+    )
+    for row in rows:
         for trusted in (False, True):
             fast = outcome(mapper.from_row, row, key_encoded_here=trusted)
             assert fast == outcome(slow.from_row, row, key_encoded_here=trusted)
@@ -324,7 +354,12 @@ def test_the_stamped_reader_reads_the_same_instance_and_the_newest_stamp(
         c: SimpleNamespace(value=cell.value, timestamp=cell.timestamp) for c, cell in cells.items()
     }
     fields = {f.column for f in mapper.info.fields.values() if hasattr(f, "column")}
-    for row in (RowResult(drawn.row, cells), RowResult(drawn.row, WireCells(wire))):
+    rows = (
+        RowResult(drawn.row, cells),
+        RowResult(drawn.row, WireCells(wire)),
+        RowResult(drawn.row, listed(data, cells)),
+    )
+    for row in rows:
         try:
             obj, newest = stamped(row, True)
         except Exception:  # the general path decides, and words the error

@@ -15,6 +15,7 @@ from hmodel.backend.argument import (
 )
 from hmodel.backend.base import (
     Delete,
+    ListCells,
     Mutation,
     Put,
     RowBatch,
@@ -361,14 +362,14 @@ def tcolumns(columns: Sequence[bytes]) -> list[Any] | None:
     return singles + families
 
 
-# ``RowResult`` (a frozen attrs class) and ``WireCells`` are slotted classes without
+# ``RowResult`` (a frozen attrs class) and ``ListCells`` are slotted classes without
 # converters or validators: allocating one and setting its slots makes the same object as
 # its ``__init__`` (for attrs, a detour through the frozen ``__setattr__``) in about half
 # the time.
 _new = object.__new__
 _set_row = RowResult.__dict__["row"].__set__
 _set_cells = RowResult.__dict__["cells"].__set__
-_set_wire = WireCells.__dict__["wire"].__set__
+_set_listed = ListCells.__dict__["listed"].__set__
 _set_order = WireCells.__dict__["_order"].__set__
 
 
@@ -377,17 +378,16 @@ def row_result(tresult: Any) -> RowResult | None:
 
     A result may hold several versions of a column (newest first); only the first is kept.
     The cells stay the ``TColumnValue`` structs the server sent, in a
-    :class:`~hmodel.backend.base.WireCells` mapping that makes each ``Cell`` when it is
-    read (a missing value as ``b""``) and iterates in column order: a read that decodes
-    each field once (the mapper's reader) builds no ``Cell`` at all.
+    :class:`~hmodel.backend.base.ListCells` mapping that makes each ``Cell`` when it is
+    read (a missing value as ``b""``), iterates in column order and maps the columns
+    only when asked: a read that walks the list once in column order (the mapper's
+    reader) builds neither a ``Cell`` nor the mapping.
     """
     values = tresult.columnValues
     if not values or tresult.row is None:
         return None
-    # Read from the oldest up, so that the first (newest) cell of a column is the one kept.
-    found = {value.family + b":" + value.qualifier: value for value in reversed(values)}
-    cells = _new(WireCells)
-    _set_wire(cells, found)
+    cells = _new(ListCells)
+    _set_listed(cells, values)
     _set_order(cells, None)
     result = _new(RowResult)
     _set_row(result, tresult.row)
