@@ -965,11 +965,12 @@ class RepositoryCore(Generic[M, B]):
                 index, count = 0, len(results)
                 while index < count:
                     want = _CHUNK if limit is None else min(_CHUNK, limit - call.results)
+                    end = min(count, index + want)
                     objs, index = fast(results, index, partial=partial, want=want)
                     for obj in objs:
                         call.results += 1
                         yield obj
-                    if index < count and call.results != limit:
+                    if index < end:  # a row the batch could not load: decode (or skip) it
                         one = load(results[index], on_error, partial=partial)
                         index += 1
                         if one is not None:
@@ -1056,6 +1057,7 @@ class RepositoryCore(Generic[M, B]):
                 results = [pair[1] for pair in rows]
                 at, count = 0, len(results)
                 while at < count:
+                    end = min(count, at + _CHUNK)
                     objs, stop = self._fast_rows(results, at, partial=partial, want=_CHUNK)
                     for (index, result), obj in zip(rows[at:stop], objs, strict=True):
                         raw = pager.add(index, result, obj)
@@ -1063,7 +1065,7 @@ class RepositoryCore(Generic[M, B]):
                             page = self._page_of(raw, errors, fingerprint, call)
                             if page is not None:
                                 yield page
-                    if stop < count:  # a row the batch could not load: decode (or skip) it
+                    if stop < end:  # a row the batch could not load: decode (or skip) it
                         raw = pager.add(*rows[stop])
                         stop += 1
                         if raw is not None:

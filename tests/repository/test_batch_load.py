@@ -177,3 +177,24 @@ def test_a_reader_who_stops_early_has_not_had_the_whole_fetch_loaded() -> None:
     pages = reader.pages(10, {"user": "u"})
     assert [o.item for o in next(iter(pages)).items] == [f"i{n:04}" for n in range(10)]
     assert len(reader._identity) <= 2 * 64
+
+
+def test_rows_the_reader_decides_never_take_the_general_path() -> None:
+    """Only undecidable rows go row by row: a chunk's end is not one."""
+    backend = MemoryBackend()
+    Repository(Item, backend).create_table()
+    Repository(Item, backend).save_many(
+        [Item(user=f"u{n % 7}", item=f"i{n}", price=n, title="t", note=None) for n in range(300)]
+    )
+    calls: list[bytes] = []
+
+    class Counting(Repository[Any]):
+        def _load_each(self, result: RowResult, *args: Any, **kwargs: Any) -> Any:
+            calls.append(result.row)
+            return super()._load_each(result, *args, **kwargs)
+
+    reader = Counting(Item, backend)
+    assert len(list(reader.scan())) == 300
+    assert sum(len(page.items) for page in reader.pages(7)) == 300
+    assert len(list(reader.scan(limit=150))) == 150
+    assert calls == []
