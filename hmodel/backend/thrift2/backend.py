@@ -330,22 +330,25 @@ class Thrift2Backend(Thrift2Admin):
     ) -> Op[list[RowResult]]:
         """The operation of :meth:`get` (sans-I/O: yields its calls)."""
         keys = list(rows)
+        plain = True  # every key exactly bytes (a template takes nothing else)
         for key in keys:
             if type(key) is not bytes or not 0 < len(key) <= MAX_ROW_LENGTH:
                 require_row(key, table=table, argument="rows")  # raises, or a bytes subclass
+                plain = False
         wanted = [require_bytes("columns", c, table=table) for c in columns]
         checked_before = require_before(before, table=table)
         if not keys:
             return []
         name = self._data_name(table)
-        template = None
-        if self.binary_requests and checked_before is None:
+        request = None
+        if self.binary_requests and checked_before is None and plain:
             template = self._gets_template(name, tuple(wanted))
-        if template is not None:  # the message written from the rows: no TGet per row
+            if template is not None:
+                request = template.fill(keys)  # the message from the rows: no TGet per row
+        if request is not None:
             results = yield rpc(
-                "getMultiple", name, None,
-                retry=Retry.IDEMPOTENT, table=table, request=template.fill(keys),
-            )  # fmt: skip
+                "getMultiple", name, None, retry=Retry.IDEMPOTENT, table=table, request=request
+            )
         else:
             tcols = tcolumns(wanted)
             trange = _time_range(checked_before)
