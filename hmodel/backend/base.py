@@ -214,6 +214,10 @@ class ListCells(WireCells):
             _wire_slot.__set__(self, found)
         return found
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (and copied) as the list it stands for; the mapping is built again."""
+        return (ListCells, (list(self.listed),))
+
 
 def newest_timestamp(
     cells: Mapping[bytes, Cell], skip: frozenset[bytes] = frozenset(), *, at_least: int = 0
