@@ -234,6 +234,12 @@ def row_reader(
     decode. Any exception (a cell that does not decode, a key that does not parse, the
     inline code's doubt) means "take the mapper's full path", which words the error.
 
+    When every field reads one cell (no map, no full-path field) and the cells come as
+    :class:`~hmodel.backend.base.ListCells` (Thrift2's list), the list is walked once in
+    HBase's column order (family, then qualifier, as unsigned bytes), each field taking
+    the next cell if it names its column; a cell left over (another column, a second
+    version, a list out of that order) raises, so such a row takes the full path too.
+
     With ``stamped`` (the columns whose cells the server stamps: counters, the
     version), ``reader(result, verify)`` returns ``(instance, newest)``: ``newest`` the
     greatest timestamp of the row's cells outside ``stamped`` (0: none), read from the
