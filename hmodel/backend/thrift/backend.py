@@ -27,7 +27,7 @@ from hmodel.backend.base import (
     family_of,
 )
 from hmodel.backend.endpoint import Endpoint, HTTPOption, TLSOption
-from hmodel.backend.op import Op, rpc, run
+from hmodel.backend.op import Call, Op, rpc, run
 from hmodel.backend.sasl import Sasl
 from hmodel.backend.template import I64, STRING
 from hmodel.backend.thrift.admin import Admin, admin_backend
@@ -786,15 +786,10 @@ class ThriftBackend(ThriftBackendBase):
         """
         if type(batch) is Thrift1RowBatch and self.binary_requests:
             server_name = self._data_name(table)
-            known = self._families.get(server_name)
-            if not batch.checks_families or (known is not None and batch.families.issubset(known)):
-                timestamp = batch.timestamp
+            if self._families_cached(server_name, batch):
                 for rows, attributes in batch.calls():
-                    self._rpc(
-                        "mutateRowsTs", server_name, None, timestamp, attributes,
-                        retry=Retry.IDEMPOTENT, table=table,
-                        request=mutate_rows_ts(server_name, rows, timestamp, attributes),
-                    )  # fmt: skip
+                    call = self._mutate_rows_call(table, server_name, batch, rows, attributes)
+                    self._rpc(*call.args, **call.kwargs)
                 return
         run(self.write_rows_op(table, batch), self._rpc)
 
@@ -807,22 +802,37 @@ class ThriftBackend(ThriftBackendBase):
         if not calls:
             return
         server_name = self._data_name(table)
-        if batch.checks_families:
-            known = self._families.get(server_name)
-            if known is None or not batch.families.issubset(known):
-                yield from self._require_families(table, batch.mutations())
+        if not self._families_cached(server_name, batch):
+            yield from self._require_families(table, batch.mutations())
         for rows, attributes in calls:
-            if self.binary_requests:  # the whole message, written from the cells
-                request = mutate_rows_ts(server_name, rows, batch.timestamp, attributes)
-                yield rpc(
-                    "mutateRowsTs", server_name, None, batch.timestamp, attributes,
-                    retry=Retry.IDEMPOTENT, table=table, request=request,
-                )  # fmt: skip
-            else:
-                yield rpc(
-                    "mutateRowsTs", server_name, row_batches(rows), batch.timestamp, attributes,
-                    retry=Retry.IDEMPOTENT, table=table,
-                )  # fmt: skip
+            yield self._mutate_rows_call(table, server_name, batch, rows, attributes)
+
+    def _families_cached(self, server_name: bytes, batch: Thrift1RowBatch) -> bool:
+        """Whether ``batch`` needs no family check: none asked, or all in the cache."""
+        if not batch.checks_families:
+            return True
+        known = self._families.get(server_name)
+        return known is not None and batch.families.issubset(known)
+
+    def _mutate_rows_call(
+        self,
+        table: str,
+        server_name: bytes,
+        batch: Thrift1RowBatch,
+        rows: Any,
+        attributes: Any,
+    ) -> Call:
+        """The ``mutateRowsTs`` request of one of ``batch``'s calls (see :meth:`write_rows_op`)."""
+        if self.binary_requests:  # the whole message, written from the cells
+            request = mutate_rows_ts(server_name, rows, batch.timestamp, attributes)
+            return rpc(
+                "mutateRowsTs", server_name, None, batch.timestamp, attributes,
+                retry=Retry.IDEMPOTENT, table=table, request=request,
+            )  # fmt: skip
+        return rpc(
+            "mutateRowsTs", server_name, row_batches(rows), batch.timestamp, attributes,
+            retry=Retry.IDEMPOTENT, table=table,
+        )  # fmt: skip
 
     def increment(self, table: str, row: bytes, column: bytes, amount: int = 1) -> int:
         """Add ``amount`` with ``atomicIncrement`` and return the new value; never retried.

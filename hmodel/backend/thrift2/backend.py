@@ -29,7 +29,7 @@ from hmodel.backend.base import (
     wire_cell,
 )
 from hmodel.backend.endpoint import HTTPOption, TLSOption
-from hmodel.backend.op import Op, rpc, run
+from hmodel.backend.op import Call, Op, rpc, run
 from hmodel.backend.sasl import Sasl
 from hmodel.backend.template import I64, STRING, ListTemplate
 from hmodel.backend.thrift2.admin import RegionLocation, Thrift2Admin
@@ -573,8 +573,15 @@ class Thrift2Backend(Thrift2Admin):
         yields, without an operation.
         """
         if type(batch) is Thrift2RowBatch and self.binary_requests and batch.row_count == 1:
-            name = self._data_name(table)
-            row = batch.only_row()
+            call = self._mutate_row_call(table, self._data_name(table), batch)
+            self._rpc(*call.args, **call.kwargs)
+            return
+        run(self.write_rows_op(table, batch), self._rpc)
+
+    def _mutate_row_call(self, table: str, name: bytes, batch: Thrift2RowBatch) -> Call:
+        """The ``mutateRow`` request of a one-row ``batch`` (see :meth:`write_rows_op`)."""
+        row = batch.only_row()
+        if self.binary_requests:  # the whole message, written from the cells
             request = mutate_row(
                 name,
                 row,
@@ -583,12 +590,14 @@ class Thrift2Backend(Thrift2Admin):
                 batch.timestamp,
                 batch.attributes,
             )
-            self._rpc(
+            return rpc(
                 "mutateRow", name, None,
                 retry=Retry.IDEMPOTENT, table=table, row=row, request=request,
             )  # fmt: skip
-            return
-        run(self.write_rows_op(table, batch), self._rpc)
+        return rpc(
+            "mutateRow", name, TRowMutations(row=row, mutations=batch.tmutations()),
+            retry=Retry.IDEMPOTENT, table=table, row=row,
+        )  # fmt: skip
 
     def write_rows_op(self, table: str, batch: RowBatch) -> Op[None]:
         """The operation of :meth:`write_rows` (sans-I/O: yields its calls)."""
@@ -602,25 +611,7 @@ class Thrift2Backend(Thrift2Admin):
         binary = self.binary_requests  # the whole messages written from the cells
         timestamp = batch.timestamp
         if rows == 1:
-            row = batch.only_row()
-            if binary:
-                request = mutate_row(
-                    name,
-                    row,
-                    batch.puts.get(row, ()),
-                    batch.deletes.get(row, ()),
-                    timestamp,
-                    batch.attributes,
-                )
-                yield rpc(
-                    "mutateRow", name, None,
-                    retry=Retry.IDEMPOTENT, table=table, row=row, request=request,
-                )  # fmt: skip
-                return
-            yield rpc(
-                "mutateRow", name, TRowMutations(row=row, mutations=batch.tmutations()),
-                retry=Retry.IDEMPOTENT, table=table, row=row,
-            )  # fmt: skip
+            yield self._mutate_row_call(table, name, batch)
             return
         known = self._families.get(self._server_name(table))
         if known is None or not batch.families.issubset(known):
