@@ -320,6 +320,7 @@ class AsyncThriftBase(AsyncBackend):
             server_table=self._ops.scan_table(table, scan),
             scan=scan,
             retries=self._channel.retries,
+            read=self._ops.scan_read(table, scan),
         )
         return await scanner.start()
 

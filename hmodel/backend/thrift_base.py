@@ -17,7 +17,7 @@ from hmodel.backend.pool import PooledChannel
 from hmodel.backend.retry import Retry
 from hmodel.backend.sasl import Sasl
 from hmodel.backend.template import MessageTemplate
-from hmodel.backend.thrift_scanner import ScannerEdge
+from hmodel.backend.thrift_scanner import ReadPlan, ScannerEdge
 from hmodel.errors import (
     BackendError,
     IllegalArgumentError,
@@ -444,7 +444,16 @@ class ThriftBackendBase(Backend):
             retries=self._channel.retries,
             busy_here=self._channel.busy_here,
             defer_close=self._defer_close,
+            read=self.scan_read(table, scan),
         )
+
+    def scan_read(self, table: str, scan: Scan) -> ReadPlan | None:
+        """The columns ``scan`` sends and keeps; ``None`` (here): its columns as they are.
+
+        A protocol whose backend sends other columns than the scan names (Thrift1's
+        ``family_reads``) overrides it; both edges' scanners take it.
+        """
+        return None
 
     def close(self) -> None:
         """Close every pooled connection; the backend is unusable afterwards."""

@@ -13,7 +13,11 @@ from hmodel.backend.op import Op, run
 from hmodel.backend.retry import Retry
 from hmodel.backend.scan_batch import take_batch
 
-__all__ = ["Rpc", "ScannerEdge", "ScannerState"]
+__all__ = ["ReadPlan", "Rpc", "ScannerEdge", "ScannerState"]
+
+#: The columns a scan sends and the columns it keeps of what comes back (``None``: all);
+#: the backend's choice (Thrift1's ``family_reads``).
+ReadPlan = tuple[list[bytes], frozenset[bytes] | None]
 
 _E = TypeVar("_E", bound="ScannerEdge")
 
@@ -42,7 +46,15 @@ class ScannerState:
     buffer, and releasing the scanner, are the same for both protocols.
     """
 
-    def __init__(self, *, table: str, server_table: bytes, scan: Scan, retries: int) -> None:
+    def __init__(
+        self,
+        *,
+        table: str,
+        server_table: bytes,
+        scan: Scan,
+        retries: int,
+        read: ReadPlan | None = None,
+    ) -> None:
         self._table = table
         self._server_table = server_table
         self._scan = scan
@@ -54,10 +66,23 @@ class ScannerState:
         self._upper = scan.stop  # exclusive; b"": unbounded
         self._scanner: int | None = None
         self._finished = scan.limit == 0
+        #: The columns sent and the columns kept (``None``: as ``scan.columns``).
+        self._read = read
+        keep = None if read is None else read[1]
+        self._row_of = self.row_result if keep is None else self.kept_row(keep)
 
     @staticmethod
     def row_result(tresult: Any) -> RowResult | None:
         """The protocol's row struct as a :class:`RowResult` (``None``: it has no cell)."""
+        raise NotImplementedError
+
+    def kept_row(self, keep: frozenset[bytes]) -> Callable[[Any], RowResult | None]:
+        """As :meth:`row_result`, keeping only ``keep``'s columns (``None``: none left).
+
+        For a scan sent as a read of its columns' families
+        (:mod:`hmodel.backend.family_read`); a protocol whose backend sends none need
+        not implement it.
+        """
         raise NotImplementedError
 
     def open_op(self) -> Op[None]:
@@ -78,7 +103,7 @@ class ScannerState:
         # startRow equals stopRow; the protocol's range [start, stop) holds no row then.
         self._lower, self._upper, self._remaining = take_batch(
             results,
-            self.row_result,
+            self._row_of,
             self._buffer.append,
             reverse=self._scan.reverse,
             lower=self._lower,
@@ -134,8 +159,11 @@ class ScannerEdge(ScannerState, Iterator[RowResult]):
         retries: int,
         busy_here: Callable[[], bool],
         defer_close: Callable[[int], None],
+        read: ReadPlan | None = None,
     ) -> None:
-        super().__init__(table=table, server_table=server_table, scan=scan, retries=retries)
+        super().__init__(
+            table=table, server_table=server_table, scan=scan, retries=retries, read=read
+        )
         self._rpc = rpc
         self._busy_here = busy_here
         self._defer_close = defer_close

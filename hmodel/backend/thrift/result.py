@@ -13,7 +13,7 @@ from hmodel.backend.base import (
     wire_cell,
 )
 
-__all__ = ["cell", "column_order", "in_column_order", "row_result"]
+__all__ = ["cell", "column_order", "in_column_order", "kept_row_result", "row_result"]
 
 # ``RowResult`` and ``WireCells`` are slotted classes with neither converters nor
 # validators: allocating one and setting its slots directly makes the same object as the
@@ -43,6 +43,30 @@ def row_result(tresult: Any) -> RowResult | None:
     columns: dict[bytes, Any] | None = tresult.columns
     if not columns:
         return None
+    cells = _new(WireCells)
+    _set_wire(cells, columns)
+    _set_order(cells, None)
+    result = _new(RowResult)
+    _set_row(result, tresult.row)
+    _set_cells(result, cells)
+    return result
+
+
+def kept_row_result(tresult: Any, keep: frozenset[bytes]) -> RowResult | None:
+    """As :func:`row_result`, keeping only the cells of ``keep``'s columns.
+
+    For a read sent as a read of the families (:mod:`hmodel.backend.family_read`): a
+    row whose columns are all wanted (the usual case) costs one subset test; otherwise
+    its other cells are dropped, and a row left with none is ``None``, as the server
+    answers for a row none of whose named columns it holds.
+    """
+    columns: dict[bytes, Any] | None = tresult.columns
+    if not columns:
+        return None
+    if not columns.keys() <= keep:
+        columns = {column: c for column, c in columns.items() if column in keep}
+        if not columns:
+            return None
     cells = _new(WireCells)
     _set_wire(cells, columns)
     _set_order(cells, None)

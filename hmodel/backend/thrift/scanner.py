@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
+from collections.abc import Callable
 from typing import Any
 
 from hmodel.backend.argument import MAX_ROW_LENGTH
+from hmodel.backend.base import RowResult
 from hmodel.backend.op import Op, rpc, run
 from hmodel.backend.thrift.argument import read_columns
 from hmodel.backend.thrift.channel import Retry
 from hmodel.backend.thrift.idl import TScan
-from hmodel.backend.thrift.result import row_result
+from hmodel.backend.thrift.result import kept_row_result, row_result
 from hmodel.backend.thrift_scanner import Rpc, ScannerEdge, ScannerState
 from hmodel.errors import (
     BackendError,
@@ -87,13 +90,18 @@ class ScannerCore(ScannerState):
 
     row_result = staticmethod(row_result)
 
+    def kept_row(self, keep: frozenset[bytes]) -> Callable[[Any], RowResult | None]:
+        """:func:`~hmodel.backend.thrift.result.kept_row_result` of ``keep``."""
+        return functools.partial(kept_row_result, keep=keep)
+
     def _tscan(self) -> Any:
         scan = self._scan
         caching = (
             scan.batch_size if self._remaining is None else min(scan.batch_size, self._remaining)
         )
         tscan = TScan(
-            columns=read_columns(list(scan.columns)) or None,
+            columns=(read_columns(list(scan.columns)) if self._read is None else self._read[0])
+            or None,
             caching=caching,
             # surrogateescape: lone surrogates stand for raw bytes, as the engine reads them
             filterString=(
@@ -225,4 +233,6 @@ class ScannerIterator(ScannerEdge, ScannerCore):
         busy_here: Tells whether the current thread is inside an RPC; a close requested
             then (by the garbage collector) is deferred to ``defer_close``.
         defer_close: Takes a scanner id to close after the running RPC.
+        read: The columns to send and to keep (the backend's ``family_reads``);
+            ``None``: ``scan.columns`` as they are.
     """
