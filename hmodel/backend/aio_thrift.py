@@ -285,6 +285,20 @@ class AsyncThriftBase(AsyncBackend):
                 exc, method=method, table=table, row=row, column=column, filter_given=filter_given
             ) from exc
 
+    @property
+    def family_reads(self) -> bool:
+        """As the synchronous backend's ``family_reads`` (reads of single columns).
+
+        ``True`` (the default): reads of ``family:qualifier`` columns ask the server for
+        their families and keep exactly the columns asked for; ``False``: name them.
+        """
+        flag: bool = self._ops.family_reads
+        return flag
+
+    @family_reads.setter
+    def family_reads(self, value: bool) -> None:
+        self._ops.family_reads = value
+
     async def get(
         self,
         table: str,

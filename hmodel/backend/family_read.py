@@ -8,19 +8,29 @@ columns took 1.6 to 1.8 times as long with the columns named as with their famil
 and 100-row multi-gets about 1.9 times (``docs/performance.md``, "Fourth round").
 
 A backend that asks for the families must still return exactly the columns asked for
-(the :class:`~hmodel.backend.base.Backend` contract): it keeps the cells of the wanted
-columns and drops a row left with none, as the server does for a row none of whose
-columns were named. Dropping happens before a scan counts a row against its limit, so
-limits are exact. What it costs: cells of the family that the read does not want
-cross the wire and are dropped by the client, so a backend lets its user turn this
-off (``family_reads=False``) for families that hold many cells a read never wants.
+(the :class:`~hmodel.backend.base.Backend` contract), in one of two ways:
+
+- **kept by the client** (Thrift1, whose reads carry no filter for gets): it keeps
+  the cells of the wanted columns and drops a row left with none, as the server does
+  for a row none of whose columns were named; this happens before a scan counts a row
+  against its limit (Thrift1 applies limits in the client), so limits are exact. The
+  family's other cells cross the wire;
+- **kept by the server** (Thrift2, whose ``TGet`` and ``TScan`` carry a filter): the
+  read sends :func:`exact_filter`, which passes exactly the wanted columns' cells, so
+  the server drops the rest and the rows left with none, before its own limit.
+
+A backend lets its user turn this off (``family_reads=False``) for families holding many
+cells a read never wants.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
-__all__ = ["FamilyRead", "family_read"]
+from hmodel.backend.base import split_column
+
+__all__ = ["FamilyRead", "exact_filter", "family_read"]
 
 
 class FamilyRead:
@@ -63,3 +73,39 @@ def family_read(columns: Sequence[bytes]) -> FamilyRead | None:
             return None
         families[family] = None
     return FamilyRead(list(families), frozenset(columns))
+
+
+def _quoted(value: bytes) -> bytes:
+    """A filter-language string literal: in single quotes, each quote doubled."""
+    return b"'" + value.replace(b"'", b"''") + b"'"
+
+
+@functools.lru_cache(maxsize=256)
+def exact_filter(keep: frozenset[bytes]) -> bytes:
+    """A filter string passing exactly the cells of ``keep``'s ``b"f:q"`` columns.
+
+    For a read that asks for the columns' families: ``QualifierFilter(=,'binary:q')``
+    for each qualifier, joined by ``OR``; with columns of several families, each
+    family's list is ``FamilyFilter(=,'binary:f') AND (...)`` and the families are
+    joined by ``OR``. Qualifiers are in byte order, so equal sets give equal strings
+    (one template per column set). Quotes in names are doubled, as HBase's filter
+    language (``ParseFilter``) reads them; the bytes are otherwise sent as they are.
+
+    Args:
+        keep: Single columns ``b"f:q"`` (no bare family), at least one.
+    """
+    by_family: dict[bytes, list[bytes]] = {}
+    for column in sorted(keep):
+        family, qualifier = split_column(column)
+        by_family.setdefault(family, []).append(qualifier or b"")
+
+    def qualifiers(names: list[bytes]) -> bytes:
+        return b" OR ".join(b"QualifierFilter(=," + _quoted(b"binary:" + q) + b")" for q in names)
+
+    if len(by_family) == 1:
+        [names] = by_family.values()
+        return qualifiers(names)
+    return b" OR ".join(
+        b"(FamilyFilter(=," + _quoted(b"binary:" + family) + b") AND (" + qualifiers(names) + b"))"
+        for family, names in by_family.items()
+    )

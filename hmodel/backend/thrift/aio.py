@@ -52,17 +52,3 @@ class AsyncThriftBackend(AsyncThriftBase):
     sync_backend = ThriftBackend
     channel = AsyncChannel
     scanner = AsyncThriftScanner
-
-    @property
-    def family_reads(self) -> bool:
-        """As :attr:`ThriftBackend.family_reads <hmodel.backend.thrift.ThriftBackend>`.
-
-        ``True`` (the default): reads of ``family:qualifier`` columns ask the server for
-        their families and keep the columns asked for; set ``False`` to name the columns.
-        """
-        flag: bool = self._ops.family_reads
-        return flag
-
-    @family_reads.setter
-    def family_reads(self, value: bool) -> None:
-        self._ops.family_reads = value

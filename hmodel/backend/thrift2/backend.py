@@ -29,6 +29,7 @@ from hmodel.backend.base import (
     wire_cell,
 )
 from hmodel.backend.endpoint import HTTPOption, TLSOption
+from hmodel.backend.family_read import exact_filter, family_read
 from hmodel.backend.op import Call, Op, rpc, run
 from hmodel.backend.sasl import Sasl
 from hmodel.backend.template import I64, STRING, ListTemplate
@@ -60,6 +61,7 @@ from hmodel.backend.thrift2.mutation import (
 )
 from hmodel.backend.thrift2.request import delete_multiple, mutate_row, put_multiple
 from hmodel.backend.thrift2.scanner import ScannerIterator
+from hmodel.backend.thrift_scanner import ReadPlan
 from hmodel.backend.wire import WireCodec
 from hmodel.errors import (
     BackendError,
@@ -143,6 +145,13 @@ class Thrift2Backend(Thrift2Admin):
             :class:`~hmodel.backend.sasl.Kerberos` (GSSAPI) or
             :class:`~hmodel.backend.sasl.Plain`; buffered transport only. ``None`` (the
             default): no authentication.
+        family_reads: Send a read of ``family:qualifier`` columns (:meth:`get`,
+            :meth:`scan` without a filter) as a read of their families with a filter
+            passing exactly those columns (:func:`~hmodel.backend.family_read.exact_filter`):
+            HBase reads a family without seeking from column to column
+            (``docs/thrift.md``). The server still drops the other cells, so the results
+            and the bytes on the wire back are the same. ``False``: name the columns.
+            Readable and settable as the attribute of the same name.
 
     Raises:
         ConnectionLostError: ``autoconnect`` and the server cannot be reached.
@@ -209,10 +218,13 @@ class Thrift2Backend(Thrift2Admin):
         sleep: Callable[[float], None] = time.sleep,
         retry_jitter: Callable[[], float] = random.random,
         sasl: Sasl | None = None,
+        family_reads: bool = True,
     ) -> None:
+        self.family_reads = family_reads
         self._families: dict[str, tuple[bytes, ...]] = {}
-        #: ``getMultiple`` templates by (server table name, columns); see _gets_template.
-        self._get_templates: dict[tuple[bytes, tuple[bytes, ...]], ListTemplate | None] = {}
+        #: ``getMultiple`` templates by (server table name, columns, family reads); see
+        #: _gets_template.
+        self._get_templates: dict[tuple[bytes, tuple[bytes, ...], bool], ListTemplate | None] = {}
         super().__init__(
             host,
             port,
@@ -342,7 +354,7 @@ class Thrift2Backend(Thrift2Admin):
         name = self._data_name(table)
         request = None
         if self.binary_requests and checked_before is None and plain:
-            template = self._gets_template(name, tuple(wanted))
+            template = self._gets_template(name, tuple(wanted), self.family_reads)
             if template is not None:
                 request = template.fill(keys)  # the message from the rows: no TGet per row
         if request is not None:
@@ -350,11 +362,11 @@ class Thrift2Backend(Thrift2Admin):
                 "getMultiple", name, None, retry=Retry.IDEMPOTENT, table=table, request=request
             )
         else:
-            tcols = tcolumns(wanted)
+            tcols, kept = self.read_columns(wanted)
             trange = _time_range(checked_before)
-            # TGet(row, columns, timestamp, timeRange, maxVersions): positional, as it is
-            # one struct per row asked for.
-            tgets = [TGet(key, tcols, None, trange, 1) for key in keys]
+            # TGet(row, columns, timestamp, timeRange, maxVersions, filterString):
+            # positional, as it is one struct per row asked for.
+            tgets = [TGet(key, tcols, None, trange, 1, kept) for key in keys]
             results = yield rpc("getMultiple", name, tgets, retry=Retry.IDEMPOTENT, table=table)
         found = []
         for tresult in results:
@@ -364,21 +376,36 @@ class Thrift2Backend(Thrift2Admin):
                     found.append(result)
         return found
 
-    def _gets_template(self, name: bytes, columns: tuple[bytes, ...]) -> ListTemplate | None:
+    def read_columns(self, columns: Sequence[bytes]) -> tuple[list[Any] | None, bytes | None]:
+        """The ``TColumn`` list and the filter string of a read of checked ``columns``.
+
+        With :attr:`family_reads`, single columns are read as their families through
+        :func:`~hmodel.backend.family_read.exact_filter`; otherwise (or for a list that
+        names a whole family) the columns are listed (:func:`tcolumns`) with no filter.
+        """
+        widened = family_read(columns) if self.family_reads else None
+        if widened is None:
+            return tcolumns(columns), None
+        return [TColumn(family=f) for f in widened.families], exact_filter(widened.keep)
+
+    def _gets_template(
+        self, name: bytes, columns: tuple[bytes, ...], family_reads: bool
+    ) -> ListTemplate | None:
         """The ``getMultiple`` message of ``name``'s rows with these columns, as a template.
 
-        Built once per table and column list (:class:`~hmodel.backend.template.ListTemplate`:
-        a ``TGet`` per row, as :meth:`get_op` builds them without ``before``), and kept for
-        at most 256 column lists; ``None`` when the message cannot be templated.
+        Built once per table, column list and setting of :attr:`family_reads`
+        (:class:`~hmodel.backend.template.ListTemplate`: a ``TGet`` per row, as
+        :meth:`get_op` builds them without ``before``), and kept for at most 256 column
+        lists; ``None`` when the message cannot be templated.
         """
-        key = (name, columns)
+        key = (name, columns, family_reads)
         if key in self._get_templates:
             return self._get_templates[key]
-        tcols = tcolumns(list(columns))
+        tcols, kept = self.read_columns(columns)
         template = ListTemplate.build(
             WireCodec(self.channel_class.service, protocol="binary", decode_response=False),
             "getMultiple",
-            lambda rows: (name, [TGet(row, tcols, None, None, 1) for row in rows]),
+            lambda rows: (name, [TGet(row, tcols, None, None, 1, kept) for row in rows]),
         )
         if len(self._get_templates) >= 256:
             self._get_templates.clear()
@@ -400,14 +427,16 @@ class Thrift2Backend(Thrift2Admin):
         if type(self).get is not Thrift2Backend.get:
             return None
         try:
-            tcols = tcolumns([require_bytes("columns", c, table=table) for c in columns])
+            tcols, kept = self.read_columns(
+                [require_bytes("columns", c, table=table) for c in columns]
+            )
         except IllegalArgumentError:
             return None
         trange = _time_range(None)
         server_name = self._data_name(table)
         send = self._prepared(
             "getMultiple",
-            lambda row: (server_name, [TGet(row, tcols, None, trange, 1)]),
+            lambda row: (server_name, [TGet(row, tcols, None, trange, 1, kept)]),
             STRING,
             retry=Retry.IDEMPOTENT,
             table=table,
@@ -487,6 +516,19 @@ class Thrift2Backend(Thrift2Admin):
         """
         scanner: ScannerIterator = self._open_scanner(table, scan, self.scan_table(table, scan))
         return scanner
+
+    def scan_read(self, table: str, scan: Scan) -> ReadPlan | None:
+        """The families a scan asks for and the columns its filter keeps (``None``: as named).
+
+        With :attr:`family_reads`, a scan of single columns and no filter of its own
+        reads their families through :func:`~hmodel.backend.family_read.exact_filter`.
+        A scan with a filter names its columns: its filter then sees only their cells,
+        as HBase applies it after the column selection.
+        """
+        if scan.filter is not None or not scan.columns or not self.family_reads:
+            return None
+        widened = family_read(list(scan.columns))
+        return None if widened is None else (widened.families, widened.keep)
 
     def scan_table(self, table: str, scan: Scan) -> bytes:
         """Check a scan's arguments (nothing is sent); the table name to send.

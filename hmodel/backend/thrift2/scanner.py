@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from hmodel.backend.argument import MAX_ROW_LENGTH
+from hmodel.backend.base import RowResult
+from hmodel.backend.family_read import exact_filter
 from hmodel.backend.op import Op, rpc
 from hmodel.backend.thrift2.channel import Retry
-from hmodel.backend.thrift2.idl import TScan, TTimeRange
+from hmodel.backend.thrift2.idl import TColumn, TScan, TTimeRange
 from hmodel.backend.thrift2.mutation import row_result, tcolumns
 from hmodel.backend.thrift_scanner import Rpc, ScannerEdge, ScannerState
 from hmodel.errors import BackendError, ConnectionLostError
@@ -66,17 +69,29 @@ class ScannerCore(ScannerState):
 
     row_result = staticmethod(row_result)
 
+    def kept_row(self, keep: frozenset[bytes]) -> Callable[[Any], RowResult | None]:
+        """:func:`row_result`: the server kept only ``keep`` (the scan's exact filter)."""
+        return row_result
+
     def _tscan(self) -> Any:
         scan = self._scan
         wanted = self._wanted()
-        tscan = TScan(
-            columns=tcolumns(scan.columns),
-            caching=wanted,
-            filterString=(
+        read = self._read
+        if read is not None and read[1] is not None:
+            # A family read (the backend's family_reads): the filter keeps the columns.
+            columns: list[Any] | None = [TColumn(family=family) for family in read[0]]
+            given: bytes | None = exact_filter(read[1])
+        else:
+            columns = tcolumns(scan.columns)
+            given = (
                 scan.filter.encode("utf-8", "surrogateescape")
                 if isinstance(scan.filter, str)
                 else scan.filter
-            ),
+            )
+        tscan = TScan(
+            columns=columns,
+            caching=wanted,
+            filterString=given,
             timeRange=None if scan.before is None else TTimeRange(minStamp=0, maxStamp=scan.before),
         )
         if scan.reverse:
