@@ -15,6 +15,10 @@ __all__ = ["BATCH_ROWS", "Clock", "ManualClock", "WriteStamps", "stamps_for", "s
 #: From how many rows :meth:`WriteStamps.next` remembers a write as one batch record.
 BATCH_ROWS = 32
 
+#: Records older than a second are swept at most this often (ms) while the rows
+#: remembered stay within ``max_rows``: a sweep per stamp cost a tenth of its time.
+SWEEP_MS = 50
+
 
 class Clock(Protocol):
     """A source of the current time as integer milliseconds since the Unix epoch (UTC)."""
@@ -147,9 +151,11 @@ class WriteStamps:
         self._rows_top = 0  # no per-row record is greater
         self._floor = 0  # the last stamp handed out without rows: every stamp exceeds it
         self._last = 0
+        self._sweep_at = 0  # the clock time of the next sweep of old records
         self._lock = threading.Lock()
 
     def _forget(self, now: int) -> None:
+        self._sweep_at = now + SWEEP_MS
         rows, batches = self._rows, self._batches
         horizon = now - 1000
         while batches and (len(rows) + self._batched > self.max_rows or batches[0][0] < horizon):
@@ -162,7 +168,10 @@ class WriteStamps:
         last = self._floor
         if self._rows_top >= now:  # else every per-row record is below the clock's time
             known = self._rows
-            last = max(last, max(map(known.get, keys, repeat(0)), default=0))
+            if len(keys) == 1:  # a write of one row: most writes
+                last = max(last, known.get(keys[0], 0))
+            else:
+                last = max(last, max(map(known.get, keys, repeat(0)), default=0))
         for record in reversed(self._batches):
             stamp = record[0]
             if stamp < now or stamp <= last:
@@ -198,12 +207,14 @@ class WriteStamps:
                 batches.append([final, tuple(keys), None])
                 self._batched += len(keys)
             else:
+                known = self._rows
                 for key in keys:
-                    self._rows[key] = final
-                    self._rows.move_to_end(key)
+                    known[key] = final
+                    known.move_to_end(key)
                 self._rows_top = max(self._rows_top, final)
             self._last = max(self._last, final)
-            self._forget(now)
+            if now >= self._sweep_at or len(self._rows) + self._batched > self.max_rows:
+                self._forget(now)
             return first
 
     def observe(self, timestamp: int, *, rows: Iterable[bytes] | None = None) -> None:

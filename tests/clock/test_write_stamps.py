@@ -13,7 +13,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hmodel.clock import BATCH_ROWS, WriteStamps
+from hmodel.clock import BATCH_ROWS, SWEEP_MS, WriteStamps
 
 ROWS = [b"r%02d" % i for i in range(BATCH_ROWS + 8)]
 
@@ -74,3 +74,23 @@ def test_a_batch_in_a_still_millisecond_is_stamped_after_the_one_before() -> Non
     assert stamps.next(rows=[batch[-1]]) == 1_000_001  # found in the batch record
     assert stamps.next(rows=ROWS[BATCH_ROWS:]) == 1_000_000  # other rows: the clock's time
     assert stamps.next(rows=batch) == 1_000_002
+
+
+def test_old_records_are_swept_within_sweep_ms_and_max_rows_always_holds() -> None:
+    """Sweeps are throttled to one per SWEEP_MS, never past the ``max_rows`` bound."""
+    clock = SteppingClock()
+    stamps = WriteStamps(clock, max_rows=5)
+    for i in range(50):
+        stamps.next(rows=[b"row%d" % i])
+        assert len(stamps._rows) <= 5  # the bound, at every write
+    clock.now += 1_001  # every record is over a second old now
+    stamps.next(rows=[b"fresh"])  # the sweep is due: SWEEP_MS passed since the last
+    assert list(stamps._rows) == [b"fresh"]
+    clock.now += 1_001
+    stamps.next(rows=[b"again"])
+    assert list(stamps._rows) == [b"again"]
+    clock.now += SWEEP_MS - 1  # within the period: old records may stay...
+    stamps.next(rows=[b"later"])
+    clock.now += 1_001
+    stamps.next(rows=[b"last"])  # ...until the next sweep
+    assert list(stamps._rows) == [b"last"]
