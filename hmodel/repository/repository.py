@@ -446,7 +446,12 @@ class Repository(RepositoryCore[M, Backend]):
             return False
         cells, families, puts = planned
         timestamp = self._write_stamp((row,), changes)
-        batch = make(self.table, timestamp, self.info.ttl_ms if puts else None, families)
+        ttl = self.info.ttl_ms if puts else None
+        if ttl is None:
+            write_row = getattr(self.backend, "write_row", None)  # Thrift1: no batch at all
+            if write_row is not None and write_row(self.table, row, cells, timestamp, families):
+                return True
+        batch = make(self.table, timestamp, ttl, families)
         if batch is None:
             return False
         batch.add_row(row, cells)

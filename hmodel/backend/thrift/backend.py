@@ -844,6 +844,44 @@ class ThriftBackend(ThriftBackendBase):
                 return
         run(self.write_rows_op(table, batch), self._rpc)
 
+    def write_row(
+        self,
+        table: str,
+        row: bytes,
+        cells: list[tuple[bytes, bytes | None]],
+        timestamp: int,
+        families: frozenset[bytes],
+    ) -> bool:
+        """Write one row's cells with no TTL directly; ``False``: nothing done, use a batch.
+
+        :meth:`write_rows` of a one-row batch (:meth:`row_batch` of ``timestamp``, no ttl,
+        ``families``; ``add_row(row, cells)``), without the batch: the same
+        ``mutateRowsTs`` message, written from the cells, and the same retries. A value
+        ``None`` deletes its column. ``False`` when the batch must be built: the compact
+        protocol, a subclass overriding :meth:`write_rows`, no cell, or puts and deletes
+        together (which ``mutate`` checks the families for) in a table whose families
+        are not cached or lack one of ``families``.
+        """
+        if not cells or not self.binary_requests or type(self).write_rows is not _WRITE_ROWS:
+            return False
+        server_name = self._data_name(table)
+        puts = deletes = False
+        for _, value in cells:
+            if value is None:
+                deletes = True
+            else:
+                puts = True
+        if puts and deletes:
+            known = self._families.get(server_name)
+            if known is None or not families.issubset(known):
+                return False
+        request = mutate_rows_ts(server_name, {row: cells}, timestamp, _NO_ATTRIBUTES)
+        self._rpc(
+            "mutateRowsTs", server_name, None, timestamp, _NO_ATTRIBUTES,
+            retry=Retry.IDEMPOTENT, table=table, request=request,
+        )  # fmt: skip
+        return True
+
     def write_rows_op(self, table: str, batch: RowBatch) -> Op[None]:
         """The operation of :meth:`write_rows` (sans-I/O: yields its calls)."""
         if not isinstance(batch, Thrift1RowBatch):
@@ -1069,3 +1107,10 @@ class ThriftBackend(ThriftBackendBase):
         super().close()
         if self._admin is not None and self._owns_admin:
             self._admin.close()
+
+
+#: The write of row batches :meth:`ThriftBackend.write_row` stands for.
+_WRITE_ROWS = ThriftBackend.write_rows
+
+#: The attributes of a call with no TTL (never changed).
+_NO_ATTRIBUTES: dict[bytes, bytes] = {}
