@@ -10,7 +10,15 @@ from collections.abc import Iterable, Sequence
 from itertools import repeat
 from typing import Any, Protocol
 
-__all__ = ["BATCH_ROWS", "Clock", "ManualClock", "WriteStamps", "stamps_for", "system_clock"]
+__all__ = [
+    "BATCH_ROWS",
+    "SWEEP_MS",
+    "Clock",
+    "ManualClock",
+    "WriteStamps",
+    "stamps_for",
+    "system_clock",
+]
 
 #: From how many rows :meth:`WriteStamps.next` remembers a write as one batch record.
 BATCH_ROWS = 32
