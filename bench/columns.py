@@ -3,7 +3,8 @@
 What ``family_reads`` (docs/thrift.md, "Reads of single columns") buys: the same reads
 of single ``family:qualifier`` columns sent by one backend with the columns named
 (``family_reads=False``) and by another as family reads (the default: Thrift1 keeps the
-columns in the client, Thrift2 sends a filter passing exactly them), against the kit's
+columns in the client; Thrift2 scans send a filter passing exactly them, and its gets
+name the columns either way, so its ``get_many`` pair is a control), against the kit's
 real HBase when one is at hand (``bench/servers.py``), else the fake server, whose
 engine reads both alike. The time is mostly the server's: HBase's explicit column
 tracker seeks from each named column to the next.

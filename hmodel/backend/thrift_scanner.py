@@ -15,8 +15,9 @@ from hmodel.backend.scan_batch import take_batch
 
 __all__ = ["ReadPlan", "Rpc", "ScannerEdge", "ScannerState"]
 
-#: The columns a scan sends and the columns it keeps of what comes back (``None``: all);
-#: the backend's choice (Thrift1's ``family_reads``).
+#: The families a scan sends instead of its columns, and the columns it returns
+#: (``None``: as named); the backend's choice (``family_reads``): Thrift1's scanner keeps
+#: them in the client, Thrift2's sends a filter passing exactly them.
 ReadPlan = tuple[list[bytes], frozenset[bytes] | None]
 
 _E = TypeVar("_E", bound="ScannerEdge")

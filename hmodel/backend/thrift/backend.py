@@ -171,7 +171,8 @@ class ThriftBackend(ThriftBackendBase):
             time per row (``docs/thrift.md``). The results are the same; the family's
             other cells cross the wire and are dropped. ``False``: name the columns, for
             families holding many cells the reads do not want. Readable and settable
-            as the attribute of the same name.
+            as the attribute of the same name; a one-row reader :meth:`prepare_get`
+            made earlier keeps the setting it was made with (the same results).
 
     Raises:
         ConnectionLostError: ``autoconnect`` and the server cannot be reached.
@@ -550,15 +551,16 @@ class ThriftBackend(ThriftBackendBase):
         with its list, per setting of :attr:`family_reads`); the list is only ever sent,
         never changed.
         """
+        widen = bool(self.family_reads)
         known = self._read_lists.get(id(columns))
-        if known is not None and known[0] is columns and known[1][2] is self.family_reads:
+        if known is not None and known[0] is columns and known[1][2] == widen:
             return known[1]
         checked = require_each("columns", columns, table=table)
-        widened = family_read(checked) if self.family_reads else None
+        widened = family_read(checked) if widen else None
         wanted: _ReadList = (
-            (read_columns(checked), None, self.family_reads)
+            (read_columns(checked), None, widen)
             if widened is None
-            else (widened.families, widened.keep, True)
+            else (widened.families, widened.keep, widen)
         )
         if (
             type(columns) is tuple

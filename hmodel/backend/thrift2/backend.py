@@ -29,7 +29,7 @@ from hmodel.backend.base import (
     wire_cell,
 )
 from hmodel.backend.endpoint import HTTPOption, TLSOption
-from hmodel.backend.family_read import exact_filter, family_read
+from hmodel.backend.family_read import family_read
 from hmodel.backend.op import Call, Op, rpc, run
 from hmodel.backend.sasl import Sasl
 from hmodel.backend.template import I64, STRING, ListTemplate
@@ -145,13 +145,14 @@ class Thrift2Backend(Thrift2Admin):
             :class:`~hmodel.backend.sasl.Kerberos` (GSSAPI) or
             :class:`~hmodel.backend.sasl.Plain`; buffered transport only. ``None`` (the
             default): no authentication.
-        family_reads: Send a read of ``family:qualifier`` columns (:meth:`get`,
-            :meth:`scan` without a filter) as a read of their families with a filter
-            passing exactly those columns (:func:`~hmodel.backend.family_read.exact_filter`):
-            HBase reads a family without seeking from column to column
-            (``docs/thrift.md``). The server still drops the other cells, so the results
-            and the bytes on the wire back are the same. ``False``: name the columns.
-            Readable and settable as the attribute of the same name.
+        family_reads: Send a :meth:`scan` of ``family:qualifier`` columns without a
+            filter as a scan of their families with a filter passing exactly those
+            columns (:func:`~hmodel.backend.family_read.exact_filter`): HBase reads a
+            family without seeking from column to column (``docs/thrift.md``). The
+            server still drops the other cells, so the results and the replies are
+            the same. ``False``: name the columns. :meth:`get` names them either way:
+            HBase parses a get's filter once per ``TGet``, which cost more than the
+            seeks it saves. Readable and settable as the attribute of the same name.
 
     Raises:
         ConnectionLostError: ``autoconnect`` and the server cannot be reached.
@@ -222,9 +223,8 @@ class Thrift2Backend(Thrift2Admin):
     ) -> None:
         self.family_reads = family_reads
         self._families: dict[str, tuple[bytes, ...]] = {}
-        #: ``getMultiple`` templates by (server table name, columns, family reads); see
-        #: _gets_template.
-        self._get_templates: dict[tuple[bytes, tuple[bytes, ...], bool], ListTemplate | None] = {}
+        #: ``getMultiple`` templates by (server table name, columns); see _gets_template.
+        self._get_templates: dict[tuple[bytes, tuple[bytes, ...]], ListTemplate | None] = {}
         super().__init__(
             host,
             port,
@@ -354,7 +354,7 @@ class Thrift2Backend(Thrift2Admin):
         name = self._data_name(table)
         request = None
         if self.binary_requests and checked_before is None and plain:
-            template = self._gets_template(name, tuple(wanted), self.family_reads)
+            template = self._gets_template(name, tuple(wanted))
             if template is not None:
                 request = template.fill(keys)  # the message from the rows: no TGet per row
         if request is not None:
@@ -362,11 +362,11 @@ class Thrift2Backend(Thrift2Admin):
                 "getMultiple", name, None, retry=Retry.IDEMPOTENT, table=table, request=request
             )
         else:
-            tcols, kept = self.read_columns(wanted)
+            tcols = tcolumns(wanted)
             trange = _time_range(checked_before)
-            # TGet(row, columns, timestamp, timeRange, maxVersions, filterString):
-            # positional, as it is one struct per row asked for.
-            tgets = [TGet(key, tcols, None, trange, 1, kept) for key in keys]
+            # TGet(row, columns, timestamp, timeRange, maxVersions): positional, as it is
+            # one struct per row asked for.
+            tgets = [TGet(key, tcols, None, trange, 1) for key in keys]
             results = yield rpc("getMultiple", name, tgets, retry=Retry.IDEMPOTENT, table=table)
         found = []
         for tresult in results:
@@ -376,36 +376,21 @@ class Thrift2Backend(Thrift2Admin):
                     found.append(result)
         return found
 
-    def read_columns(self, columns: Sequence[bytes]) -> tuple[list[Any] | None, bytes | None]:
-        """The ``TColumn`` list and the filter string of a read of checked ``columns``.
-
-        With :attr:`family_reads`, single columns are read as their families through
-        :func:`~hmodel.backend.family_read.exact_filter`; otherwise (or for a list that
-        names a whole family) the columns are listed (:func:`tcolumns`) with no filter.
-        """
-        widened = family_read(columns) if self.family_reads else None
-        if widened is None:
-            return tcolumns(columns), None
-        return [TColumn(family=f) for f in widened.families], exact_filter(widened.keep)
-
-    def _gets_template(
-        self, name: bytes, columns: tuple[bytes, ...], family_reads: bool
-    ) -> ListTemplate | None:
+    def _gets_template(self, name: bytes, columns: tuple[bytes, ...]) -> ListTemplate | None:
         """The ``getMultiple`` message of ``name``'s rows with these columns, as a template.
 
-        Built once per table, column list and setting of :attr:`family_reads`
-        (:class:`~hmodel.backend.template.ListTemplate`: a ``TGet`` per row, as
-        :meth:`get_op` builds them without ``before``), and kept for at most 256 column
-        lists; ``None`` when the message cannot be templated.
+        Built once per table and column list (:class:`~hmodel.backend.template.ListTemplate`:
+        a ``TGet`` per row, as :meth:`get_op` builds them without ``before``), and kept for
+        at most 256 column lists; ``None`` when the message cannot be templated.
         """
-        key = (name, columns, family_reads)
+        key = (name, columns)
         if key in self._get_templates:
             return self._get_templates[key]
-        tcols, kept = self.read_columns(columns)
+        tcols = tcolumns(list(columns))
         template = ListTemplate.build(
             WireCodec(self.channel_class.service, protocol="binary", decode_response=False),
             "getMultiple",
-            lambda rows: (name, [TGet(row, tcols, None, None, 1, kept) for row in rows]),
+            lambda rows: (name, [TGet(row, tcols, None, None, 1) for row in rows]),
         )
         if len(self._get_templates) >= 256:
             self._get_templates.clear()
@@ -427,16 +412,14 @@ class Thrift2Backend(Thrift2Admin):
         if type(self).get is not Thrift2Backend.get:
             return None
         try:
-            tcols, kept = self.read_columns(
-                [require_bytes("columns", c, table=table) for c in columns]
-            )
+            tcols = tcolumns([require_bytes("columns", c, table=table) for c in columns])
         except IllegalArgumentError:
             return None
         trange = _time_range(None)
         server_name = self._data_name(table)
         send = self._prepared(
             "getMultiple",
-            lambda row: (server_name, [TGet(row, tcols, None, trange, 1, kept)]),
+            lambda row: (server_name, [TGet(row, tcols, None, trange, 1)]),
             STRING,
             retry=Retry.IDEMPOTENT,
             table=table,

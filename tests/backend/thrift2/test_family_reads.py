@@ -1,4 +1,4 @@
-"""Thrift2 reads of single columns sent as family reads with an exact filter.
+"""Thrift2 scans of single columns sent as family scans with an exact filter.
 
 tests/contract/test_column_reads.py holds the results to the contract on every target
 (the real HBase's Thrift2 server included); these tests pin what is sent.
@@ -86,26 +86,14 @@ def test_the_exact_filter_keeps_exactly_the_columns_on_the_engine(
     assert filtered == named
 
 
-def test_read_columns_widens_single_columns_only(thrift2: Thrift2Backend) -> None:
-    columns, kept = thrift2.read_columns([b"f:a", b"g:a"])
-    assert columns == [TColumn(family=b"f"), TColumn(family=b"g")]
-    assert kept == exact_filter(frozenset({b"f:a", b"g:a"}))
-    assert thrift2.read_columns([b"f:a", b"g"])[1] is None  # a whole family: as named
-    thrift2.family_reads = False
-    columns, kept = thrift2.read_columns([b"f:a"])
-    assert (columns, kept) == ([TColumn(family=b"f", qualifier=b"a")], None)
-
-
-def test_a_get_sends_families_and_the_filter(thrift2: Thrift2Backend, filled: str) -> None:
-    """With ``before`` (no template) the ``TGet`` structs are visible: families, filter."""
+def test_a_get_names_its_columns(thrift2: Thrift2Backend, filled: str) -> None:
+    """HBase parses a ``TGet``'s filter once per row, so gets never widen (docs/thrift.md)."""
     recording = _Recording(thrift2)
     results = thrift2.get(filled, [b"r1", b"r2"], columns=(b"f:b",), before=100)
     [(_, (_, tgets), _)] = recording.calls
-    assert [t.columns for t in tgets] == [[TColumn(family=b"f")]] * 2
-    assert {t.filterString for t in tgets} == {exact_filter(frozenset({b"f:b"}))}
+    assert [t.columns for t in tgets] == [[TColumn(family=b"f", qualifier=b"b")]] * 2
+    assert {t.filterString for t in tgets} == {None}
     assert [(r.row, list(r.cells)) for r in results] == [(b"r1", [b"f:b"])]
-    # the templated getMultiple (no before) returns the same
-    assert thrift2.get(filled, [b"r1", b"r2"], columns=(b"f:b",)) == results
 
 
 def test_a_scan_sends_families_and_the_filter_unless_it_has_one(
@@ -143,7 +131,8 @@ def test_the_async_backend_shares_the_setting(server: FakeHBaseServer, filled: s
         backend = AsyncThrift2Backend(server.host, server.thrift2_port)
         try:
             assert backend.family_reads
-            first = await backend.get(filled, [b"r1", b"r2"], columns=(b"f:b",))
+            scanner = await backend.scan(filled, Scan(columns=(b"f:b",)))
+            first = [row async for row in scanner]
             backend.family_reads = False
             assert not backend._ops.family_reads
             scanner = await backend.scan(filled, Scan(columns=(b"f:b",)))
