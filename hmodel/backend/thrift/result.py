@@ -52,6 +52,16 @@ def row_result(tresult: Any) -> RowResult | None:
     return result
 
 
+class _Kept:
+    """A ``TRowResult``'s row with only the cells a family read keeps (rare: see below)."""
+
+    __slots__ = ("columns", "row")
+
+    def __init__(self, row: bytes, columns: dict[bytes, Any]) -> None:
+        self.row = row
+        self.columns = columns
+
+
 def kept_row_result(tresult: Any, keep: frozenset[bytes]) -> RowResult | None:
     """As :func:`row_result`, keeping only the cells of ``keep``'s columns.
 
@@ -61,16 +71,6 @@ def kept_row_result(tresult: Any, keep: frozenset[bytes]) -> RowResult | None:
     answers for a row none of whose named columns it holds.
     """
     columns: dict[bytes, Any] | None = tresult.columns
-    if not columns:
-        return None
-    if not columns.keys() <= keep:
-        columns = {column: c for column, c in columns.items() if column in keep}
-        if not columns:
-            return None
-    cells = _new(WireCells)
-    _set_wire(cells, columns)
-    _set_order(cells, None)
-    result = _new(RowResult)
-    _set_row(result, tresult.row)
-    _set_cells(result, cells)
-    return result
+    if columns and not columns.keys() <= keep:
+        tresult = _Kept(tresult.row, {c: cell for c, cell in columns.items() if c in keep})
+    return row_result(tresult)
