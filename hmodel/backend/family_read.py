@@ -42,7 +42,7 @@ class FamilyRead:
         families: The families to ask for (``b"f"``, no colon), each once, in the order
             of their first column.
         keep: The columns ``b"f:q"`` the read returns; every other cell of
-            ``families`` is dropped by the client.
+            ``families`` is dropped (by the client, or by the server's filter).
     """
 
     __slots__ = ("families", "keep")

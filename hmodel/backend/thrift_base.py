@@ -13,11 +13,12 @@ from thriftpy2.thrift import TApplicationException
 
 from hmodel.backend.base import Backend, Scan
 from hmodel.backend.endpoint import Endpoint, HTTPOption, TLSOption, as_http, as_tls
+from hmodel.backend.family_read import FamilyRead, family_read
 from hmodel.backend.pool import PooledChannel
 from hmodel.backend.retry import Retry
 from hmodel.backend.sasl import Sasl
 from hmodel.backend.template import MessageTemplate
-from hmodel.backend.thrift_scanner import ReadPlan, ScannerEdge
+from hmodel.backend.thrift_scanner import ScannerEdge
 from hmodel.errors import (
     BackendError,
     IllegalArgumentError,
@@ -58,6 +59,9 @@ class ThriftBackendBase(Backend):
     channel_class: ClassVar[type[PooledChannel]]
     #: The synchronous scanner of the protocol.
     scanner_class: ClassVar[type[ScannerEdge]]
+    #: Reads of single columns as reads of their families (each backend's constructor
+    #: sets it; see :mod:`hmodel.backend.family_read`).
+    family_reads: bool
     #: The class name ``repr`` shows (the public class's, also for a subclass of it).
     display_name: ClassVar[str]
     #: The protocol the backend speaks, and the other one, for a wrong port's message.
@@ -447,13 +451,19 @@ class ThriftBackendBase(Backend):
             read=self.scan_read(table, scan),
         )
 
-    def scan_read(self, table: str, scan: Scan) -> ReadPlan | None:
-        """The columns ``scan`` sends and keeps; ``None`` (here): its columns as they are.
+    def scan_read(self, table: str, scan: Scan) -> FamilyRead | None:
+        """The families ``scan`` sends instead of its columns; ``None``: as named.
 
-        A protocol whose backend sends other columns than the scan names (Thrift1's
-        ``family_reads``) overrides it; both edges' scanners take it.
+        With :attr:`family_reads`, a scan of single columns and no filter of its own
+        reads their families (:func:`~hmodel.backend.family_read.family_read`):
+        Thrift1's scanner keeps the columns in the client, Thrift2's sends
+        :func:`~hmodel.backend.family_read.exact_filter`. A scan with a filter names its
+        columns: its filter then sees only their cells, as HBase applies it after the
+        column selection. Both edges' scanners take it.
         """
-        return None
+        if scan.filter is not None or not scan.columns or not self.family_reads:
+            return None
+        return family_read(list(scan.columns))
 
     def close(self) -> None:
         """Close every pooled connection; the backend is unusable afterwards."""

@@ -9,16 +9,12 @@ from collections.abc import Callable, Iterator
 from typing import Any, ClassVar, Protocol, TypeVar
 
 from hmodel.backend.base import RowResult, Scan
+from hmodel.backend.family_read import FamilyRead
 from hmodel.backend.op import Op, run
 from hmodel.backend.retry import Retry
 from hmodel.backend.scan_batch import take_batch
 
-__all__ = ["ReadPlan", "Rpc", "ScannerEdge", "ScannerState"]
-
-#: The families a scan sends instead of its columns, and the columns it returns
-#: (``None``: as named); the backend's choice (``family_reads``): Thrift1's scanner keeps
-#: them in the client, Thrift2's sends a filter passing exactly them.
-ReadPlan = tuple[list[bytes], frozenset[bytes] | None]
+__all__ = ["Rpc", "ScannerEdge", "ScannerState"]
 
 _E = TypeVar("_E", bound="ScannerEdge")
 
@@ -54,7 +50,7 @@ class ScannerState:
         server_table: bytes,
         scan: Scan,
         retries: int,
-        read: ReadPlan | None = None,
+        read: FamilyRead | None = None,
     ) -> None:
         self._table = table
         self._server_table = server_table
@@ -67,10 +63,11 @@ class ScannerState:
         self._upper = scan.stop  # exclusive; b"": unbounded
         self._scanner: int | None = None
         self._finished = scan.limit == 0
-        #: The columns sent and the columns kept (``None``: as ``scan.columns``).
+        #: The families sent instead of the columns, and the columns returned (the
+        #: backend's ``family_reads``: Thrift1 keeps them in the client, Thrift2 sends a
+        #: filter passing exactly them); ``None``: ``scan.columns`` as named.
         self._read = read
-        keep = None if read is None else read[1]
-        self._row_of = self.row_result if keep is None else self.kept_row(keep)
+        self._row_of = self.row_result if read is None else self.kept_row(read.keep)
 
     @staticmethod
     def row_result(tresult: Any) -> RowResult | None:
@@ -160,7 +157,7 @@ class ScannerEdge(ScannerState, Iterator[RowResult]):
         retries: int,
         busy_here: Callable[[], bool],
         defer_close: Callable[[int], None],
-        read: ReadPlan | None = None,
+        read: FamilyRead | None = None,
     ) -> None:
         super().__init__(
             table=table, server_table=server_table, scan=scan, retries=retries, read=read

@@ -60,7 +60,6 @@ from hmodel.backend.thrift.request import mutate_rows_ts
 from hmodel.backend.thrift.result import cell, in_column_order, kept_row_result, row_result
 from hmodel.backend.thrift.scanner import ScannerIterator, close_scanner
 from hmodel.backend.thrift_base import ThriftBackendBase
-from hmodel.backend.thrift_scanner import ReadPlan
 from hmodel.errors import (
     BackendError,
     ColumnFamilyNotFoundError,
@@ -569,18 +568,6 @@ class ThriftBackend(ThriftBackendBase):
         ):
             self._read_lists[id(columns)] = (columns, wanted)
         return wanted
-
-    def scan_read(self, table: str, scan: Scan) -> ReadPlan | None:
-        """The columns a scan sends and keeps (``None``: its columns as they are).
-
-        With :attr:`family_reads`, a scan of single columns and no filter asks for their
-        families (:meth:`_read_columns`). A scan with a filter names its columns: its
-        filter then sees only their cells, as HBase applies it after the selection.
-        """
-        if scan.filter is not None or not scan.columns or not self.family_reads:
-            return None
-        sent, keep, _ = self._read_columns(scan.columns, table)
-        return None if keep is None else (sent, keep)
 
     def get(
         self,

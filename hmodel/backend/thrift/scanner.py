@@ -100,7 +100,9 @@ class ScannerCore(ScannerState):
             scan.batch_size if self._remaining is None else min(scan.batch_size, self._remaining)
         )
         tscan = TScan(
-            columns=(read_columns(list(scan.columns)) if self._read is None else self._read[0])
+            columns=(
+                read_columns(list(scan.columns)) if self._read is None else self._read.families
+            )
             or None,
             caching=caching,
             # surrogateescape: lone surrogates stand for raw bytes, as the engine reads them

@@ -29,7 +29,6 @@ from hmodel.backend.base import (
     wire_cell,
 )
 from hmodel.backend.endpoint import HTTPOption, TLSOption
-from hmodel.backend.family_read import family_read
 from hmodel.backend.op import Call, Op, rpc, run
 from hmodel.backend.sasl import Sasl
 from hmodel.backend.template import I64, STRING, ListTemplate
@@ -61,7 +60,6 @@ from hmodel.backend.thrift2.mutation import (
 )
 from hmodel.backend.thrift2.request import delete_multiple, mutate_row, put_multiple
 from hmodel.backend.thrift2.scanner import ScannerIterator
-from hmodel.backend.thrift_scanner import ReadPlan
 from hmodel.backend.wire import WireCodec
 from hmodel.errors import (
     BackendError,
@@ -499,19 +497,6 @@ class Thrift2Backend(Thrift2Admin):
         """
         scanner: ScannerIterator = self._open_scanner(table, scan, self.scan_table(table, scan))
         return scanner
-
-    def scan_read(self, table: str, scan: Scan) -> ReadPlan | None:
-        """The families a scan asks for and the columns its filter keeps (``None``: as named).
-
-        With :attr:`family_reads`, a scan of single columns and no filter of its own
-        reads their families through :func:`~hmodel.backend.family_read.exact_filter`.
-        A scan with a filter names its columns: its filter then sees only their cells,
-        as HBase applies it after the column selection.
-        """
-        if scan.filter is not None or not scan.columns or not self.family_reads:
-            return None
-        widened = family_read(list(scan.columns))
-        return None if widened is None else (widened.families, widened.keep)
 
     def scan_table(self, table: str, scan: Scan) -> bytes:
         """Check a scan's arguments (nothing is sent); the table name to send.

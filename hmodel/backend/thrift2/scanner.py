@@ -77,10 +77,10 @@ class ScannerCore(ScannerState):
         scan = self._scan
         wanted = self._wanted()
         read = self._read
-        if read is not None and read[1] is not None:
+        if read is not None:
             # A family read (the backend's family_reads): the filter keeps the columns.
-            columns: list[Any] | None = [TColumn(family=family) for family in read[0]]
-            given: bytes | None = exact_filter(read[1])
+            columns: list[Any] | None = [TColumn(family=family) for family in read.families]
+            given: bytes | None = exact_filter(read.keep)
         else:
             columns = tcolumns(scan.columns)
             given = (
