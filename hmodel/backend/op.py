@@ -14,9 +14,11 @@ A *stream* operation also yields the items it produces, anything that is not a
 :class:`Request`; :func:`iterate` and :func:`aiterate` turn one into an iterator or an
 async iterator. Scans are read through three requests: :class:`OpenScan` gives a
 handle, :class:`ScanNext` the handle's next rows (``[]`` when none are left) and
-:class:`CloseScan` releases it. A driver closes every scan an operation left open when
-the operation ends, however it ends (an exception, ``close()``, a cancelled task), so an
-operation never has to yield while being closed.
+:class:`CloseScan` releases it. :class:`Pause` waits (``time.sleep`` or
+``asyncio.sleep``): a retry that found another writer mid-way backs off through it. A
+driver closes every scan an operation left open when the operation ends, however it
+ends (an exception, ``close()``, a cancelled task), so an operation never has to yield
+while being closed.
 
 Both drivers are the only per-edge code; everything an operation decides is decided once.
 
@@ -32,7 +34,10 @@ Both drivers are the only per-edge code; everything an operation decides is deci
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Generator, Iterable, Iterator, Mapping
+import asyncio
+import random
+import time
+from collections.abc import AsyncIterator, Callable, Generator, Iterable, Iterator, Mapping
 from itertools import islice
 from typing import Any, TypeVar
 
@@ -42,14 +47,18 @@ from hmodel.errors import TableExistsError
 from hmodel.schema import Table
 
 __all__ = [
+    "BACKOFF_CAP_MS",
+    "BACKOFF_FIRST_MS",
     "Call",
     "CloseScan",
     "Op",
     "OpenScan",
+    "Pause",
     "Request",
     "ScanNext",
     "aiterate",
     "arun",
+    "backoff_op",
     "create_tables_op",
     "iterate",
     "rpc",
@@ -128,6 +137,43 @@ class CloseScan(Request):
     handle: Any
 
 
+@attrs.frozen(weakref_slot=False)
+class Pause(Request):
+    """Wait ``seconds`` before the next request; the operation receives ``None``.
+
+    The synchronous drivers sleep (``time.sleep``: the thread waits, other threads run),
+    the asyncio ones ``await asyncio.sleep`` (other tasks run). A retry against another
+    writer's work in progress yields one (see :func:`backoff_op`), so the other writer
+    gets the time to finish instead of the retries running out while it does.
+    """
+
+    seconds: float
+
+
+#: The first pause of :func:`backoff_op`, in milliseconds.
+BACKOFF_FIRST_MS = 1.0
+#: The longest pause of :func:`backoff_op`, in milliseconds.
+BACKOFF_CAP_MS = 100.0
+
+
+def backoff_op(attempt: int, *, jitter: Callable[[], float] = random.random) -> Op[None]:
+    """Pause before retry ``attempt`` (0: the first try, no pause), jittered exponentially.
+
+    Retry ``n`` (``n >= 1``) waits ``min(BACKOFF_CAP_MS, BACKOFF_FIRST_MS * 2 ** (n - 1))``
+    milliseconds times a factor in ``[0.5, 1.0)`` (``0.5 + jitter() / 2``), so two
+    writers that collided do not retry in step. Twenty attempts wait at most about
+    1.3 s in all (at least 0.66 s).
+
+    Args:
+        attempt: How many tries came before this one.
+        jitter: A source of floats in ``[0, 1)`` (inject a constant in tests).
+    """
+    if attempt <= 0:
+        return
+    ms = min(BACKOFF_CAP_MS, BACKOFF_FIRST_MS * 2.0 ** min(attempt - 1, 32))
+    yield Pause(ms * (0.5 + jitter() / 2) / 1000.0)
+
+
 #: An operation: yields requests, receives their results, returns ``T``.
 Op = Generator[Any, Any, T]
 
@@ -172,6 +218,9 @@ def _perform(request: Any, target: Any, scans: dict[int, Any]) -> Any:
         scans.pop(id(request.handle), None)
         _close_sync(request.handle)
         return None
+    if kind is Pause:
+        time.sleep(request.seconds)
+        return None
     raise TypeError(f"an operation yielded {request!r}, which is no request")
 
 
@@ -196,6 +245,9 @@ async def _aperform(request: Any, target: Any, scans: dict[int, Any]) -> Any:
     if kind is CloseScan:
         scans.pop(id(request.handle), None)
         await _close_async(request.handle)
+        return None
+    if kind is Pause:
+        await asyncio.sleep(request.seconds)
         return None
     raise TypeError(f"an operation yielded {request!r}, which is no request")
 

@@ -8,7 +8,7 @@ from typing import Any, Generic, TypeVar
 import attrs
 
 from hmodel.backend.base import Delete, Mutation, Put, RowResult
-from hmodel.backend.op import Call, Op, iterate, run
+from hmodel.backend.op import Call, Op, backoff_op, iterate, run
 from hmodel.errors import ConflictError, DeclarationError, ValidationError
 from hmodel.patterns.guard import Outcome, RowGuard
 from hmodel.patterns.storelike import END, StoreLike, pull
@@ -352,9 +352,15 @@ class CopyCore(Generic[S, T]):
         )
 
     def _rewrite_locked_op(self, copy: T, version: _Version) -> Op[Outcome]:
-        """One copy of a versioned target, through its repository's checked save."""
+        """One copy of a versioned target, through its repository's checked save.
+
+        A save refused (``ConflictError``: the copy changed, or over Thrift1 another
+        writer's save of it is in progress within its lease) pauses (:func:`backoff_op`,
+        jittered, at most ``BACKOFF_CAP_MS``), reads the copy again and retries, up to
+        ``ATTEMPTS`` times: the other writer's claim, write and commit get time to land.
+        """
         current: T | None = copy
-        for _ in range(ATTEMPTS):
+        for attempt in range(ATTEMPTS):
             if current is None:
                 return Outcome.GONE
             wanted = version.values
@@ -364,7 +370,8 @@ class CopyCore(Generic[S, T]):
                 setattr(current, name, value)
             try:
                 yield from self.target._save_op(current, ttl=None, write_stamp=None)
-            except ConflictError:
+            except ConflictError:  # changed, or another save in progress: wait, read again
+                yield from backoff_op(attempt + 1)
                 key = self.target.mapper.key_values(current)
                 current = yield from self.target._get_op(
                     required=False, fields=None, as_of=None, key=key

@@ -8,7 +8,7 @@ from typing import Any, Generic, TypeVar
 import attrs
 
 from hmodel.backend.base import Mutation, RowResult
-from hmodel.backend.op import Call, Op, run
+from hmodel.backend.op import Call, Op, backoff_op, run
 from hmodel.codecs import Raw
 from hmodel.errors import ConflictError, DeclarationError, NotFoundError, ValidationError
 from hmodel.patterns.guard import Outcome, RowGuard
@@ -220,7 +220,8 @@ class RelationCore(Generic[L, R]):
     ) -> Op[Outcome]:
         """Change a locked side's map through its repository's checked save."""
         key = side.key(ident)
-        for _ in range(ATTEMPTS):
+        for attempt in range(ATTEMPTS):
+            yield from backoff_op(attempt)  # after a conflict: another save may be in progress
             current = yield from side.repository._get_op(
                 required=False, fields=None, as_of=None, key=key
             )

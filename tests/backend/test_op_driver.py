@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from hmodel.backend.op import Call, CloseScan, Op, OpenScan, ScanNext, run
+from hmodel.backend.op import (
+    BACKOFF_CAP_MS,
+    Call,
+    CloseScan,
+    Op,
+    OpenScan,
+    Pause,
+    ScanNext,
+    aiterate,
+    arun,
+    backoff_op,
+    iterate,
+    run,
+)
 
 
 class _Scanner:
@@ -125,3 +140,68 @@ def test_a_call_compares_by_value_and_shows_its_parts() -> None:
     assert Call("get", (b"r",)) != Call("get", (b"s",))
     assert Call("get") != ("get", (), {})
     assert repr(Call("get", (b"r",))) == "Call(method='get', args=(b'r',), kwargs={})"
+
+
+def _pausing() -> Op[str]:
+    first = yield Pause(0.02)
+    return f"resumed with {first!r}"
+
+
+def test_a_pause_sleeps_in_the_sync_driver_and_sends_none_back() -> None:
+    started = time.monotonic()
+    assert run(_pausing(), _Target()) == "resumed with None"
+    assert time.monotonic() - started >= 0.02
+
+
+def test_a_pause_is_awaited_by_the_async_driver_and_lets_other_tasks_run() -> None:
+    ran: list[str] = []
+
+    async def other() -> None:
+        ran.append("other")
+
+    async def both() -> str:
+        task = asyncio.ensure_future(other())
+        got = await arun(_pausing(), _Target())
+        await task
+        ran.append("op")
+        return got
+
+    assert asyncio.run(both()) == "resumed with None"
+    assert ran == ["other", "op"]  # the other task ran while the operation paused
+
+
+def test_stream_drivers_perform_pauses_between_items() -> None:
+    def stream() -> Op[None]:
+        yield "a"
+        yield Pause(0.0)
+        yield "b"
+
+    async def items() -> list[Any]:
+        return [item async for item in aiterate(stream(), _Target())]
+
+    assert list(iterate(stream(), _Target())) == ["a", "b"]
+    assert asyncio.run(items()) == ["a", "b"]
+
+
+def _pauses(attempt: int, jitter: float) -> list[float]:
+    op = backoff_op(attempt, jitter=lambda: jitter)
+    return [request.seconds for request in op]
+
+
+def test_the_first_try_does_not_pause() -> None:
+    assert _pauses(0, 0.5) == []
+    assert _pauses(-1, 0.5) == []
+
+
+def test_backoff_doubles_from_one_millisecond_to_its_cap_with_jitter_in_half_to_one() -> None:
+    assert _pauses(1, 1.0) == [0.001]
+    assert _pauses(1, 0.0) == [0.0005]
+    assert _pauses(3, 1.0) == [0.004]
+    assert _pauses(7, 1.0) == [0.064]
+    assert _pauses(8, 1.0) == [BACKOFF_CAP_MS / 1000]
+    assert _pauses(10_000, 0.0) == [BACKOFF_CAP_MS / 2000]  # no overflow far out
+
+
+def test_twenty_attempts_wait_under_a_second_in_all() -> None:
+    total = sum(sum(_pauses(n, 1.0)) for n in range(20))
+    assert 1.2 < total < 1.35

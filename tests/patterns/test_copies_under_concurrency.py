@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from typing import Any
 
 import pytest
@@ -244,4 +246,44 @@ def test_a_versioned_target_is_rewritten_through_its_lock(backend: Backend) -> N
     stale.item = "cup"
     with pytest.raises(ConflictError):
         targets.save(stale)  # a target save holding the old city cannot revert it
+    assert copy.verify_targets() == []
+
+
+def test_a_versioned_copy_waits_for_another_save_in_progress_R3(backend: Backend) -> None:
+    """Over Thrift1 a copy held by another writer's claim is retried after a pause.
+
+    The other writer claims line 0, then stalls 300 ms before its data write (a loaded
+    server, a slow WAL sync); the sync meets the claim within its lease (the clocks
+    are manual: the lease never runs out). Retries without a pause would all be spent
+    in a few milliseconds and give up with ``ConflictError``; backed off
+    (``backoff_op``), they outlast the other save and rewrite the copy on top of it.
+    """
+    if "check_and_mutate" in backend.capabilities:
+        pytest.skip("an atomic save has no claim in progress to wait for")
+    _, store, _ = _setup(backend, lines=0)
+    copy = _ship_to(store, LockedLine)
+    targets = store.repository(LockedLine)
+    targets.save(LockedLine(order_id="o1", ship=1, line=0, item="i", ship_city="Paris"))
+    slow = FaultyBackend(backend)
+    other = Repository(LockedLine, slow, clock=ManualClock(START))
+    claimed = threading.Event()
+
+    def stall(*_: object) -> None:
+        claimed.set()
+        time.sleep(0.3)
+
+    slow.on("mutate", nth=1, before=stall)
+    line = other.get(order_id="o1", ship=1, line=0, required=True)
+    assert line is not None
+    line.item = "tea"
+    writer = threading.Thread(target=other.save, args=(line,))
+    writer.start()
+    try:
+        assert claimed.wait(10)
+        report = copy.save(Shipping(order_id="o1", ship=1, city="Lyon"))
+    finally:
+        writer.join(10)
+    assert (report.examined, report.touched) == (1, 1)
+    got = [(x.item, x.ship_city) for x in targets.scan({"order_id": "o1"})]
+    assert got == [("tea", "Lyon")]
     assert copy.verify_targets() == []

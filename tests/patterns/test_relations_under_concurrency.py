@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 
 from hmodel import (
@@ -111,6 +114,48 @@ def test_a_locked_side_and_a_multi_field_key(backend: Backend) -> None:
         belongs.queue_link(unit, "g1", ("t", 7), "x")
     belongs.unlink("g1", ("t", 7))
     assert belongs.of_left("g1") == {} and belongs.of_right(("t", 7)) == {}
+
+
+def test_a_link_on_a_locked_side_waits_for_another_save_in_progress_R6(
+    backend: Backend,
+) -> None:
+    """Over Thrift1 a locked side held by another writer's claim is linked after a pause.
+
+    The other writer claims the group, then stalls 300 ms before its data write; the
+    link meets the claim within its lease (manual clocks: it never runs out) and backs
+    off (``backoff_op``) until the other save is done, then links on top of it.
+    """
+    if "check_and_mutate" in backend.capabilities:
+        pytest.skip("an atomic save has no claim in progress to wait for")
+    _, store = _store(backend)
+    groups_repo, members_repo = store.repository(Group), store.repository(Member)
+    groups_repo.save(Group(group_id="g1", title="chess", members={}))
+    members_repo.save(Member(tenant="t", number=7, name="Ann", groups={}))
+    belongs = Relation(store, Group, "members", Member, "groups")
+    slow = FaultyBackend(backend)
+    other = Repository(Group, slow, clock=ManualClock(START))
+    claimed = threading.Event()
+
+    def stall(*_: object) -> None:
+        claimed.set()
+        time.sleep(0.3)
+
+    slow.on("mutate", nth=1, before=stall)
+    group = other.get(group_id="g1", required=True)
+    assert group is not None
+    group.title = "go"
+    writer = threading.Thread(target=other.save, args=(group,))
+    writer.start()
+    try:
+        assert claimed.wait(10)
+        belongs.link("g1", ("t", 7), "admin")
+    finally:
+        writer.join(10)
+    got = groups_repo.get(group_id="g1", required=True)
+    assert got is not None and got.title == "go"  # the other save landed, then the link
+    assert belongs.of_left("g1") == {("t", 7): "admin"}
+    assert belongs.of_right(("t", 7)) == {"g1": "admin"}
+    assert belongs.verify() == []
 
 
 def test_a_multi_field_key_needs_bytes_entry_keys(backend: Backend) -> None:
