@@ -148,7 +148,7 @@ class AsyncRepository(RepositoryCore[M, AsyncBackend]):
             where=where,
             limit=limit,
         )
-        return aiterate(self._scan_op(q, on_error), self.backend)
+        return aiterate(self._scan_op(q, on_error, batched=True), self.backend)
 
     async def page(
         self,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
-from hmodel.backend.op import Op, Request
+from hmodel.backend.op import Items, Op, Request
 from hmodel.clock import WriteStamps
 from hmodel.repository.core import RepositoryCore
 
@@ -77,6 +77,8 @@ def pull(stream: Op[None]) -> Op[Any]:
             return END
         error = None
         if not isinstance(got, Request):
+            if type(got) is Items:
+                raise TypeError("a stream pulled item by item yielded Items (batched=True)")
             return got
         try:
             send = yield got

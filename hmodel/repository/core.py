@@ -27,7 +27,7 @@ from hmodel.backend.base import (
     family_of,
     newest_timestamp,
 )
-from hmodel.backend.op import Call, Op
+from hmodel.backend.op import Call, Items, Op
 from hmodel.clock import Clock, WriteStamps, stamps_for, system_clock
 from hmodel.errors import (
     DecodeError,
@@ -938,17 +938,26 @@ class RepositoryCore(Generic[M, B]):
             for name, column in columns.items()
         }
 
-    def _scan_op(self, query: Query, on_error: OnError) -> Op[None]:
+    def _scan_op(self, query: Query, on_error: OnError, *, batched: bool = False) -> Op[None]:
         """The stream operation of ``scan``: yields the models (see ``Repository.scan``).
 
-        The query is checked when this is called, before any request.
+        The query is checked when this is called, before any request. ``batched``: the
+        models come as :class:`~hmodel.backend.op.Items` (for the edges' drivers only).
         """
         check_on_error(on_error, self.table)
         self._projection(query.fields)
-        return self._scan_models(self._plan(query), query.limit, on_error, query.fields is not None)
+        return self._scan_models(
+            self._plan(query), query.limit, on_error, query.fields is not None, batched=batched
+        )
 
     def _scan_models(
-        self, plan: ScanPlan, limit: int | None, on_error: OnError, partial: bool
+        self,
+        plan: ScanPlan,
+        limit: int | None,
+        on_error: OnError,
+        partial: bool,
+        *,
+        batched: bool = False,
     ) -> Op[None]:
         with self._instrument.call("scan", always=True) as call:
             call.plan = plan.describe()
@@ -958,18 +967,22 @@ class RepositoryCore(Generic[M, B]):
             cursor = yield from open_rows(plan, batch_size=self._batch_size, expected=limit)
             fast, load = self._fast_rows, self._load_each
             while True:
-                rows = yield from cursor.batch()
-                if not rows:
+                results = yield from cursor.results()
+                if not results:
                     break
-                results = [pair[1] for pair in rows]
                 index, count = 0, len(results)
                 while index < count:
                     want = _CHUNK if limit is None else min(_CHUNK, limit - call.results)
                     end = min(count, index + want)
                     objs, index = fast(results, index, partial=partial, want=want)
-                    for obj in objs:
-                        call.results += 1
-                        yield obj
+                    if batched:
+                        if objs:
+                            call.results += len(objs)
+                            yield Items(objs)
+                    else:
+                        for obj in objs:
+                            call.results += 1
+                            yield obj
                     if index < end:  # a row the batch could not load: decode (or skip) it
                         one = load(results[index], on_error, partial=partial)
                         index += 1

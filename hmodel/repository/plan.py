@@ -137,23 +137,38 @@ class RowCursor:
         self._remaining = limit
 
     def batch(self) -> Generator[Any, Any, list[tuple[int, RowResult]]]:
-        """The next rows in key order (``[]``: the scans are exhausted or the limit reached).
+        """The next ``(span index, row)`` pairs in key order (``[]``: none left).
 
-        A single span's rows come a fetch at a time; several spans' are merged until one
-        span's fetched rows run out (the next batch fetches that span's next rows).
+        ``[]`` when the scans are exhausted or the limit is reached. A single span's
+        rows come a fetch at a time; several spans' are merged until one span's fetched
+        rows run out (the next batch fetches that span's next rows).
         """
+        single, taken = yield from self._take()
+        if single is not None:
+            taken = [(single, row) for row in taken]
+        return self._limited(taken)
+
+    def results(self) -> Generator[Any, Any, list[RowResult]]:
+        """As :meth:`batch`, the rows alone (a read that does not track its position)."""
+        single, taken = yield from self._take()
+        if single is None:
+            taken = [pair[1] for pair in taken]
+        return self._limited(taken)
+
+    def _take(self) -> Generator[Any, Any, tuple[int | None, list[Any]]]:
+        """``(span index, rows)`` of a single span, or ``(None, pairs)`` merged."""
         if self._remaining == 0 or not self._scans:
-            return []
-        taken: list[tuple[int, RowResult]]
+            return None, []
         if len(self._scans) == 1:
             index, handle, count = self._scans[0]
             rows = yield ScanNext(handle, count)
             if not rows:
                 self._scans = []
-                return []
-            taken = [(index, row) for row in rows]
-        else:
-            taken = yield from self._merged()
+                return None, []
+            return index, list(rows)
+        return None, (yield from self._merged())
+
+    def _limited(self, taken: list[Any]) -> list[Any]:
         if self._remaining is not None:
             del taken[self._remaining :]
             self._remaining -= len(taken)

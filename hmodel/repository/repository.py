@@ -243,7 +243,7 @@ class Repository(RepositoryCore[M, Backend]):
             where=where,
             limit=limit,
         )
-        return iterate(self._scan_op(q, on_error), self.backend)
+        return iterate(self._scan_op(q, on_error, batched=True), self.backend)
 
     def page(
         self,

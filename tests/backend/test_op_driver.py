@@ -13,6 +13,7 @@ from hmodel.backend.op import (
     BACKOFF_CAP_MS,
     Call,
     CloseScan,
+    Items,
     Op,
     OpenScan,
     Pause,
@@ -205,3 +206,31 @@ def test_backoff_doubles_from_one_millisecond_to_its_cap_with_jitter_in_half_to_
 def test_twenty_attempts_wait_under_a_second_in_all() -> None:
     total = sum(sum(_pauses(n, 1.0)) for n in range(20))
     assert 1.2 < total < 1.35
+
+
+def test_stream_drivers_hand_on_the_items_of_a_batch_one_by_one() -> None:
+    """A batch of items is given as its items; an item that is a list stays one item."""
+
+    def stream() -> Op[None]:
+        yield Items(["a", "b"])
+        yield Items()
+        yield Pause(0.0)
+        yield ["c", "d"]
+        yield Items([None])
+
+    async def items() -> list[Any]:
+        return [item async for item in aiterate(stream(), _Target())]
+
+    want = ["a", "b", ["c", "d"], None]
+    assert list(iterate(stream(), _Target())) == want
+    assert asyncio.run(items()) == want
+
+
+def test_a_stream_pulled_item_by_item_may_not_yield_a_batch() -> None:
+    from hmodel.patterns.storelike import pull
+
+    def stream() -> Op[None]:
+        yield Items(["a"])
+
+    with pytest.raises(TypeError, match="Items"):
+        run(pull(stream()), _Target())

@@ -18,12 +18,14 @@ import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hmodel import Family, Key, Salt, Str, Table, field, model
 from hmodel.backend.base import Backend, Put, RowResult
 from hmodel.backend.memory import MemoryBackend
+from hmodel.backend.op import iterate
 from hmodel.clock import ManualClock, WriteStamps
 from hmodel.errors import DecodeError
 from hmodel.repository import Repository
@@ -160,6 +162,37 @@ def test_batch_loading_is_row_by_row_loading_on_every_backend(backend: Backend) 
     kinds = ["good", "good", "corrupt", "good", "missing", "good", "good", "corrupt", "good"]
     rows = _fill(backend, repo, kinds * 2, tag)
     _same(backend, rows, tag)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "count"),
+    [
+        ({}, 210),
+        ({"limit": 65}, 65),
+        ({"limit": 1}, 1),
+        ({"reverse": True, "limit": 140}, 140),
+        ({"fields": ["price", "title"]}, 210),
+    ],
+)
+def test_a_scan_handed_out_in_batches_is_the_scan_handed_out_one_by_one(
+    kwargs: dict[str, Any], count: int
+) -> None:
+    """``Repository.scan`` streams a chunk of models at once (``Items``): no difference."""
+    backend = MemoryBackend()
+    repo = Repository(Item, backend)
+    repo.create_table()
+    rows = _fill(backend, repo, (["good"] * 70 + ["corrupt", "missing"]) * 3, "z")
+    reader, reference = (
+        Repository(Item, backend, stamps=WriteStamps(ManualClock(1))) for _ in "rw"
+    )
+    query = reference._query(None, None, **kwargs)
+    got, got_objs = _trace(reader, lambda report: reader.scan(on_error=report, **kwargs))
+    want, want_objs = _trace(
+        reference, lambda report: iterate(reference._scan_op(query, report), backend)
+    )
+    assert got == want
+    assert len(got_objs) == count
+    assert _state(reader, got_objs, rows) == _state(reference, want_objs, rows)
 
 
 def test_a_reader_who_stops_early_has_not_had_the_whole_fetch_loaded() -> None:
