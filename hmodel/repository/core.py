@@ -1072,12 +1072,10 @@ class RepositoryCore(Generic[M, B]):
                 while at < count:
                     end = min(count, at + _CHUNK)
                     objs, stop = self._fast_rows(results, at, partial=partial, want=_CHUNK)
-                    for (index, result), obj in zip(rows[at:stop], objs, strict=True):
-                        raw = pager.add(index, result, obj)
-                        if raw is not None:
-                            page = self._page_of(raw, errors, fingerprint, call)
-                            if page is not None:
-                                yield page
+                    for full in pager.add_decoded(rows[at:stop], objs):
+                        page = self._page_of(full, errors, fingerprint, call)
+                        if page is not None:
+                            yield page
                     if stop < end:  # a row the batch could not load: decode (or skip) it
                         raw = pager.add(*rows[stop])
                         stop += 1

@@ -76,6 +76,25 @@ class Pager(Generic[T]):
         self._last[index] = result.row
         return page
 
+    def add_decoded(
+        self, rows: Sequence[tuple[int, RowResult]], items: Sequence[Any]
+    ) -> list[RawPage[T]]:
+        """:meth:`add` of each ``(span index, row)`` of ``rows`` with its decoded item.
+
+        The pages completed, in order (usually none): the same pages, and the same state
+        after, as ``rows`` added one by one with their ``items`` (``None``: skipped).
+        """
+        pages: list[RawPage[T]] = []
+        size, last, mine = self._size, self._last, self._items
+        for (index, result), item in zip(rows, items, strict=True):
+            if item is not None:
+                if len(mine) == size:
+                    pages.append(RawPage(mine, _positions(self._start, last)))
+                    mine = self._items = []
+                mine.append(item)
+            last[index] = result.row
+        return pages
+
     def end(self) -> RawPage[T]:
         """The last page, once the stream is exhausted (``positions`` ``None``)."""
         return RawPage(self._items, None)
