@@ -21,7 +21,9 @@ class QueryEvent:
         plan: For scans, the plan's :meth:`~hmodel.repository.plan.ScanPlan.describe` text.
         round_trips: Requests the backend made for the call (its ``round_trips`` counter
             before and after; concurrent calls on one backend would be counted together).
-        results: Rows returned or mutations sent.
+        results: Rows returned or mutations sent. A scan counts its models as it hands
+            them out, a decoded chunk (at most 64) at a time: a scan left early counts
+            the models decoded ahead of its reader too.
         started_ns: When the call began, epoch nanoseconds (``time.time_ns``); 0 if unknown.
         duration_ns: How long it took, nanoseconds (a monotonic clock); 0 if unknown.
         error: The exception the call raised; ``None`` when it returned.
