@@ -13,6 +13,7 @@ makes them raise, and the mapper's full path, which words every error, runs inst
 
 from __future__ import annotations
 
+import keyword
 import operator
 import struct
 import types
@@ -28,6 +29,7 @@ from hmodel.keys.compiled import CompiledKey, attribute_of, decode_lines
 from hmodel.model import ColumnField, CounterField, MapField, ModelInfo, StoredField, VersionField
 from hmodel.model.annotation import check_value
 from hmodel.model.info import LONG
+from hmodel.model.keyslot import KeySlot
 
 __all__ = [
     "ANY_TYPE",
@@ -155,11 +157,12 @@ def attribute_tuple(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
 def instance_builder(info: ModelInfo) -> Callable[[dict[str, Any]], Any] | None:
     """A function building an instance from every field's value, slot by slot; or ``None``.
 
-    Building through the class's ``__init__`` runs an attrs ``on_setattr`` hook per field
-    (key fields refuse to change, K10). A loaded row's values are already decoded and
-    typed, and the hooks only guard *changes*, so setting the slots directly builds the
-    same object. Only for a class whose ``__init__`` is attrs' own and whose fields have no
-    validator or converter (``None`` otherwise: use the class).
+    Building through the class's ``__init__`` passes each key field through its
+    :class:`~hmodel.model.keyslot.KeySlot` (key fields refuse to change, K10). A loaded
+    row's values are already decoded and typed, and the guard only refuses *changes*, so
+    setting the slots directly builds the same object. Only for a class whose
+    ``__init__`` is attrs' own and whose fields have no validator or converter (``None``
+    otherwise: use the class).
     """
     cls = info.cls
     if not info.plain_init:
@@ -169,14 +172,17 @@ def instance_builder(info: ModelInfo) -> Callable[[dict[str, Any]], Any] | None:
         return None
     expected = len(fields)
     new = object.__new__  # the class's own: plain_init rules out another
-    put = object.__setattr__
+    setters = {a.name: _slot_setter(cls, a.name) for a in fields}
 
     def build(values: dict[str, Any]) -> Any:
         if len(values) != expected:
             return cls(**values)
         obj = new(cls)
-        for name, value in values.items():
-            put(obj, name, value)
+        try:
+            for name, value in values.items():
+                setters[name](obj, value)
+        except KeyError:  # not a field's name: the class words the error
+            return cls(**values)
         return obj
 
     return build
@@ -205,13 +211,39 @@ def _slot_setter(cls: type, name: str) -> Callable[[Any, Any], None]:
     """Set attribute ``name`` of an instance of ``cls`` without its ``__setattr__`` hooks.
 
     The slot's own descriptor where the class defines it (a third faster than
-    ``object.__setattr__``, which looks the name up first), else ``object.__setattr__``.
+    ``object.__setattr__``, which looks the name up first), also behind a key field's
+    :class:`~hmodel.model.keyslot.KeySlot` (which refuses a second assignment, K10: a
+    generated reader fills an empty slot), else ``object.__setattr__``.
     """
     slot = vars(cls).get(name)
+    if isinstance(slot, KeySlot):
+        slot = slot.member
     if isinstance(slot, types.MemberDescriptorType):
         setter: Callable[[Any, Any], None] = slot.__set__
         return setter
     return lambda obj, value: object.__setattr__(obj, name, value)
+
+
+def _storer(cls: type, name: str, setter: str) -> Callable[[str], str]:
+    """How generated code sets field ``name`` of ``obj`` (an instance of ``cls``) to an expression.
+
+    ``obj.name = ...`` (CPython's specialised store to a slot, a fifth of a call to the
+    slot's descriptor) where that is the slot itself: a plain slot on a class that keeps
+    ``object.__setattr__`` (a model whose fields have no validator or converter: its key
+    fields refuse to change through their own :class:`~hmodel.model.keyslot.KeySlot`,
+    not a class ``__setattr__``). Otherwise a call of ``setter`` (the name the generated
+    code knows :func:`_slot_setter`'s function by): a key field, a class with its own
+    ``__setattr__``.
+    """
+    plain = (
+        vars(object)["__setattr__"] is getattr(cls, "__setattr__", None)
+        and isinstance(vars(cls).get(name), types.MemberDescriptorType)
+        and name.isidentifier()
+        and not keyword.iskeyword(name)
+    )
+    if plain:
+        return lambda expression: f"obj.{name} = {expression}"
+    return lambda expression: f"{setter}(obj, {expression})"
 
 
 def row_reader(
@@ -316,8 +348,10 @@ def _field_lines(
     """
     name, column, decode, absent, stored = plan[index]
     names[f"f{index}"], names[f"s{index}"] = stored, _slot_setter(names["_cls"], name)
+    store = _storer(names["_cls"], name, f"s{index}")
+    raw = "c.value or b''"  # a cell without its value (Thrift's optional field) reads as b""
     if decode is None:
-        return [f"    s{index}(obj, _full(result, f{index}))"]
+        return [f"    {store(f'_full(result, f{index})')}"]
     names[f"c{index}"], names[f"d{index}"], names[f"a{index}"] = column, decode, absent
     missing = f"_full(result, f{index})" if absent is FULL else f"a{index}"
     if walk:
@@ -334,10 +368,10 @@ def _field_lines(
         lines = [f"    c = cells.get(c{index})"]
     inline = _inline_decode(decode)
     if inline is None and stamped is None:
-        lines.append(f"    s{index}(obj, {missing} if c is None else d{index}(c.value or b''))")
+        lines.append(f"    {store(f'{missing} if c is None else d{index}({raw})')}")
         return lines
     lines.append("    if c is None:")
-    lines.append(f"        s{index}(obj, {missing})")
+    lines.append(f"        {store(missing)}")
     if stamped is not None and not walk:
         lines.append("        gone += 1")
     lines.append("    else:")
@@ -346,10 +380,10 @@ def _field_lines(
         lines.append("        if t > top:")
         lines.append("            top = t")
     if inline is None:
-        lines.append(f"        s{index}(obj, d{index}(c.value or b''))")
+        lines.append(f"        {store(f'd{index}({raw})')}")
         return lines
     lines.extend(f"        {line}" for line in inline)
-    lines.append(f"        s{index}(obj, w)")
+    lines.append(f"        {store('w')}")
     return lines
 
 

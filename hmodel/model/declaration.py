@@ -15,7 +15,7 @@ from typing import Any, NoReturn, TypeVar
 import attrs
 
 from hmodel.codecs import Codec, Raw, codec_for_type
-from hmodel.errors import DeclarationError, HModelError, MonotonicKeyWarning, ValidationError
+from hmodel.errors import DeclarationError, HModelError, MonotonicKeyWarning
 from hmodel.keys import Key
 from hmodel.model.annotation import check_value, describe, dict_types, is_classvar, split_optional
 from hmodel.model.column import ColumnName, parse_column, parse_family
@@ -28,6 +28,7 @@ from hmodel.model.info import (
     StoredField,
     VersionField,
 )
+from hmodel.model.keyslot import guard_key_fields
 from hmodel.model.limits import (
     DEFAULT_MAX_CELL_BYTES,
     DEFAULT_WARN_CELL_BYTES,
@@ -286,6 +287,7 @@ class _Declaration:
                     f"the key names field {field_name!r} but the class does not annotate it",
                     field=field_name,
                 )
+        guard_key_fields(cls, self.name, tuple(key_fields))
         self._check_layout(stored)
         self._bind_extra(stored)
         self._adopt_ignored_codes()
@@ -398,11 +400,8 @@ class _Declaration:
             if value is not _MISSING and not check_value(value, resolved.python_type):
                 self.fail(f"the default is not a {describe(hint)}", field=attr_name, value=value)
             default = attrs.NOTHING if value is _MISSING else value
-            return attrs.field(
-                default=default,
-                on_setattr=_immutable_key(self.name),
-                metadata={_METADATA: resolved},
-            )
+            # Immutable once set (K10): guard_key_fields, once the class is built.
+            return attrs.field(default=default, metadata={_METADATA: resolved})
         if not isinstance(value, Spec):
             self._no_column(attr_name)
         if isinstance(value, ColumnSpec):
@@ -706,17 +705,3 @@ def _compatible(value_type: type, kind: type) -> bool:
     if kind is dt.date and issubclass(value_type, dt.datetime):
         return False
     return issubclass(value_type, kind)
-
-
-def _immutable_key(model_name: str) -> Callable[[Any, attrs.Attribute[Any], Any], Any]:
-    """An attrs ``on_setattr`` hook refusing to change a key field (K10)."""
-
-    def refuse(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> NoReturn:
-        raise ValidationError(
-            f"model {model_name!r}: key field {attribute.name!r} cannot change (K10, keys are "
-            "immutable); save a copy under the new key and delete the old row",
-            field=attribute.name,
-            value=value,
-        )
-
-    return refuse
