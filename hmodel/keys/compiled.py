@@ -156,13 +156,21 @@ class CompiledKey:
         return True
 
 
+def plain_name(name: str) -> bool:
+    """Whether generated source may name attribute ``name`` as ``obj.name``.
+
+    Only a plain identifier that is not a keyword: any other name is written as a string
+    literal, so no name can change what the generated code does.
+    """
+    return name.isidentifier() and not keyword.iskeyword(name)
+
+
 def attribute_of(variable: str, name: str) -> str:
     """Source reading attribute ``name`` of ``variable``: ``obj.name``, or ``getattr``.
 
-    A name that is not a plain identifier (or is a keyword) is read with ``getattr`` and
-    a string literal, so no name can change what the generated code does.
+    A name that is not :func:`plain_name` is read with ``getattr`` and a string literal.
     """
-    if name.isidentifier() and not keyword.iskeyword(name):
+    if plain_name(name):
         return f"{variable}.{name}"
     return f"getattr({variable}, {name!r})"
 

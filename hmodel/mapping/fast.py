@@ -13,7 +13,6 @@ makes them raise, and the mapper's full path, which words every error, runs inst
 
 from __future__ import annotations
 
-import keyword
 import operator
 import struct
 import types
@@ -25,7 +24,7 @@ import attrs
 
 from hmodel.backend.base import ListCells, WireCells
 from hmodel.codecs import Long, Utf8
-from hmodel.keys.compiled import CompiledKey, attribute_of, decode_lines
+from hmodel.keys.compiled import CompiledKey, attribute_of, decode_lines, plain_name
 from hmodel.model import ColumnField, CounterField, MapField, ModelInfo, StoredField, VersionField
 from hmodel.model.annotation import check_value
 from hmodel.model.info import LONG
@@ -238,8 +237,7 @@ def _storer(cls: type, name: str, setter: str) -> Callable[[str], str]:
     plain = (
         vars(object)["__setattr__"] is getattr(cls, "__setattr__", None)
         and isinstance(vars(cls).get(name), types.MemberDescriptorType)
-        and name.isidentifier()
-        and not keyword.iskeyword(name)
+        and plain_name(name)
     )
     if plain:
         return lambda expression: f"obj.{name} = {expression}"
