@@ -103,8 +103,11 @@ class Locking:
           the delete, a cell of an older release's delete) does not bring the row back;
         * the version cell is a fence (``b"F"`` + tag): a unique index's writer fenced the
           row against a write that may still land (:meth:`fence_op`);
-        * the row holds no data cell: never saved, or a first save whose data is not
-          there yet.
+        * the row holds no data cell and reads at version 0: a Thrift1 first save whose
+          claim is there but none of its data yet.
+
+        A committed version with no data cell is a row saved with every value field
+        ``None`` (or read with columns that hold none): it exists, its fields ``None``.
         """
         column = self.version.column
         raw = result.value(column)
@@ -113,9 +116,9 @@ class Locking:
         if self.deleted(result):
             return None
         cells = {c: cell for c, cell in result.cells.items() if c != column}
-        if not cells:
-            return None
         number = self.version.number(raw, cells, table=self.table, row=result.row)
+        if not cells and number == 0:
+            return None
         return RowResult(result.row, cells), number, raw
 
     # --- writes -------------------------------------------------------------------------

@@ -6,9 +6,12 @@ clock past the grace, so every claim in flight is takeable, and sleeps so that t
 threads take claims over while the stalled write is in transit. A takeover fences the
 claim's data row first, so no write ever raises ``ClaimLostError``, and no two rows hold
 one email when the threads are between rounds; at the end ``rebuild`` then ``verify``
-find no problem. On the memory engine the rounds go on (at most four times as many)
-until a takeover has been fenced. ``HMODEL_FENCE_SOAK_OPS`` sets the size (default 600
-operations on the memory engine, a quarter of it over Thrift).
+find no problem, and one writer can then change every row (none is left wedged: a locked
+row with every value field ``None`` once read as absent, and no new instance could be
+saved over it, so every later write of it was refused). On the memory engine the rounds
+go on (at most four times as many) until a takeover has been fenced.
+``HMODEL_FENCE_SOAK_OPS`` sets the size (default 600 operations on the memory engine, a
+quarter of it over Thrift).
 """
 
 from __future__ import annotations
@@ -161,3 +164,11 @@ def test_racing_writers_with_stalls_never_leave_two_holders_of_a_unique_value(
     for email, rows in holders(checker.repository).items():
         found = checker.get_unique("account_by_email", email=email)
         assert found is not None and [found.account_id] == rows
+    # No row is left wedged: one writer, past every grace, changes each of them.
+    for key in ROWS:
+        current = checker.repository.get(account_id=key) or Account(account_id=key)
+        current.email = None
+        checker.save(current)
+        assert checker.repository.get(account_id=key) == current, key
+        checker.delete(current)
+        assert checker.repository.get(account_id=key) is None, key

@@ -37,6 +37,16 @@ class Account:
     version: int = version_field("a:v")
 
 
+@model(Table("lw_note", [Family("n")]), key=Key(Str("note_id")))
+class Note:
+    """A locked model whose value fields may all be ``None``: its row is the version cell."""
+
+    note_id: str
+    text: str | None = field("n:t", default=None)
+    tags: str | None = field("n:g", default=None)
+    version: int = version_field("n:v")
+
+
 LEASE = timedelta(seconds=30)
 
 
@@ -105,6 +115,59 @@ def test_a_first_save_in_flight_reads_as_absent(
     assert seen["get"] is None and seen["exists"] is False
     assert seen["many"] == [None] and seen["scan"] == []
     assert seen["after"] == saved  # data and version together
+
+
+def test_a_locked_row_with_every_value_field_none_exists(
+    faulty: FaultyBackend, backend: Backend, clock: ManualClock
+) -> None:
+    """Saved with no data cell, the row is its version cell: it reads back, on every read.
+
+    It was read as absent before (a reader took "no data cell" for a first save in
+    flight), so its save returned normally but no read found it, and a new instance
+    could never be saved over it (RowExistsError forever).
+    """
+    notes = Repository(Note, faulty, clock=clock, lock_lease=LEASE)
+    notes.create_table()
+    saved = notes.save(Note(note_id="e"))
+    reader = Repository(Note, backend, clock=clock, lock_lease=LEASE)
+    assert reader.get(note_id="e") == saved and saved.version > 0
+    assert reader.exists(note_id="e")
+    assert reader.get_many([{"note_id": "e"}, {"note_id": "x"}]) == [saved, None]
+    assert list(reader.scan()) == [saved]
+    with pytest.raises(RowExistsError):
+        reader.save(Note(note_id="e", text="impostor"))
+    loaded = reader.get(note_id="e")
+    assert loaded is not None
+    loaded.text = "hello"
+    reader.save(loaded)
+    loaded.text = None  # back to no data cell: still the row
+    reader.save(loaded)
+    again = notes.get(note_id="e")
+    assert again is not None and again.text is None and again.version == loaded.version
+    notes.delete(again)
+    assert reader.get(note_id="e") is None and not reader.exists(note_id="e")
+    assert list(reader.scan()) == []
+    recreated = reader.save(Note(note_id="e"))
+    assert notes.get(note_id="e") == recreated
+
+
+def test_a_first_save_with_no_data_cell_in_flight_reads_as_absent(
+    faulty: FaultyBackend, backend: Backend, clock: ManualClock
+) -> None:
+    """Before its version lands (over Thrift1: while only its claim is there) no row."""
+    notes = Repository(Note, faulty, clock=clock, lock_lease=LEASE)
+    notes.create_table()
+    reader = Repository(Note, backend, clock=clock, lock_lease=LEASE)
+    seen: dict[str, Any] = {}
+
+    def before(_: str, __: tuple[Any, ...]) -> None:
+        seen["get"] = reader.get(note_id="f")
+        seen["scan"] = list(reader.scan())
+
+    faulty.on(_write_call(backend), before=before)
+    saved = notes.save(Note(note_id="f"))
+    assert seen == {"get": None, "scan": []}
+    assert reader.get(note_id="f") == saved
 
 
 def test_an_update_in_flight_shows_the_old_row_then_the_new(
