@@ -302,3 +302,27 @@ def test_a_projection_must_keep_required_fields_or_read_a_dict(
     assert backend.round_trips == before
     assert repo.get_fields(["gender"], user_id="u1") == {"user_id": "u1", "gender": "m"}
     assert repo.get_fields(["dob"], user_id="u1") is None
+
+
+@model(Table("crud_note", [Family("n")]), key=Key(Str("note_id")))
+class Note:
+    """No version field, every value field optional: a row of it may hold no cell."""
+
+    note_id: str
+    text: str | None = field("n:t", default=None)
+
+
+def test_hbase_holds_no_empty_row(make_repo: MakeRepo) -> None:
+    """Documented (docs/repository.md): an unversioned instance with no value writes no cell.
+
+    So it reads as absent after its save, and a stored row whose every field is set to
+    ``None`` is gone; a locked model keeps such a row (its version cell).
+    """
+    notes = make_repo(Note)
+    notes.save(Note(note_id="empty"))
+    assert notes.get(note_id="empty") is None and not notes.exists(note_id="empty")
+    stored = notes.save(Note(note_id="full", text="hi"))
+    stored.text = None
+    notes.save(stored)
+    assert notes.get(note_id="full") is None
+    assert list(notes.scan()) == []
