@@ -103,8 +103,10 @@ class Locking:
           the delete, a cell of an older release's delete) does not bring the row back;
         * the version cell is a fence (``b"F"`` + tag): a unique index's writer fenced the
           row against a write that may still land (:meth:`fence_op`);
-        * the row holds no data cell and reads at version 0: a Thrift1 first save whose
-          claim is there but none of its data yet.
+        * the row holds no data cell and its version cell is a Thrift1 claim: a first
+          save whose data is not there yet, or a delete whose data deletes landed
+          before its tombstone (a save setting every field to ``None`` reads so too
+          until it commits).
 
         A committed version with no data cell is a row saved with every value field
         ``None`` (or read with columns that hold none): it exists, its fields ``None``.
@@ -116,9 +118,9 @@ class Locking:
         if self.deleted(result):
             return None
         cells = {c: cell for c, cell in result.cells.items() if c != column}
+        if not cells and len(raw) != 8:
+            return None  # a claim with no data cell (see above)
         number = self.version.number(raw, cells, table=self.table, row=result.row)
-        if not cells and number == 0:
-            return None
         return RowResult(result.row, cells), number, raw
 
     # --- writes -------------------------------------------------------------------------

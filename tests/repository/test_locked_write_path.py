@@ -170,6 +170,25 @@ def test_a_first_save_with_no_data_cell_in_flight_reads_as_absent(
     assert reader.get(note_id="f") == saved
 
 
+def test_a_delete_in_flight_after_its_data_reads_as_absent(
+    faulty: FaultyBackend, backend: Backend, clock: ManualClock
+) -> None:
+    """Over Thrift1, between a delete's data deletes and its tombstone: no half row.
+
+    The row then holds only the delete's claim; it reads as absent, not as a row whose
+    fields are all ``None`` (only a committed version with no data cell is such a row).
+    """
+    notes = Repository(Note, faulty, clock=clock, lock_lease=LEASE)
+    notes.create_table()
+    stored = notes.save(Note(note_id="d", text="bye"))
+    reader = Repository(Note, backend, clock=clock, lock_lease=LEASE)
+    seen: list[Any] = []
+    faulty.on(_write_call(backend), after=lambda *_: seen.append(reader.get(note_id="d")))
+    notes.delete(stored)
+    assert seen == [None]
+    assert reader.get(note_id="d") is None
+
+
 def test_an_update_in_flight_shows_the_old_row_then_the_new(
     repo: Repository[Account], faulty: FaultyBackend, backend: Backend, clock: ManualClock
 ) -> None:
