@@ -98,6 +98,9 @@ class IndexStats:
         hidden_inserts: Inserts of a model with a version field whose data row, read
             back, did not show them (a concurrent delete with a later stamp hides them):
             their entries were left unverified and their claims given back.
+        superseded: Saves that found a claim of their new value gone at commit because
+            a later write of the same row, reading their data, had taken it over: they
+            returned normally (no ``ClaimLostError``).
     """
 
     served_from_index: int = 0
@@ -111,6 +114,7 @@ class IndexStats:
     repair_deferred: int = 0
     fenced: int = 0
     hidden_inserts: int = 0
+    superseded: int = 0
     _lock: threading.Lock = attrs.field(factory=threading.Lock, repr=False, eq=False)
 
     def add(self, name: str, amount: int = 1) -> None:
@@ -547,7 +551,10 @@ class IndexedRepositoryCore(Generic[M, B]):
         third deleted it finds the row absent when it lands, and its cells stay hidden
         behind the delete marker, which has the later stamp (HBase hides every cell
         stamped at or before a delete marker, whatever the order of arrival). The row
-        then shows no row, or another write's version, instead of this insert's. A model
+        then shows no row, or another write's version, instead of this insert's; over
+        Thrift1, whose version cell the server stamps, it may show this insert's version
+        with none of its values (a model whose every field may be ``None``), so the row
+        must also show the values the entries hold. A model
         without a version field writes without a check, and its covering reads are exact
         for one writer per row only (see ``docs/indexes.md``): no read.
         """
@@ -558,7 +565,12 @@ class IndexedRepositoryCore(Generic[M, B]):
         stored = yield from repo._get_op(
             required=False, fields=None, as_of=None, key=repo.mapper.key_values(obj)
         )
-        return stored is not None and getattr(stored, name) == getattr(obj, name)
+        if stored is None or getattr(stored, name) != getattr(obj, name):
+            return False
+        return all(
+            self._fields_of(index, stored) == self._fields_of(index, obj)
+            for index in self.indexes.values()
+        )
 
     def _delete_op(self, obj: M) -> Op[None]:
         """The operation of :meth:`IndexedRepository.delete`."""
@@ -814,6 +826,9 @@ class IndexedRepositoryCore(Generic[M, B]):
             if holder is not None and holder.data_row == row:
                 continue  # another write of this row took it over: the value stays this row's
             lost = claim
+        if lost is not None and new is not None and (yield from self._superseded_op(new)):
+            self.stats.add("superseded")
+            lost = None
         if lost is not None:
             raise ClaimLostError(
                 f"unique index {lost.index.name!r}: this write stalled past the grace after "
@@ -822,6 +837,26 @@ class IndexedRepositoryCore(Generic[M, B]):
                 table=lost.index.table.full_name,
                 row=row,
             )
+
+    def _superseded_op(self, obj: M) -> Op[bool]:
+        """Whether a later write of ``obj``'s row replaced this save's (one ``get``).
+
+        Asked only when a claim of this save's new value is gone at commit. Another row
+        takes a claim over only after fencing this row, which makes this save's data
+        write fail; so a save that landed and lost its claim was followed by a later
+        write of its own row (a claim of its own row needs no fence), which read this
+        save's data and released or took the value. The row then holds another version
+        (or none): the value is that write's business, and this save returns normally.
+        A model without a version field cannot tell: ``False``.
+        """
+        repo = self.repository
+        name = repo.info.version_field
+        if name is None:
+            return False
+        stored = yield from repo._get_op(
+            required=False, fields=None, as_of=None, key=repo.mapper.key_values(obj)
+        )
+        return stored is None or getattr(stored, name) != getattr(obj, name)
 
     def _drop_old_op(
         self, index: Index[M], old_row: bytes, drop: list[Mutation], tag: int

@@ -75,6 +75,11 @@ class Locking:
         self.identity = identity
         self.table = mapper.info.table.full_name
         self.field = mapper.info.version_field or ""
+        # Whether a save may leave no data cell: every plain field may be None (maps and
+        # counters may be empty too). Otherwise every row this library wrote holds one.
+        self._may_be_empty = all(f.nullable for f in mapper.info.columns.values())
+        columns = mapper.columns(None)
+        self._columns = columns if version.column in columns else [*columns, version.column]
 
     @property
     def atomic(self) -> bool:
@@ -106,10 +111,16 @@ class Locking:
         * the row holds no data cell and its version cell is a Thrift1 claim: a first
           save whose data is not there yet, or a delete whose data deletes landed
           before its tombstone (a save setting every field to ``None`` reads so too
-          until it commits).
+          until it commits);
+        * the row holds no data cell and the model has a field that may not be ``None``:
+          no save wrote such a row. Over Thrift1 it is an insert stamped before another
+          writer's delete that landed after it: its data cells stay hidden behind the
+          delete marker, while its version cell, stamped by the server, shows.
 
-        A committed version with no data cell is a row saved with every value field
-        ``None`` (or read with columns that hold none): it exists, its fields ``None``.
+        A committed version with no data cell, of a model whose every plain field may be
+        ``None``, is a row saved with every value field ``None``: it exists, its fields
+        ``None``. (Over Thrift1 the hidden insert above reads so too for such a model:
+        the version it wrote, with no value.)
         """
         column = self.version.column
         raw = result.value(column)
@@ -118,8 +129,8 @@ class Locking:
         if self.deleted(result):
             return None
         cells = {c: cell for c, cell in result.cells.items() if c != column}
-        if not cells and len(raw) != 8:
-            return None  # a claim with no data cell (see above)
+        if not cells and (len(raw) != 8 or not self._may_be_empty):
+            return None  # a claim, or a row no save wrote, with no data cell (see above)
         number = self.version.number(raw, cells, table=self.table, row=result.row)
         return RowResult(result.row, cells), number, raw
 
@@ -307,20 +318,36 @@ class Locking:
         return committed
 
     def _over_fence_op(self, row: bytes, expected: bytes | None, new: int) -> Op[bytes | None]:
-        """After a refused check: the fence an insert stamped ``new`` may replace, if any.
+        """After a refused check: the version cell an insert stamped ``new`` may replace.
 
-        Only an insert (``expected`` ``None``) replaces a fence, and only one whose tag is
-        older than ``new``: the write the fence was put against, stamped at that tag or
-        before, stays refused. One ``get`` of the version cell; ``None`` when the cell
-        holds anything else (the row exists, or a newer fence): the save is refused.
+        Only an insert (``expected`` ``None``) replaces anything, and only a row that
+        reads as absent (:meth:`read`) although its version cell is there:
+
+        * a fence whose tag is older than ``new`` (the write the fence was put against,
+          stamped at that tag or before, stays refused);
+        * a committed version with no data cell, of a model with a field that may not be
+          ``None``: no save wrote it (over Thrift1, an insert hidden behind a later
+          delete), and without this no insert could ever recreate the row.
+
+        One ``get`` of the model's columns; ``None`` when the cell holds anything else
+        (the row exists, a newer fence, a claim): the save is refused. The caller's next
+        check is against the exact bytes returned, so a change meanwhile refuses it.
         """
         if expected is not None:
             return None
         column = self.version.column
-        found = yield Call("get", (self.table, [row]), {"columns": [column]})
-        raw = found[0].value(column) if found else None
+        found = yield Call("get", (self.table, [row]), {"columns": self._columns})
+        if not found:
+            return None
+        result: RowResult = found[0]
+        raw = result.value(column)
         tag = self.version.fence_of(raw)
-        return raw if tag is not None and tag < new else None
+        if tag is not None:
+            return raw if tag < new else None
+        no_data = all(c == column for c in result.cells)
+        if raw is not None and len(raw) == 8 and no_data and not self._may_be_empty:
+            return raw
+        return None
 
     def fence_op(self, row: bytes, tag: int) -> Op[bool]:
         """Fence a row that reads as absent against every write of it stamped ``tag`` or before.

@@ -78,3 +78,21 @@ class Account:
 
 def email_index() -> Index[Account]:
     return Index(Account, on=["email"], table=ACCOUNTS_BY_EMAIL, unique=True, grace=GRACE)
+
+
+MEMOS = Table("memo", [Family("m")])
+MEMOS_BY_TAG = Table("memo_by_tag", [Family("x")])
+
+
+@model(MEMOS, key=Key(Str("memo_id")))
+class Memo:
+    """A versioned model whose every field may be ``None``: a save may leave only its
+    version cell (I1 on a row that may hold no data cell)."""
+
+    memo_id: str
+    tag: str | None = field("m:t", default=None)
+    version: int = version_field("m:v")
+
+
+def tag_index() -> Index[Memo]:
+    return Index(Memo, on=["tag"], table=MEMOS_BY_TAG)
