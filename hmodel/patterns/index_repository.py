@@ -558,16 +558,10 @@ class IndexedRepositoryCore(Generic[M, B]):
         without a version field writes without a check, and its covering reads are exact
         for one writer per row only (see ``docs/indexes.md``): no read.
         """
-        repo = self.repository
-        name = repo.info.version_field
-        if name is None:
+        if self.repository.info.version_field is None:
             return True
-        stored = yield from repo._get_op(
-            required=False, fields=None, as_of=None, key=repo.mapper.key_values(obj)
-        )
-        if stored is None or getattr(stored, name) != getattr(obj, name):
-            return False
-        return all(
+        stored = yield from self._holding_op(obj)
+        return stored is not None and all(
             self._fields_of(index, stored) == self._fields_of(index, obj)
             for index in self.indexes.values()
         )
@@ -849,14 +843,24 @@ class IndexedRepositoryCore(Generic[M, B]):
         (or none): the value is that write's business, and this save returns normally.
         A model without a version field cannot tell: ``False``.
         """
-        repo = self.repository
-        name = repo.info.version_field
-        if name is None:
+        if self.repository.info.version_field is None:
             return False
+        return (yield from self._holding_op(obj)) is None
+
+    def _holding_op(self, obj: M) -> Op[M | None]:
+        """The row of ``obj`` read back (one ``get``) if it holds ``obj``'s version.
+
+        ``None`` when the row is gone or holds another version. Only for a model with a
+        version field.
+        """
+        repo = self.repository
+        name = repo.info.version_field or ""
         stored = yield from repo._get_op(
             required=False, fields=None, as_of=None, key=repo.mapper.key_values(obj)
         )
-        return stored is None or getattr(stored, name) != getattr(obj, name)
+        if stored is None or getattr(stored, name) != getattr(obj, name):
+            return None
+        return stored
 
     def _drop_old_op(
         self, index: Index[M], old_row: bytes, drop: list[Mutation], tag: int
