@@ -78,8 +78,8 @@ class Locking:
         # Whether a save may leave no data cell: every plain field may be None (maps and
         # counters may be empty too). Otherwise every row this library wrote holds one.
         self._may_be_empty = all(f.nullable for f in mapper.info.columns.values())
-        columns = mapper.columns(None)
-        self._columns = columns if version.column in columns else [*columns, version.column]
+        #: What an insert over a refused check reads (the version column among them).
+        self._columns = mapper.columns(None)
 
     @property
     def atomic(self) -> bool:
@@ -344,10 +344,8 @@ class Locking:
         tag = self.version.fence_of(raw)
         if tag is not None:
             return raw if tag < new else None
-        no_data = all(c == column for c in result.cells)
-        if raw is not None and len(raw) == 8 and no_data and not self._may_be_empty:
-            return raw
-        return None
+        # A committed version (not a claim: a save in flight) on a row that reads as absent.
+        return raw if raw is not None and len(raw) == 8 and self.read(result) is None else None
 
     def fence_op(self, row: bytes, tag: int) -> Op[bool]:
         """Fence a row that reads as absent against every write of it stamped ``tag`` or before.
