@@ -6,7 +6,7 @@ import weakref
 from collections.abc import Sequence
 from typing import NamedTuple
 
-__all__ = ["IdentityMap", "Loaded"]
+__all__ = ["SWEEP_AT", "IdentityMap", "Loaded"]
 
 
 class Loaded(NamedTuple):
@@ -31,29 +31,30 @@ class IdentityMap:
     """Remembers :class:`Loaded` per instance, by object identity.
 
     Models are mutable and unhashable, so entries are keyed by ``id``. Each entry holds a
-    weak reference to its object whose callback (one bound method shared by all) drops
-    the entry when the object is garbage-collected, before its ``id`` can be reused. This
-    runs once per loaded object: a weak reference with a shared callback costs a third of
-    one with a closure, and a tenth of a ``weakref.finalize``.
+    plain weak reference to its object, and an entry counts only while that reference
+    still gives back the very object asked about: once an object is collected, its
+    ``id`` may be reused by a new object, whose lookup then finds a dead reference (or
+    another object) and reads as never seen. So no callback runs when an object dies
+    (a weak reference without one is shared by every map, and costs half of one with a
+    callback plus the callback's call). Dead entries are swept when the map has grown
+    to twice what was live at the last sweep (and at least :data:`SWEEP_AT`), so it
+    holds at most about twice its live entries, at an amortised cost of one entry
+    looked at per entry added.
     """
 
     def __init__(self) -> None:
         # id(obj) -> (weak reference, row, version, partial); a Loaded is made on recall.
-        self._entries: dict[int, tuple[_Ref, bytes, bytes | None, bool]] = {}
-        self._drop = self._dropped
+        self._entries: dict[int, tuple[weakref.ref[object], bytes, bytes | None, bool]] = {}
+        self._sweep_at = SWEEP_AT
 
     def remember(
         self, obj: object, row: bytes, version: bytes | None, *, partial: bool = False
     ) -> None:
         """Record what ``obj`` was read or saved as."""
-        key = id(obj)
-        found = self._entries.get(key)
-        if found is None:
-            ref = _Ref(obj, self._drop)
-            ref.key = key
-        else:
-            ref = found[0]
-        self._entries[key] = (ref, row, version, partial)
+        entries = self._entries
+        entries[id(obj)] = (_ref(obj), row, version, partial)
+        if len(entries) > self._sweep_at:
+            self._sweep()
 
     def remember_rows(
         self, objs: Sequence[object], rows: Sequence[bytes], *, partial: bool = False
@@ -61,56 +62,54 @@ class IdentityMap:
         """Record each of ``objs`` as read from the rowkey at its place in ``rows``.
 
         :meth:`remember` of each with no version, for the instances a multi-row read has
-        just built (none of them is remembered yet), in one loop.
+        just built, in one loop.
         """
         entries = self._entries
-        drop = self._drop
+        ref = _ref
         for obj, row in zip(objs, rows, strict=True):
-            key = id(obj)
-            found = entries.get(key)
-            if found is None:
-                ref = _Ref(obj, drop)
-                ref.key = key
-            else:
-                ref = found[0]
-            entries[key] = (ref, row, None, partial)
+            entries[id(obj)] = (ref(obj), row, None, partial)
+        if len(entries) > self._sweep_at:
+            self._sweep()
 
     def recall(self, obj: object) -> Loaded | None:
         """What ``obj`` was read or saved as, or ``None`` for an instance never seen."""
         found = self._entries.get(id(obj))
-        return None if found is None else Loaded(found[1], found[2], found[3])
+        if found is None or found[0]() is not obj:  # never seen; or a dead object's id
+            return None
+        return Loaded(found[1], found[2], found[3])
 
     def copy(self) -> IdentityMap:
-        """A map with the same entries, changed independently (for explanations).
-
-        The copy's entries are dropped with their objects as well.
-        """
+        """A map with the same live entries, changed independently (for explanations)."""
         copied = IdentityMap()
-        for key, (ref, row, version, partial) in self._entries.items():
-            obj = ref()
-            if obj is not None:
-                fresh = _Ref(obj, copied._drop)
-                fresh.key = key
-                copied._entries[key] = (fresh, row, version, partial)
+        copied._entries = {
+            key: entry for key, entry in list(self._entries.items()) if entry[0]() is not None
+        }
+        copied._sweep_at = max(SWEEP_AT, 2 * len(copied._entries))
         return copied
 
     def forget(self, obj: object) -> None:
         """Forget ``obj`` (after it was deleted)."""
-        self._entries.pop(id(obj), None)
+        found = self._entries.get(id(obj))
+        if found is not None and found[0]() is obj:
+            del self._entries[id(obj)]
 
     def __len__(self) -> int:
-        """How many instances are remembered."""
+        """How many live instances are remembered (dead entries are swept first)."""
+        self._sweep()
         return len(self._entries)
 
-    def _dropped(self, ref: _Ref) -> None:
-        """The weak reference callback: drop ``ref``'s entry if it is still this reference's."""
-        found = self._entries.get(ref.key)
-        if found is not None and found[0] is ref:
-            self._entries.pop(ref.key, None)
+    def _sweep(self) -> None:
+        """Drop the entries of collected objects; sweep again at twice what is left."""
+        entries = self._entries
+        # Over a copy, and each entry taken only if it is still the dead one: another
+        # thread may remember an object meanwhile (even under a dead object's id).
+        for key, entry in list(entries.items()):
+            if entry[0]() is None and entries.get(key) is entry:
+                entries.pop(key, None)
+        self._sweep_at = max(SWEEP_AT, 2 * len(entries))
 
 
-class _Ref(weakref.ref):  # type: ignore[type-arg]
-    """A weak reference that knows the identity-map key of its object."""
+#: The fewest entries a map holds before it sweeps the dead ones.
+SWEEP_AT = 1024
 
-    __slots__ = ("key",)
-    key: int
+_ref = weakref.ref

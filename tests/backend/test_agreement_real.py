@@ -70,8 +70,8 @@ CELLS = [*COLUMNS, b"c:x", b"d:x"]
 
 #: ``HMODEL_AGREEMENT_EXAMPLES=5000``: run that many examples per real target (a long run).
 EXAMPLES_VARIABLE = "HMODEL_AGREEMENT_EXAMPLES"
-#: Examples and steps per real target in an ordinary run (CI): about 70 s each on 2 cores.
-CI_EXAMPLES = 300
+#: Examples and steps per real target in an ordinary run (CI): 40-60 s each on 2 cores.
+CI_EXAMPLES = 200
 STEPS = 30
 
 #: How far before the example's start "past" timestamps lie: 10 minutes, inside the TTL

@@ -57,7 +57,7 @@ from hmodel.backend.thrift.handed import HappybaseConnections
 from hmodel.backend.thrift.idl import Mutation as TMutation
 from hmodel.backend.thrift.idl import TAppend, TIncrement
 from hmodel.backend.thrift.request import mutate_rows_ts
-from hmodel.backend.thrift.result import cell, in_column_order, kept_row_result, row_result
+from hmodel.backend.thrift.result import cell, in_column_order, kept_rows, row_result
 from hmodel.backend.thrift.scanner import ScannerIterator, close_scanner
 from hmodel.backend.thrift_base import ThriftBackendBase
 from hmodel.errors import (
@@ -633,8 +633,9 @@ class ThriftBackend(ThriftBackendBase):
                 if result is not None:
                     found.append(result)
         else:
+            kept = kept_rows(keep)
             for tresult in results:
-                result = kept_row_result(tresult, keep)
+                result = kept(tresult)
                 if result is not None:
                     found.append(result)
         return found
@@ -669,11 +670,13 @@ class ThriftBackend(ThriftBackendBase):
             table=table,
         )
 
+        row_of = row_result if keep is None else kept_rows(keep)
+
         def get_row(row: bytes) -> RowResult | None:
             if type(row) is not bytes or not 0 < len(row) <= MAX_ROW_LENGTH:
                 require_row(row, table=table, argument="rows")  # raises, or a bytes subclass
             for tresult in send(row):
-                result = row_result(tresult) if keep is None else kept_row_result(tresult, keep)
+                result = row_of(tresult)
                 if result is not None:
                     return result
             return None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import logging
 import re
 from collections.abc import Callable
@@ -14,7 +13,7 @@ from hmodel.backend.op import Op, rpc, run
 from hmodel.backend.thrift.argument import read_columns
 from hmodel.backend.thrift.channel import Retry
 from hmodel.backend.thrift.idl import TScan
-from hmodel.backend.thrift.result import kept_row_result, row_result
+from hmodel.backend.thrift.result import kept_rows, row_result
 from hmodel.backend.thrift_scanner import Rpc, ScannerEdge, ScannerState
 from hmodel.errors import (
     BackendError,
@@ -91,8 +90,8 @@ class ScannerCore(ScannerState):
     row_result = staticmethod(row_result)
 
     def kept_row(self, keep: frozenset[bytes]) -> Callable[[Any], RowResult | None]:
-        """:func:`~hmodel.backend.thrift.result.kept_row_result` of ``keep``."""
-        return functools.partial(kept_row_result, keep=keep)
+        """:func:`~hmodel.backend.thrift.result.kept_rows` of ``keep``."""
+        return kept_rows(keep)
 
     def _tscan(self) -> Any:
         scan = self._scan

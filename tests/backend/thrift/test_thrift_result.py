@@ -8,7 +8,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hmodel.backend.base import Cell
-from hmodel.backend.thrift.result import cell, column_order, in_column_order, row_result
+from hmodel.backend.thrift.result import (
+    cell,
+    column_order,
+    in_column_order,
+    kept_row_result,
+    kept_rows,
+    row_result,
+)
 
 
 def test_cells_are_ordered_by_family_then_qualifier_not_by_joined_bytes() -> None:
@@ -78,3 +85,27 @@ def test_row_result_holds_every_cell_in_column_order(
 def test_a_cell_without_a_value_reads_as_empty_bytes() -> None:
     assert cell(Struct(value=None, timestamp=7)) == Cell(b"", 7)
     assert cell(Struct(value=b"v", timestamp=8)) == Cell(b"v", 8)
+
+
+@given(
+    st.dictionaries(_column, st.tuples(st.binary(max_size=3) | st.none(), st.integers(0, 9))),
+    st.frozensets(_column, max_size=6),
+)
+def test_kept_rows_makes_what_kept_row_result_makes(
+    cells: dict[bytes, tuple[bytes | None, int]], keep: frozenset[bytes]
+) -> None:
+    """The scanners' one-call version keeps the same cells, in the same order (a family read)."""
+    keep = keep | frozenset(list(cells)[: len(cells) // 2])  # often every column, often not
+    tresult = Struct(
+        row=b"r", columns={c: Struct(value=v, timestamp=ts) for c, (v, ts) in cells.items()}
+    )
+    want = kept_row_result(tresult, keep)
+    got = kept_rows(keep)(tresult)
+    if want is None:
+        assert got is None
+        return
+    assert got is not None
+    assert got == want
+    assert got.row == want.row
+    assert list(got.cells) == list(want.cells)
+    assert set(got.cells) <= keep
