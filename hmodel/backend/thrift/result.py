@@ -80,22 +80,15 @@ def kept_row_result(tresult: Any, keep: frozenset[bytes]) -> RowResult | None:
 def kept_rows(keep: frozenset[bytes]) -> Callable[[Any], RowResult | None]:
     """:func:`kept_row_result` of ``keep``, as one function of the row struct.
 
-    A scanner calls it for every row it fetches: the usual row (every column wanted) is
-    built here, in one call, the same object as :func:`kept_row_result` makes.
+    A scanner calls it for every row it fetches: the usual row (every column wanted)
+    goes from here straight to :func:`row_result`, the same object as
+    :func:`kept_row_result` makes, one call fewer (and no ``functools.partial``).
     """
 
     def kept(tresult: Any) -> RowResult | None:
         columns: dict[bytes, Any] | None = tresult.columns
-        if not columns:
-            return None
-        if not columns.keys() <= keep:
+        if columns and not columns.keys() <= keep:
             return kept_row_result(tresult, keep)
-        cells = _new(WireCells)
-        _set_wire(cells, columns)
-        _set_order(cells, None)
-        result = _new(RowResult)
-        _set_row(result, tresult.row)
-        _set_cells(result, cells)
-        return result
+        return row_result(tresult)
 
     return kept
