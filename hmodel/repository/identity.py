@@ -89,9 +89,10 @@ class IdentityMap:
 
     def forget(self, obj: object) -> None:
         """Forget ``obj`` (after it was deleted)."""
-        found = self._entries.get(id(obj))
+        key = id(obj)
+        found = self._entries.get(key)
         if found is not None and found[0]() is obj:
-            del self._entries[id(obj)]
+            self._entries.pop(key, None)
 
     def __len__(self) -> int:
         """How many live instances are remembered (dead entries are swept first)."""
