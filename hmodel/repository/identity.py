@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import weakref
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -39,20 +40,26 @@ class IdentityMap:
     callback plus the callback's call). Dead entries are swept when the map has grown
     to twice what was live at the last sweep (and at least :data:`SWEEP_AT`), so it
     holds at most about twice its live entries, at an amortised cost of one entry
-    looked at per entry added.
+    looked at per entry added. Adding entries and sweeping hold one lock (a batch of
+    rows takes it once), so threads sharing a repository never lose a live entry.
     """
 
     def __init__(self) -> None:
         # id(obj) -> (weak reference, row, version, partial); a Loaded is made on recall.
         self._entries: dict[int, tuple[weakref.ref[object], bytes, bytes | None, bool]] = {}
         self._sweep_at = SWEEP_AT
+        # Held while entries are added and while dead ones are swept, so that a sweep
+        # never takes an entry another thread has just put under a dead object's id.
+        # Reentrant: a finalizer the collector runs inside a sweep may remember too.
+        self._lock = threading.RLock()
 
     def remember(
         self, obj: object, row: bytes, version: bytes | None, *, partial: bool = False
     ) -> None:
         """Record what ``obj`` was read or saved as."""
         entries = self._entries
-        entries[id(obj)] = (_ref(obj), row, version, partial)
+        with self._lock:
+            entries[id(obj)] = (_ref(obj), row, version, partial)
         if len(entries) > self._sweep_at:
             self._sweep()
 
@@ -66,8 +73,9 @@ class IdentityMap:
         """
         entries = self._entries
         ref = _ref
-        for obj, row in zip(objs, rows, strict=True):
-            entries[id(obj)] = (ref(obj), row, None, partial)
+        with self._lock:
+            for obj, row in zip(objs, rows, strict=True):
+                entries[id(obj)] = (ref(obj), row, None, partial)
         if len(entries) > self._sweep_at:
             self._sweep()
 
@@ -82,7 +90,7 @@ class IdentityMap:
         """A map with the same live entries, changed independently (for explanations)."""
         copied = IdentityMap()
         copied._entries = {
-            key: entry for key, entry in list(self._entries.items()) if entry[0]() is not None
+            key: entry for key, entry in self._entries.copy().items() if entry[0]() is not None
         }
         copied._sweep_at = max(SWEEP_AT, 2 * len(copied._entries))
         return copied
@@ -102,12 +110,14 @@ class IdentityMap:
     def _sweep(self) -> None:
         """Drop the entries of collected objects; sweep again at twice what is left."""
         entries = self._entries
-        # Over a copy, and each entry taken only if it is still the dead one: another
-        # thread may remember an object meanwhile (even under a dead object's id).
-        for key, entry in list(entries.items()):
-            if entry[0]() is None and entries.get(key) is entry:
-                entries.pop(key, None)
-        self._sweep_at = max(SWEEP_AT, 2 * len(entries))
+        # Over a snapshot (``dict.copy`` runs no Python code; iterating the dict itself
+        # may run a finalizer when it allocates, and other threads then), under the lock
+        # that adding entries takes, each entry taken only if it is still the dead one.
+        with self._lock:
+            for key, entry in entries.copy().items():
+                if entry[0]() is None and entries.get(key) is entry:
+                    entries.pop(key, None)
+            self._sweep_at = max(SWEEP_AT, 2 * len(entries))
 
 
 #: The fewest entries a map holds before it sweeps the dead ones.

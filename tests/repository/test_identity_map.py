@@ -11,6 +11,7 @@ several at once.
 from __future__ import annotations
 
 import gc
+import sys
 import threading
 
 import attrs
@@ -21,6 +22,16 @@ from hmodel.repository.identity import SWEEP_AT, IdentityMap
 @attrs.define(slots=True, weakref_slot=True)
 class Thing:
     n: int
+
+
+class _Cycle:
+    """Garbage only a collection frees, with a finalizer that runs Python code."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+    def __del__(self) -> None:
+        self.me = None
 
 
 def test_a_new_object_under_a_dead_objects_id_reads_as_never_seen() -> None:
@@ -68,9 +79,16 @@ def test_threads_remembering_at_once_never_lose_or_mix_up_a_live_entry() -> None
     start = threading.Barrier(4)
 
     def work(worker: int) -> None:
+        try:
+            remember_and_check(worker)
+        except BaseException as error:  # a thread's error fails the test, not a warning
+            failures.append(f"worker {worker} raised {error!r}")
+
+    def remember_and_check(worker: int) -> None:
         start.wait()
         mine: list[tuple[Thing, bytes]] = []
         for n in range(6 * SWEEP_AT):
+            _Cycle()
             obj = Thing(n)
             row = b"%d:%d" % (worker, n)
             identity.remember(obj, row, None)
@@ -86,9 +104,20 @@ def test_threads_remembering_at_once_never_lose_or_mix_up_a_live_entry() -> None
             if loaded is None or loaded.row != kept_row:
                 failures.append(f"worker {worker}: {kept_row!r} read as {loaded} at the end")
 
-    threads = [threading.Thread(target=work, args=(w,)) for w in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    # Collections run often, and each finds cyclic garbage whose finalizer is Python code:
+    # so the interpreter may switch threads inside a sweep, as it does in a big process
+    # (a CI run met "dictionary changed size during iteration" this way).
+    threshold = gc.get_threshold()
+    interval = sys.getswitchinterval()
+    gc.set_threshold(50, 1, 1)
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=work, args=(w,)) for w in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        gc.set_threshold(*threshold)
+        sys.setswitchinterval(interval)
     assert failures == []
