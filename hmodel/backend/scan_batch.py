@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Sequence
 
 from hmodel.backend.base import RowResult
 
@@ -11,9 +10,8 @@ __all__ = ["take_batch"]
 
 
 def take_batch(  # the scanner's state, passed in and handed back
-    results: Iterable[Any],
-    convert: Callable[[Any], RowResult | None],
-    append: Callable[[RowResult], None],
+    rows: Sequence[RowResult],
+    extend: Callable[[Sequence[RowResult]], None],
     *,
     reverse: bool,
     lower: bytes,
@@ -21,16 +19,16 @@ def take_batch(  # the scanner's state, passed in and handed back
     remaining: int | None,
     stop_at_upper: bool,
 ) -> tuple[bytes, bytes, int | None]:
-    """Append the rows of one batch that lie in ``[lower, upper)``; return the new state.
+    """Add the rows of one batch that lie in ``[lower, upper)``; return the new state.
 
-    Used by the Thrift1 and Thrift2 scanners for every row scanned, so the bounds and the
-    count stay in locals for the whole batch. A result without a cell (``convert`` gives
-    ``None``) is skipped.
+    Used by the Thrift1 and Thrift2 scanners for every batch fetched, with the batch's
+    rows made already (one call per batch, :func:`hmodel.backend.thrift.result.row_results`
+    and its Thrift2 twin: no call per row). Forward, the rows taken are one slice of
+    ``rows``, handed to ``extend`` at once.
 
     Args:
-        results: The protocol's row structs, in scan order.
-        convert: A struct to its :class:`RowResult`, or ``None``.
-        append: Where taken rows go (the scanner's buffer).
+        rows: The batch's rows, in scan order (the rows without a cell left out).
+        extend: Where taken rows go (the scanner's buffer), in order, in one call.
         reverse: Rows come from the highest down. The server was sent the inclusive
             ``upper`` as its start, so a row ``>= upper`` is skipped; a row below
             ``lower`` ends the scan.
@@ -47,10 +45,8 @@ def take_batch(  # the scanner's state, passed in and handed back
         is 0 when the scan is done.
     """
     if reverse:
-        for tresult in results:
-            result = convert(tresult)
-            if result is None:
-                continue
+        taken: list[RowResult] = []
+        for result in rows:
             row = result.row
             if upper and row >= upper:
                 continue  # the inclusive startRow sent; the protocol's stop is exclusive
@@ -58,27 +54,27 @@ def take_batch(  # the scanner's state, passed in and handed back
                 remaining = 0  # below the protocol's inclusive start: done
                 break
             upper = row
-            append(result)
+            taken.append(result)
             if remaining is not None:
                 remaining -= 1
                 if remaining == 0:
                     break
+        extend(taken)
         return lower, upper, remaining
-    last: bytes | None = None
-    for tresult in results:
-        result = convert(tresult)
-        if result is None:
-            continue
-        row = result.row
-        if stop_at_upper and upper and row >= upper:
-            remaining = 0
-            break
-        last = row
-        append(result)
-        if remaining is not None:
-            remaining -= 1
-            if remaining == 0:
+    end = len(rows)
+    ended = False  # a row >= upper ended the scan
+    if stop_at_upper and upper:
+        for index, result in enumerate(rows):
+            if result.row >= upper:
+                end, ended = index, True
                 break
-    if last is not None:
-        lower = last + b"\x00"
+    if remaining is not None:
+        end = min(remaining, end)
+        remaining -= end
+    if ended:
+        remaining = 0
+    if end:
+        taken_rows = rows if end == len(rows) else rows[:end]
+        extend(taken_rows)
+        lower = taken_rows[-1].row + b"\x00"
     return lower, upper, remaining

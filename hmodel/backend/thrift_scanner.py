@@ -39,7 +39,7 @@ class ScannerState:
     """The sans-I/O state of one Thrift scan: bounds, buffer, limit, batch size, scanner id.
 
     The protocol's ``ScannerCore`` subclasses it with what to send (``open_op``,
-    ``fetch_op``, ``close_op``) and :meth:`row_result`; taking a fetched batch into the
+    ``fetch_op``, ``close_op``) and :meth:`row_results`; taking a fetched batch into the
     buffer, and releasing the scanner, are the same for both protocols.
     """
 
@@ -67,15 +67,15 @@ class ScannerState:
         #: backend's ``family_reads``: Thrift1 keeps them in the client, Thrift2 sends a
         #: filter passing exactly them); ``None``: ``scan.columns`` as named.
         self._read = read
-        self._row_of = self.row_result if read is None else self.kept_row(read.keep)
+        self._rows_of = self.row_results if read is None else self.kept_rows(read.keep)
 
     @staticmethod
-    def row_result(tresult: Any) -> RowResult | None:
-        """The protocol's row struct as a :class:`RowResult` (``None``: it has no cell)."""
+    def row_results(tresults: list[Any]) -> list[RowResult]:
+        """A batch's row structs as ``RowResult`` objects, leaving out those without a cell."""
         raise NotImplementedError
 
-    def kept_row(self, keep: frozenset[bytes]) -> Callable[[Any], RowResult | None]:
-        """As :meth:`row_result`, keeping only ``keep``'s columns (``None``: none left).
+    def kept_rows(self, keep: frozenset[bytes]) -> Callable[[list[Any]], list[RowResult]]:
+        """As :meth:`row_results`, keeping only ``keep``'s columns (rows left with none go).
 
         For a scan sent as a read of its columns' families
         (:mod:`hmodel.backend.family_read`); a protocol whose backend sends none need
@@ -100,9 +100,8 @@ class ScannerState:
         # HBase's Thrift1 handler (and HBase 2.6's Thrift2 handler) reads the row when
         # startRow equals stopRow; the protocol's range [start, stop) holds no row then.
         self._lower, self._upper, self._remaining = take_batch(
-            results,
-            self._row_of,
-            self._buffer.append,
+            self._rows_of(results),
+            self._buffer.extend,
             reverse=self._scan.reverse,
             lower=self._lower,
             upper=self._upper,

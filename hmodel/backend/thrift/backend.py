@@ -57,7 +57,13 @@ from hmodel.backend.thrift.handed import HappybaseConnections
 from hmodel.backend.thrift.idl import Mutation as TMutation
 from hmodel.backend.thrift.idl import TAppend, TIncrement
 from hmodel.backend.thrift.request import mutate_rows_ts
-from hmodel.backend.thrift.result import cell, in_column_order, kept_rows, row_result
+from hmodel.backend.thrift.result import (
+    cell,
+    in_column_order,
+    kept_rows,
+    row_result,
+    row_results,
+)
 from hmodel.backend.thrift.scanner import ScannerIterator, close_scanner
 from hmodel.backend.thrift_base import ThriftBackendBase
 from hmodel.errors import (
@@ -626,19 +632,7 @@ class ThriftBackend(ThriftBackendBase):
                 retry=Retry.IDEMPOTENT,
                 table=table,
             )
-        found = []
-        if keep is None:
-            for tresult in results:
-                result = row_result(tresult)
-                if result is not None:
-                    found.append(result)
-        else:
-            kept = kept_rows(keep)
-            for tresult in results:
-                result = kept(tresult)
-                if result is not None:
-                    found.append(result)
-        return found
+        return row_results(results, keep)
 
     def prepare_get(
         self, table: str, columns: Sequence[bytes] = ()

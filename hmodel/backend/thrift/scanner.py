@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from hmodel.backend.argument import MAX_ROW_LENGTH
@@ -13,7 +14,7 @@ from hmodel.backend.op import Op, rpc, run
 from hmodel.backend.thrift.argument import read_columns
 from hmodel.backend.thrift.channel import Retry
 from hmodel.backend.thrift.idl import TScan
-from hmodel.backend.thrift.result import kept_rows, row_result
+from hmodel.backend.thrift.result import row_results
 from hmodel.backend.thrift_scanner import Rpc, ScannerEdge, ScannerState
 from hmodel.errors import (
     BackendError,
@@ -87,11 +88,11 @@ class ScannerCore(ScannerState):
     that the edge performs with its ``_rpc``.
     """
 
-    row_result = staticmethod(row_result)
+    row_results = staticmethod(row_results)
 
-    def kept_row(self, keep: frozenset[bytes]) -> Callable[[Any], RowResult | None]:
-        """:func:`~hmodel.backend.thrift.result.kept_rows` of ``keep``."""
-        return kept_rows(keep)
+    def kept_rows(self, keep: frozenset[bytes]) -> Callable[[list[Any]], list[RowResult]]:
+        """:func:`~hmodel.backend.thrift.result.row_results` keeping ``keep``'s columns."""
+        return partial(row_results, keep=keep)
 
     def _tscan(self) -> Any:
         scan = self._scan

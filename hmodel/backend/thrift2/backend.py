@@ -53,6 +53,7 @@ from hmodel.backend.thrift2.mutation import (
     check_mutations,
     require_cell_column,
     row_result,
+    row_results,
     tcolumns,
     to_tdeletes,
     to_tmutations,
@@ -366,13 +367,7 @@ class Thrift2Backend(Thrift2Admin):
             # one struct per row asked for.
             tgets = [TGet(key, tcols, None, trange, 1) for key in keys]
             results = yield rpc("getMultiple", name, tgets, retry=Retry.IDEMPOTENT, table=table)
-        found = []
-        for tresult in results:
-            if tresult is not None:
-                result = row_result(tresult)
-                if result is not None:
-                    found.append(result)
-        return found
+        return row_results(results)
 
     def _gets_template(self, name: bytes, columns: tuple[bytes, ...]) -> ListTemplate | None:
         """The ``getMultiple`` message of ``name``'s rows with these columns, as a template.

@@ -12,7 +12,7 @@ from hmodel.backend.family_read import exact_filter
 from hmodel.backend.op import Op, rpc
 from hmodel.backend.thrift2.channel import Retry
 from hmodel.backend.thrift2.idl import TColumn, TScan, TTimeRange
-from hmodel.backend.thrift2.mutation import row_result, tcolumns
+from hmodel.backend.thrift2.mutation import row_results, tcolumns
 from hmodel.backend.thrift_scanner import Rpc, ScannerEdge, ScannerState
 from hmodel.errors import BackendError, ConnectionLostError
 
@@ -67,11 +67,11 @@ class ScannerCore(ScannerState):
     the edge performs with its ``_rpc``.
     """
 
-    row_result = staticmethod(row_result)
+    row_results = staticmethod(row_results)
 
-    def kept_row(self, keep: frozenset[bytes]) -> Callable[[Any], RowResult | None]:
-        """:func:`row_result`: the server kept only ``keep`` (the scan's exact filter)."""
-        return row_result
+    def kept_rows(self, keep: frozenset[bytes]) -> Callable[[list[Any]], list[RowResult]]:
+        """:func:`row_results`: the server kept only ``keep`` (the scan's exact filter)."""
+        return row_results
 
     def _tscan(self) -> Any:
         scan = self._scan

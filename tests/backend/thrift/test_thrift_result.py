@@ -15,6 +15,7 @@ from hmodel.backend.thrift.result import (
     kept_row_result,
     kept_rows,
     row_result,
+    row_results,
 )
 
 
@@ -109,3 +110,37 @@ def test_kept_rows_makes_what_kept_row_result_makes(
     assert got.row == want.row
     assert list(got.cells) == list(want.cells)
     assert set(got.cells) <= keep
+
+
+_tcells = st.dictionaries(
+    _column, st.tuples(st.binary(max_size=3) | st.none(), st.integers(0, 9)), max_size=5
+)
+
+
+@given(
+    st.lists(st.tuples(st.binary(max_size=3), _tcells | st.none()), max_size=6),
+    st.frozensets(_column, max_size=6) | st.none(),
+)
+def test_row_results_makes_a_batch_of_what_row_result_makes_row_by_row(
+    rows: list[tuple[bytes, dict[bytes, tuple[bytes | None, int]] | None]],
+    keep: frozenset[bytes] | None,
+) -> None:
+    """A batch in one call: the rows (and cells, in order) of the row-by-row functions."""
+    if keep is not None:  # often every column of a row, often not
+        keep |= frozenset(c for _, cells in rows[::2] for c in (cells or {}))
+    tresults = [
+        Struct(
+            row=row,
+            columns=None
+            if cells is None
+            else {c: Struct(value=v, timestamp=ts) for c, (v, ts) in cells.items()},
+        )
+        for row, cells in rows
+    ]
+    made = (row_result(t) if keep is None else kept_row_result(t, keep) for t in tresults)
+    want = [result for result in made if result is not None]
+    got = row_results(tresults, keep)
+    assert got == want
+    assert [r.row for r in got] == [r.row for r in want]
+    assert [list(r.cells) for r in got] == [list(r.cells) for r in want]
+    assert [list(r.cells.values()) for r in got] == [list(r.cells.values()) for r in want]

@@ -15,6 +15,7 @@ from hmodel.backend.thrift2.mutation import (
     column_order,
     in_column_order,
     row_result,
+    row_results,
     to_tputs,
 )
 from hmodel.errors import BackendError
@@ -64,6 +65,44 @@ def test_a_result_without_a_row_or_values_is_no_row() -> None:
     assert row_result(Struct(row=None, columnValues=[Struct()])) is None
     assert row_result(Struct(row=b"r", columnValues=None)) is None
     assert row_result(Struct(row=b"r", columnValues=[])) is None
+
+
+_tvalues = st.lists(
+    st.tuples(
+        st.sampled_from([b"a", b"b"]), st.sampled_from([b"", b"x"]),
+        st.binary(max_size=2) | st.none(), st.integers(0, 5),
+    ),
+    max_size=4,
+)  # fmt: skip
+
+
+@given(
+    st.lists(
+        st.none() | st.tuples(st.binary(max_size=2) | st.none(), _tvalues | st.none()),
+        max_size=6,
+    )
+)
+def test_row_results_makes_a_batch_of_what_row_result_makes_row_by_row(
+    rows: list[tuple[bytes | None, list[tuple[bytes, bytes, bytes | None, int]] | None] | None],
+) -> None:
+    """A batch in one call: the rows (and cells, in order) of ``row_result``, ``None`` skipped."""
+    tresults = [
+        None
+        if row is None
+        else Struct(
+            row=row[0],
+            columnValues=None
+            if row[1] is None
+            else [Struct(family=f, qualifier=q, value=v, timestamp=ts) for f, q, v, ts in row[1]],
+        )
+        for row in rows
+    ]
+    made = (None if t is None else row_result(t) for t in tresults)
+    want = [result for result in made if result is not None]
+    got = row_results(tresults)
+    assert got == want
+    assert [r.row for r in got] == [r.row for r in want]
+    assert [list(r.cells.items()) for r in got] == [list(r.cells.items()) for r in want]
 
 
 class _Bytes(bytes):
