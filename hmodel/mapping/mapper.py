@@ -125,7 +125,9 @@ class Mapper(Generic[M]):
         self._read_plan = read_plan(self.info)
         self._counters = {name: f.column for name, f in self.info.counters.items()}
         #: Whether a write of every field clears a family (a map owning its family).
-        self._clears_all = any(m.owns_family for m in self.info.maps.values())
+        #: The map fields owning their family: a write of one clears the family first.
+        self._clearing = frozenset(n for n, m in self.info.maps.items() if m.owns_family)
+        self._clears_all = bool(self._clearing)
         self._write_steps, self._written = write_plan(self.info)
         builder = instance_builder(self.info)
         self._build = builder or (lambda values: cls(**values))
@@ -461,10 +463,7 @@ class Mapper(Generic[M]):
         """
         if field_names is None:
             return self._clears_all
-        return any(
-            isinstance(stored := self.info.fields.get(name), MapField) and stored.owns_family
-            for name in field_names
-        )
+        return self._clears_all and not self._clearing.isdisjoint(field_names)
 
     def stale_entries(
         self,
