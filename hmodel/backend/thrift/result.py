@@ -27,8 +27,7 @@ __all__ = [
 # ``RowResult`` and ``WireCells`` are slotted classes with neither converters nor
 # validators: allocating one and setting its slots directly makes the same object as the
 # ``__init__`` (for the frozen attrs classes, a ``__setattr__`` detour) in about half the
-# time. Reads make one ``RowResult`` per row returned, so this is the hot path:
-# :func:`row_results` makes a whole batch's in one call.
+# time. Reads make one ``RowResult`` per row returned, so this is the hot path.
 _new = object.__new__
 _set_row = RowResult.__dict__["row"].__set__
 _set_cells = RowResult.__dict__["cells"].__set__
@@ -107,32 +106,14 @@ def row_results(tresults: list[Any], keep: frozenset[bytes] | None = None) -> li
     """The :class:`RowResult` of each ``TRowResult`` of a batch, leaving out rows without a cell.
 
     ``[r for r in map(row_result, tresults) if r is not None]`` (with ``keep``: of
-    :func:`kept_row_result`), each row made in this one loop: a scan's batch, or a
-    multi-row get's answer, costs one call, not one or two per row
-    (``tests/backend/thrift/test_thrift_result.py`` holds it to those with hypothesis).
+    :func:`kept_rows`): a scan's batch, or a multi-row get's answer, in one call
+    (``tests/backend/thrift/test_thrift_result.py`` holds it to the row-by-row functions
+    with hypothesis).
 
     Args:
         tresults: The server's row structs, in its order.
         keep: For a read sent as a read of the families (:mod:`hmodel.backend.family_read`):
             the columns kept; a row holding others goes through :func:`kept_row_result`.
     """
-    found: list[RowResult] = []
-    add = found.append
-    for tresult in tresults:
-        columns: dict[bytes, Any] | None = tresult.columns
-        if not columns:
-            continue
-        if keep is not None and not columns.keys() <= keep:
-            kept = kept_row_result(tresult, keep)
-            if kept is not None:
-                add(kept)
-            continue
-        # row_result's body, in the loop (see the note on ``_new`` above).
-        cells = _new(WireCells)
-        _set_wire(cells, columns)
-        _set_order(cells, None)
-        result = _new(RowResult)
-        _set_row(result, tresult.row)
-        _set_cells(result, cells)
-        add(result)
-    return found
+    made = row_result if keep is None else kept_rows(keep)
+    return [result for result in map(made, tresults) if result is not None]

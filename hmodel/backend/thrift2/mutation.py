@@ -400,24 +400,12 @@ def row_results(tresults: list[Any]) -> list[RowResult]:
     """The :class:`RowResult` of each ``TResult`` of a batch, leaving out empty ones.
 
     ``[r for r in map(row_result, tresults) if r is not None]``, skipping a ``None`` in
-    the list as well (``getMultiple`` may answer one), each row made in this one loop:
-    a scan's batch, or a multi-row get's answer, costs one call, not one per row
-    (``tests/backend/thrift2/test_thrift2_mutation.py`` holds it to that with hypothesis).
+    the list as well (``getMultiple`` may answer one): a scan's batch, or a multi-row
+    get's answer, in one call (``tests/backend/thrift2/test_thrift2_mutation.py`` holds it
+    to that with hypothesis).
     """
-    found: list[RowResult] = []
-    add = found.append
-    for tresult in tresults:
-        if tresult is None:
-            continue
-        values = tresult.columnValues
-        if not values or tresult.row is None:
-            continue
-        # row_result's body, in the loop (see the note on ``_new`` above).
-        cells = _new(ListCells)
-        _set_listed(cells, values)
-        _set_order(cells, None)
-        result = _new(RowResult)
-        _set_row(result, tresult.row)
-        _set_cells(result, cells)
-        add(result)
-    return found
+    return [
+        result
+        for tresult in tresults
+        if tresult is not None and (result := row_result(tresult)) is not None
+    ]
