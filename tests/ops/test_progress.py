@@ -43,7 +43,7 @@ def test_a_job_progress_hook_counts_the_rows_of_every_shard() -> None:
     from hmodel.backend.memory import MemoryBackend
     from hmodel.ops.progress import JobProgress
     from hmodel.patterns.index import Index
-    from hmodel.patterns.index_job import run_job
+    from hmodel.patterns.index_job import run_index_job
     from hmodel.patterns.index_repository import IndexedRepository
     from hmodel.schema import SaltSplits
 
@@ -63,5 +63,5 @@ def test_a_job_progress_hook_counts_the_rows_of_every_shard() -> None:
         items.save(Item(item_id=f"i{n}", colour="red" if n % 2 else "blue"))
     stream = io.StringIO()
     with JobProgress("verify", stream=stream, enabled=True) as hook:
-        report = run_job(backend, by_colour, "verify", batch_size=7, progress=hook)
+        report = run_index_job(backend, by_colour, "verify", batch_size=7, progress=hook)
     assert hook.rows == report.counts["rows"] == 80  # 40 data rows, 40 index rows

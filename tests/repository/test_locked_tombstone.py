@@ -23,7 +23,7 @@ from hmodel.backend.forwarding import ForwardingBackend
 from hmodel.clock import ManualClock
 from hmodel.patterns import RecordTypes
 from hmodel.patterns.index import Index
-from hmodel.patterns.index_job import run_job
+from hmodel.patterns.index_job import run_index_job
 from hmodel.patterns.index_repository import IndexedRepository
 
 ORDERS = Table("tomb_order", [Family("o")])
@@ -122,7 +122,7 @@ def test_index_reads_and_jobs_take_the_deleted_row_for_absent(store: Store) -> N
     store.repository(Order).delete(saved)  # bypasses the index: the entry stays
     store.repository(Order).increment({"order_id": "o1"}, hits=1)
     assert indexed.find(index.name, {"customer": "ann"}) == []
-    report = run_job(store.backend, index, "verify", clock=store.clock)
+    report = run_index_job(store.backend, index, "verify", clock=store.clock)
     assert report.counts["undecodable"] == 0 and report.counts["missing"] == 0
     assert report.counts["orphans"] == 1
 
