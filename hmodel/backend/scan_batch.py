@@ -22,9 +22,9 @@ def take_batch(  # the scanner's state, passed in and handed back
     """Add the rows of one batch that lie in ``[lower, upper)``; return the new state.
 
     Used by the Thrift1 and Thrift2 scanners for every batch fetched, with the batch's
-    rows made already (one call per batch, :func:`hmodel.backend.thrift.result.row_results`
-    and its Thrift2 twin: no call per row). Forward, the rows taken are one slice of
-    ``rows``, handed to ``extend`` at once.
+    rows made already (:func:`hmodel.backend.thrift.result.row_results` and its Thrift2
+    twin). The rows taken go to ``extend`` in one call (forward, one slice of ``rows``),
+    not one append per row.
 
     Args:
         rows: The batch's rows, in scan order (the rows without a cell left out).
