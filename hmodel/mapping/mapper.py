@@ -124,9 +124,9 @@ class Mapper(Generic[M]):
         self._rowkey_of = self._key.attribute_encoder(dict(self._key_types))
         self._read_plan = read_plan(self.info)
         self._counters = {name: f.column for name, f in self.info.counters.items()}
-        #: Whether a write of every field clears a family (a map owning its family).
         #: The map fields owning their family: a write of one clears the family first.
         self._clearing = frozenset(n for n, m in self.info.maps.items() if m.owns_family)
+        #: Whether a write of every field clears a family (a map owning its family).
         self._clears_all = bool(self._clearing)
         self._write_steps, self._written = write_plan(self.info)
         builder = instance_builder(self.info)
