@@ -126,8 +126,6 @@ class Mapper(Generic[M]):
         self._counters = {name: f.column for name, f in self.info.counters.items()}
         #: The map fields owning their family: a write of one clears the family first.
         self._clearing = frozenset(n for n, m in self.info.maps.items() if m.owns_family)
-        #: Whether a write of every field clears a family (a map owning its family).
-        self._clears_all = bool(self._clearing)
         self._write_steps, self._written = write_plan(self.info)
         builder = instance_builder(self.info)
         self._build = builder or (lambda values: cls(**values))
@@ -461,9 +459,9 @@ class Mapper(Generic[M]):
         ``Delete`` of the family is stamped ``timestamp - 1``, so the caller must reserve
         that stamp too (see :meth:`hmodel.clock.WriteStamps.next`).
         """
-        if field_names is None:
-            return self._clears_all
-        return self._clears_all and not self._clearing.isdisjoint(field_names)
+        if not self._clearing:
+            return False
+        return field_names is None or not self._clearing.isdisjoint(field_names)
 
     def stale_entries(
         self,
